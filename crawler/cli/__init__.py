@@ -1,0 +1,79 @@
+"""The ``webcrawl`` console script: a thin layer over the library.
+
+Each sub-command lives in its own module here and exposes ``register(subparsers)``,
+which adds its parser and sets ``func`` to a handler ``(args) -> int``.  Handlers import
+heavy libraries (numpy, scipy, matplotlib) lazily so that ``webcrawl --help`` is fast.
+Library errors (:class:`storage.errors.WebcrawlError`) become one-line messages here,
+at the edge, with a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from storage.errors import WebcrawlError
+
+__all__ = ["build_parser", "main"]
+
+# Sub-command modules, in the order ``--help`` lists them.
+COMMAND_MODULES = (
+    "crawler.cli.demo",
+    "crawler.cli.fixture",
+    "crawler.cli.crawl",
+    "crawler.cli.revisit",
+    "crawler.cli.analyze",
+    "crawler.cli.compare",
+    "crawler.cli.export",
+    "crawler.cli.report",
+)
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, with a pointer to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="webcrawl",
+        description="A polite web crawler and web-graph analysis suite.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except WebcrawlError as exc:
+        print(f"webcrawl: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("webcrawl: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as exc:
+        # Files the user named that cannot be read or written, ports in use, ...
+        print(f"webcrawl: error: {exc.strerror or exc}"
+              + (f": {exc.filename}" if exc.filename else ""), file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

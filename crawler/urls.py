@@ -1,0 +1,153 @@
+"""URL normalisation: the one function the crawler and the fixture web's ground truth share.
+
+The rules (applied in this order by :func:`normalize_url`):
+
+1. Resolve against ``base`` (RFC 3986 section 5) when one is given.
+2. Only ``http`` and ``https`` survive; any other scheme (``mailto:``, ``javascript:``,
+   ``data:``, ``file:``, ``ftp:`` ...) or an unparsable URL gives ``None``.
+3. Scheme and host are lower-cased; a trailing dot on the host is dropped; a non-ASCII
+   host is IDNA-encoded; user info (``user:pass@``) is dropped.
+4. The default port (80 for http, 443 for https) is dropped; an invalid port gives ``None``.
+5. The fragment is dropped.
+6. Percent-encoding is normalised: escapes of unreserved characters
+   (``A-Z a-z 0-9 - . _ ~``) are decoded, other escapes get upper-case hex digits,
+   characters that may not appear raw (space, non-ASCII, ``"<>\\^`{|}``) are encoded
+   as UTF-8 escapes, and a lone ``%`` becomes ``%25``.
+7. Dot-segments (``.`` and ``..``) are removed from the path; an empty path becomes ``/``.
+8. The query is kept, in its order (only its percent-encoding is normalised);
+   an empty query (``?`` alone) is dropped.
+
+The function is idempotent: ``normalize_url(normalize_url(u)) == normalize_url(u)``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from urllib.parse import urljoin, urlsplit
+
+__all__ = ["MAX_URL_LENGTH", "host_key", "normalize_url", "remove_dot_segments"]
+
+#: URLs longer than this (after normalisation) are rejected by normalisation itself.
+MAX_URL_LENGTH = 8192
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+# Characters allowed raw in a path or query after normalisation: unreserved, the
+# sub-delims, ':' '@' '/' '?' and '%' (as the start of a valid escape).
+_ALLOWED_RAW = _UNRESERVED | frozenset("!$&'()*+,;=:@/?%")
+_PCT_OR_BAD = re.compile(r"%(?![0-9A-Fa-f]{2})|%[0-9A-Fa-f]{2}|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?]")
+_HOST_OK = re.compile(r"^[a-z0-9\-._~!$&'()*+,;=]+$|^\[[0-9a-f:.]+\]$")
+
+
+def _fix_escape(match: re.Match[str]) -> str:
+    text = match.group(0)
+    if text == "%":  # a lone percent sign
+        return "%25"
+    if len(text) == 3 and text[0] == "%":
+        char = chr(int(text[1:], 16))
+        return char if char in _UNRESERVED else "%" + text[1:].upper()
+    return "".join(f"%{byte:02X}" for byte in text.encode("utf-8", "surrogatepass"))
+
+
+def _normalize_escapes(part: str) -> str:
+    return _PCT_OR_BAD.sub(_fix_escape, part)
+
+
+def remove_dot_segments(path: str) -> str:
+    """Remove ``.`` and ``..`` segments from an absolute path (RFC 3986 section 5.2.4)."""
+    if "." not in path:
+        return path
+    segments = path.split("/")
+    output: list[str] = []
+    for segment in segments[1:]:
+        if segment == "..":
+            if output:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    # A path that ended in '.' or '..' keeps its trailing slash.
+    if segments[-1] in (".", ".."):
+        output.append("")
+    return "/" + "/".join(output)
+
+
+def _normalize_host(host: str) -> str | None:
+    host = host.lower().rstrip(".")
+    if not host:
+        return None
+    if ":" in host:  # an IPv6 literal (urlsplit strips the brackets)
+        return f"[{host}]" if _HOST_OK.match(f"[{host}]") else None
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    return host if _HOST_OK.match(host) else None
+
+
+@lru_cache(maxsize=1 << 17)
+def _normalize_absolute(url: str) -> str | None:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+        hostname = parts.hostname
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not hostname:
+        return None
+    host = _normalize_host(hostname)
+    if host is None:
+        return None
+    netloc = host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
+    path = remove_dot_segments(_normalize_escapes(parts.path) or "/")
+    if not path.startswith("/"):
+        path = "/" + path
+    query = _normalize_escapes(parts.query)
+    result = f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
+    return result if len(result) <= MAX_URL_LENGTH else None
+
+
+def normalize_url(url: str, base: str | None = None) -> str | None:
+    """Return the normalised absolute form of ``url``, or ``None`` if it is not crawlable.
+
+    Parameters
+    ----------
+    url : str
+        An absolute URL, or a reference relative to ``base``.
+    base : str, optional
+        The URL to resolve ``url`` against (the page's URL or its ``<base href>``).
+
+    Returns
+    -------
+    str or None
+        The normalised ``http``/``https`` URL; ``None`` for other schemes, invalid
+        hosts or ports, or URLs longer than :data:`MAX_URL_LENGTH`.
+
+    Examples
+    --------
+    >>> normalize_url("HTTP://Example.COM:80/a/./b/../c?x=%7e#frag")
+    'http://example.com/a/c?x=~'
+    >>> normalize_url("../x.html", base="http://site1.test:8400/a/b/c.html")
+    'http://site1.test:8400/a/x.html'
+    >>> normalize_url("mailto:someone@example.com") is None
+    True
+    """
+    if base is not None:
+        try:
+            url = urljoin(base, url.strip())
+        except ValueError:
+            return None
+    return _normalize_absolute(url)
+
+
+def host_key(url: str) -> str:
+    """The politeness key of a normalised URL: its host, with the port when not default.
+
+    >>> host_key("http://site3.test:8400/p/1")
+    'site3.test:8400'
+    """
+    start = url.index("//") + 2
+    end = url.find("/", start)
+    return url[start:] if end < 0 else url[start:end]
