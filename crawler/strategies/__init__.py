@@ -1,7 +1,18 @@
-"""Crawl orderings (the front side of the frontier). See :mod:`crawler.strategies.base`."""
+"""Crawl orderings (the front side of the frontier). See :mod:`crawler.strategies.base`.
+
+Importing this package registers the built-in strategies.
+"""
 
 from __future__ import annotations
 
+from crawler.strategies import bfs as _bfs  # noqa: F401  (registers built-ins)
 from crawler.strategies.base import PriorityUpdates, Strategy
+from crawler.strategies.registry import available_strategies, get_strategy, register_strategy
 
-__all__ = ["PriorityUpdates", "Strategy"]
+__all__ = [
+    "PriorityUpdates",
+    "Strategy",
+    "available_strategies",
+    "get_strategy",
+    "register_strategy",
+]
