@@ -1,0 +1,113 @@
+"""URL normalisation: the documented rules, idempotence and hostile input."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crawler.urls import host_key, normalize_url, remove_dot_segments
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("HTTP://Example.COM/", "http://example.com/"),
+        ("http://example.com", "http://example.com/"),
+        ("http://example.com:80/a", "http://example.com/a"),
+        ("https://example.com:443/a", "https://example.com/a"),
+        ("https://example.com:8443/a", "https://example.com:8443/a"),
+        ("http://example.com/a#frag", "http://example.com/a"),
+        ("http://example.com/%7euser/%2f", "http://example.com/~user/%2F"),
+        ("http://example.com/a b", "http://example.com/a%20b"),
+        ("http://example.com/caf\u00e9", "http://example.com/caf%C3%A9"),
+        ("http://example.com/100%", "http://example.com/100%25"),
+        ("http://example.com/a/./b/../c", "http://example.com/a/c"),
+        ("http://example.com/../../a", "http://example.com/a"),
+        ("http://example.com/a/..", "http://example.com/"),
+        ("http://example.com/?", "http://example.com/"),
+        ("http://example.com/?b=2&a=1", "http://example.com/?b=2&a=1"),
+        ("http://user:pw@example.com/", "http://example.com/"),
+        ("http://example.com./", "http://example.com/"),
+        ("http://b\u00fccher.example/", "http://xn--bcher-kva.example/"),
+        ("http://[::1]:8080/x", "http://[::1]:8080/x"),
+    ],
+    ids=lambda v: v if len(v) < 40 else v[:40],
+)
+def test_documented_rules(url: str, expected: str) -> None:
+    assert normalize_url(url) == expected
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "mailto:someone@example.com",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "file:///etc/passwd",
+        "ftp://example.com/x",
+        "//example.com/no-scheme",
+        "http://",
+        "http://example.com:99999/",
+        "http://exa mple.com/",
+        "",
+    ],
+)
+def test_rejects_uncrawlable(url: str) -> None:
+    assert normalize_url(url) is None
+
+
+@pytest.mark.parametrize(
+    ("href", "base", "expected"),
+    [
+        ("../x.html", "http://s.test:8400/a/b/c.html", "http://s.test:8400/a/x.html"),
+        ("/root", "http://s.test:8400/a/b", "http://s.test:8400/root"),
+        ("?q=1", "http://s.test/a/b", "http://s.test/a/b?q=1"),
+        ("#top", "http://s.test/a/b", "http://s.test/a/b"),
+        ("//other.test/p", "https://s.test/", "https://other.test/p"),
+        ("  spaced.html  ", "http://s.test/d/", "http://s.test/d/spaced.html"),
+        ("mailto:x@y", "http://s.test/", None),
+    ],
+)
+def test_relative_resolution(href: str, base: str, expected: str | None) -> None:
+    assert normalize_url(href, base) == expected
+
+
+def test_remove_dot_segments_rfc3986_examples() -> None:
+    # RFC 3986 section 5.2.4 worked examples.
+    assert remove_dot_segments("/a/b/c/./../../g") == "/a/g"
+    assert remove_dot_segments("/mid/content=5/../6") == "/mid/6"
+
+
+def test_host_key_keeps_non_default_port() -> None:
+    assert host_key("http://site3.test:8400/p/1") == "site3.test:8400"
+    assert host_key("http://example.com/") == "example.com"
+    assert host_key("http://example.com") == "example.com"
+
+
+hrefs = st.one_of(
+    st.text(max_size=200),
+    st.builds(lambda a, b: a + b,
+              st.sampled_from(["http://", "https://", "HTTP://", "ftp://", "javascript:",
+                               "//", "/", "../", "?", "#", "mailto:", "data:"]),
+              st.text(max_size=120)),
+)
+bases = st.sampled_from(["http://s.test:8400/a/b/c.html", "https://x.test/", None])
+
+
+@settings(max_examples=400, deadline=None)
+@given(href=hrefs, base=bases)
+def test_hostile_hrefs_never_raise_and_only_http_comes_out(href: str, base: str | None) -> None:
+    result = normalize_url(href, base)
+    if result is not None:
+        assert result.startswith(("http://", "https://"))
+        assert "#" not in result
+        assert " " not in result
+
+
+@settings(max_examples=400, deadline=None)
+@given(href=hrefs, base=bases)
+def test_normalisation_is_idempotent(href: str, base: str | None) -> None:
+    once = normalize_url(href, base)
+    if once is not None:
+        assert normalize_url(once) == once
