@@ -1,10 +1,84 @@
-"""`webcrawl analyze` topics: not built yet (placeholder)."""
+"""``webcrawl analyze quality``: quality over time of one crawl's recorded order.
+
+A thin layer over :func:`analysis.quality.crawl_quality` on the graph loaded by
+:func:`analysis.loader.load_graph`.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+from pathlib import Path
 from typing import Any
+
+from crawler.cli._common import (
+    add_db_option,
+    add_json_option,
+    existing_db,
+    print_json,
+    print_table,
+)
 
 
 def register(sub: Any) -> None:
-    """Add nothing until these topics land."""
-    del sub
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "quality", help="crawl quality over time (PageRank capture, top-N, discovery)",
+        description="How fast the recorded crawl found the important pages: PageRank "
+                    "of each slice, PageRank captured, top-N found, discovery rate, sinks.")
+    add_db_option(parser)
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="write one PNG per metric and quality.json here")
+    parser.add_argument("--remote-only", action="store_true",
+                        help="PageRank over links between different hosts only")
+    parser.add_argument("--slices", type=int, default=20, metavar="K",
+                        help="number of slices (default 20)")
+    parser.add_argument("--by", choices=("pages", "time"), default="pages",
+                        help="slices of equal page counts (default) or equal duration")
+    parser.add_argument("--checkpoints", type=int, default=10, metavar="C",
+                        help="partial-graph PageRank checkpoints (default 10; 0 skips)")
+    add_json_option(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from analysis.loader import load_graph
+    from analysis.plots import quality_figures, save_png
+    from analysis.quality import QualitySettings, crawl_quality
+
+    settings = QualitySettings(slices=args.slices, by=args.by, checkpoints=args.checkpoints,
+                               remote_only=args.remote_only)
+    graph = load_graph(existing_db(args.db))
+    report = crawl_quality(graph, settings=settings)
+    written: list[Path] = []
+    if args.out:
+        written = [save_png(fig, args.out / f"{key}.png")
+                   for key, fig in quality_figures({"recorded": report}).items()]
+        json_path = args.out / "quality.json"
+        json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        written.append(json_path)
+    if args.json:
+        print_json(report.to_dict())
+        return 0
+    _print_report(report)
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def _print_report(report: Any) -> None:
+    from analysis.quality import summary_label
+
+    pr = "remote-links PageRank" if report.remote_only else "PageRank"
+    print_table(["figure", "value"],
+                [[summary_label(k), v] for k, v in report.summary.items()],
+                title=f"Crawl quality of {report.pages} pages ({pr} of the final graph)")
+    print()
+    tops = [n for n in report.top_fetched if n <= 1000]
+    headers = ["slice", "pages", "meanPR", "captured", *(f"top{n}" for n in tops),
+               "disc.known", "disc.crawled", "sinks"]
+    rows = [[i + 1, int(end), report.mean_pagerank[i], float(report.capture[end]),
+             *(float(report.top_fetched[n][i]) for n in tops),
+             report.discovery_known[i], report.discovery_crawled[i], report.sinks[i]]
+            for i, end in enumerate(report.slice_ends)]
+    print_table(headers, rows, title="Per slice (meanPR: mean 1 over all pages; top-N and "
+                                     "captured: cumulative)")

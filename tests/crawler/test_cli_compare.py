@@ -1,0 +1,156 @@
+"""``webcrawl compare`` and ``webcrawl analyze quality`` on small crawl databases."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import numpy as np
+import pytest
+
+from analysis.virtual import virtual_crawl
+from crawler.cli import main
+from fixtures.config import FixtureConfig
+from fixtures.web import FixtureWeb
+from storage.records import FetchRecord, Outcome
+from storage.store import CrawlStore, HostRow, UrlRow
+
+HOSTS = 3
+
+
+def write_crawl_db(path, src, dst, n, order, hosts):
+    """Write a crawl database as a crawler would: URL ids in discovery order, seed 0.
+
+    Node i of the graph is URL id i; ``order`` lists the fetched nodes.  URLs never
+    fetched stay in the frontier.
+    """
+    out = {u: dst[src == u].tolist() for u in range(n)}
+
+    async def write():
+        async with await CrawlStore.open(path) as store:
+            for h in range(HOSTS):
+                store.add_host(HostRow(id=h, name=f"site{h}.test"))
+            seen = {0: -1}
+            for seq, u in enumerate(order):
+                for v in out[u]:
+                    seen.setdefault(v, seq)
+            for v, disc in seen.items():
+                store.add_url(UrlRow(id=v, url=f"http://site{hosts[v]}.test/p{v}.html",
+                                     host_id=int(hosts[v]), depth=0, discovered_seq=disc))
+            for seq, u in enumerate(order):
+                store.add_fetch(FetchRecord(url_id=u, seq=seq, started_at=1000.0 + seq,
+                                            ended_at=1000.5 + seq, outcome=Outcome.FETCHED,
+                                            status=200, strategy="bfs"))
+                store.add_links(u, out[u])
+                store.set_outcome(u, Outcome.FETCHED, seq)
+
+    asyncio.run(write())
+    return path
+
+
+@pytest.fixture(scope="module")
+def crawl_db(tmp_path_factory):
+    """A bfs crawl of the first 300 pages of a 600-page zipf fixture web."""
+    web = FixtureWeb.build(FixtureConfig(model="zipf", pages=600, hosts=HOSTS, seed=3))
+    from analysis.graph import CapturedGraph
+
+    full = CapturedGraph.from_edges(web.src, web.dst, web.pages, seeds=[0])
+    # Renumber nodes in bfs discovery order, like a crawler assigning URL ids.
+    crawl = virtual_crawl(full, "bfs", max_pages=300)
+    ids = np.full(web.pages, -1)
+    ids[crawl.discovery] = np.arange(crawl.discovery.size)
+    keep = ids[web.src] >= 0
+    src, dst = ids[web.src[keep]], ids[web.dst[keep]]
+    known = ids >= 0
+    hosts = np.empty(crawl.discovery.size, dtype=np.int64)
+    hosts[ids[known]] = web.host_of[known]
+    order = ids[crawl.order]
+    path = tmp_path_factory.mktemp("db") / "crawl.db"
+    return write_crawl_db(path, src, dst, int(known.sum()), order.tolist(), hosts)
+
+
+def test_compare_virtual_prints_table_and_writes_plots(crawl_db, tmp_path, capsys):
+    out = tmp_path / "plots"
+    code = main(["compare", "--db", str(crawl_db), "--strategies", "bfs,dfs,random",
+                 "--virtual", "--out", str(out), "--slices", "5"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    lines = captured.out.splitlines()
+    assert lines[0].startswith("Crawl orderings compared: virtual crawls")
+    assert lines[1].split()[:4] == ["strategy", "pages", "PR@1%", "PR@10%"]
+    assert [line.split()[0] for line in lines[3:7]] == ["recorded", "bfs", "dfs", "random"]
+    assert sorted(p.name for p in out.iterdir()) == sorted([
+        "comparison.json", "discovery_rate.png", "mean_pagerank.png",
+        "pagerank_capture.png", "sink_fraction.png", "top_n_fetched.png",
+        "top_n_overlap.png"])
+    assert "virtual crawl: dfs" in captured.err  # progress on stderr
+    data = json.loads((out / "comparison.json").read_text())
+    # Over the crawled graph, a virtual bfs replays the recorded bfs crawl.
+    assert data["summary"]["bfs"] == data["summary"]["recorded"]
+    assert len(data["reports"]["bfs"]["slice_ends"]) == 5
+
+
+def test_compare_json(crawl_db, capsys):
+    code = main(["compare", "--db", str(crawl_db), "--strategies", "bfs,backlink",
+                 "--virtual", "--json", "--checkpoints", "2", "--remote-only"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data["summary"]) == ["recorded", "bfs", "backlink"]
+    report = data["reports"]["backlink"]
+    assert report["remote_only"] is True
+    assert len(report["checkpoint_pages"]) == 2
+    assert 0 < data["summary"]["backlink"]["captured_at_50pct"] <= 1
+
+
+def test_compare_recorded_needs_one_db_per_strategy(crawl_db, capsys):
+    code = main(["compare", "--db", str(crawl_db), "--strategies", "bfs,dfs"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1 and "one --db per strategy" in err
+    code = main(["compare", "--db", str(crawl_db), "--db", str(crawl_db),
+                 "--strategies", "bfs,dfs"])
+    out = capsys.readouterr().out
+    assert code == 0 and "recorded crawl orders" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--db", "missing.db", "--virtual"], "no crawl database at missing.db"),
+    (["--strategies", "bfs,nosuch", "--virtual"], "unknown strategy 'nosuch'"),
+    (["--slices", "0", "--virtual"], "slices must be >= 1"),
+], ids=["missing-db", "unknown-strategy", "bad-slices"])
+def test_compare_errors_are_one_line(crawl_db, capsys, argv, message):
+    if "--db" not in argv:
+        argv = ["--db", str(crawl_db), *argv]
+    code = main(["compare", *argv])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("webcrawl: error: ") and message in err and err.count("\n") == 1
+
+
+def test_analyze_quality_table_and_files(crawl_db, tmp_path, capsys):
+    out = tmp_path / "q"
+    code = main(["analyze", "quality", "--db", str(crawl_db), "--out", str(out),
+                 "--slices", "4"])
+    text = capsys.readouterr().out
+    assert code == 0
+    assert text.startswith("Crawl quality of 300 pages")
+    assert "PR@10%" in text and "disc.known" in text
+    assert (out / "pagerank_capture.png").read_bytes().startswith(b"\x89PNG")
+    data = json.loads((out / "quality.json").read_text())
+    assert data["pages"] == 300 and len(data["mean_pagerank"]) == 4
+
+
+def test_analyze_quality_json_by_time(crawl_db, capsys):
+    code = main(["analyze", "quality", "--db", str(crawl_db), "--json", "--by", "time",
+                 "--slices", "3", "--checkpoints", "0"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    # Fetches end 1 s apart: 300 pages over 299 s in three equal slices.
+    assert data["slice_end_seconds"] == pytest.approx([299 / 3, 2 * 299 / 3, 299])
+    assert data["slice_ends"] == [100, 200, 300]
+    assert data["overlap"] == {}
+
+
+def test_analyze_quality_missing_db(capsys):
+    assert main(["analyze", "quality", "--db", "nope.db"]) == 1
+    assert capsys.readouterr().err == "webcrawl: error: no crawl database at nope.db\n"
