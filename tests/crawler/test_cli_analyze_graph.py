@@ -1,0 +1,152 @@
+"""``webcrawl analyze pagerank|hits|bowtie|degrees`` end to end: store -> loader -> CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from crawler.cli import main
+from storage.records import FetchRecord, Outcome
+from storage.store import CrawlStore, HostRow, UrlRow
+
+URLS = [
+    "http://a.test/", "http://a.test/x", "http://a.test/y",  # host 0
+    "http://b.test/", "http://b.test/f", "http://b.test/z",  # host 1
+    "http://c.test/",                                          # host 2
+]
+# Out-links of every fetched page; 4 and 6 are never fetched (the frontier).
+LINKS = {0: [1, 2, 3], 1: [0, 2], 2: [0, 3, 2], 3: [4, 0, 5], 5: [0, 6]}
+
+
+def host_of(url_id):
+    return URLS[url_id].split("/")[2]
+
+
+async def write_crawl(path):
+    store = await CrawlStore.open(path)
+    try:
+        for h, name in enumerate(["a.test", "b.test", "c.test"]):
+            store.add_host(HostRow(h, name, robots_status=404))
+        store.set_meta("seeds", json.dumps([URLS[0]]))
+        hosts = {"a.test": 0, "b.test": 1, "c.test": 2}
+        for i, url in enumerate(URLS):
+            store.add_url(UrlRow(i, url, hosts[host_of(i)], 0 if i == 0 else 1, -1 if i == 0
+                                 else 0))
+        for seq, (src, dsts) in enumerate(LINKS.items()):
+            store.add_fetch(FetchRecord(src, seq, 1000.0 + seq, 1000.5 + seq, Outcome.FETCHED,
+                                        200, "text/html"))
+            store.add_links(src, dsts)
+            store.set_outcome(src, Outcome.FETCHED, seq)
+    finally:
+        await store.aclose()
+
+
+@pytest.fixture
+def crawl_db(tmp_path):
+    path = tmp_path / "crawl.db"
+    asyncio.run(write_crawl(path))
+    return path
+
+
+def expected_graph(*, remote_only=False, crawled_only=False):
+    graph = nx.DiGraph()
+    nodes = [i for i in range(len(URLS)) if not crawled_only or i in LINKS]
+    graph.add_nodes_from(nodes)
+    for src, dsts in LINKS.items():
+        for dst in dsts:
+            if src == dst or dst not in nodes or (remote_only and host_of(src) == host_of(dst)):
+                continue
+            graph.add_edge(src, dst)
+    return graph
+
+
+def run_json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("flags", [[], ["--remote-only"], ["--crawled-only"]],
+                         ids=["all", "remote", "crawled"])
+def test_pagerank_json_matches_networkx(crawl_db, capsys, flags):
+    out = run_json(capsys, "analyze", "pagerank", "--db", str(crawl_db), "--json", *flags)
+    graph = expected_graph(remote_only="--remote-only" in flags,
+                           crawled_only="--crawled-only" in flags)
+    expected = nx.pagerank(graph, tol=1e-14, max_iter=10_000)
+    assert out["nodes"] == graph.number_of_nodes() and out["links"] == graph.number_of_edges()
+    assert len(out["top"]) == graph.number_of_nodes()  # fewer nodes than the default top
+    for row in out["top"]:
+        assert row["score"] == pytest.approx(expected[URLS.index(row["url"])], abs=1e-9)
+        assert row["crawled"] == (URLS.index(row["url"]) in LINKS)
+    scores = [row["score"] for row in out["top"]]
+    assert scores == sorted(scores, reverse=True)
+    assert [row["rank"] for row in out["top"]] == list(range(1, len(scores) + 1))
+
+
+def test_pagerank_table_and_top(crawl_db, capsys):
+    assert main(["analyze", "pagerank", "--db", str(crawl_db), "--top", "2"]) == 0
+    out = capsys.readouterr().out
+    expected = nx.pagerank(expected_graph(), tol=1e-14)
+    best = max(expected, key=expected.get)
+    lines = out.splitlines()
+    assert lines[0].startswith("PageRank of 7 pages")
+    assert "rank" in lines[1] and "url" in lines[1]
+    assert len(lines) == 5  # title, header, rule, two rows
+    assert URLS[best] in lines[3]
+
+
+def test_pagerank_mean_normalisation(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "pagerank", "--db", str(crawl_db), "--json", "--mean")
+    assert sum(row["score"] for row in out["top"]) == pytest.approx(len(URLS))
+
+
+def test_hits_json_matches_networkx(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "hits", "--db", str(crawl_db), "--json")
+    hubs, auths = nx.hits(expected_graph(), tol=1e-14, max_iter=100_000)
+    for row in out["authorities"]:
+        assert row["score"] == pytest.approx(auths[URLS.index(row["url"])], abs=1e-8)
+    for row in out["hubs"]:
+        assert row["score"] == pytest.approx(hubs[URLS.index(row["url"])], abs=1e-8)
+
+
+def test_bowtie_json(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "bowtie", "--db", str(crawl_db), "--json")
+    # SCC {0,1,2,3,5}; OUT {4, 6} (frontier pages linked from the core).
+    regions = {k: v["count"] for k, v in out["regions"].items()}
+    assert regions["SCC"] == 5 and regions["OUT"] == 2
+    assert sum(regions.values()) == 7
+    assert out["wcc_count"] == 1 and out["largest_wcc"] == 7
+    assert out["scc_size_distribution"] == [{"size": 1, "count": 2}, {"size": 5, "count": 1}]
+
+
+def test_bowtie_table(crawl_db, capsys):
+    assert main(["analyze", "bowtie", "--db", str(crawl_db)]) == 0
+    out = capsys.readouterr().out
+    assert "SCC" in out and "71.4%" in out and "TENDRILS" in out
+
+
+def test_degrees_json_and_table(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "degrees", "--db", str(crawl_db), "--json")
+    graph = expected_graph()
+    in_deg = np.array([graph.in_degree(i) for i in range(len(URLS))])
+    values, counts = np.unique(in_deg, return_counts=True)
+    assert out["in_distribution"] == {"degree": values.tolist(), "count": counts.tolist()}
+    assert out["fits"] == {"in": None, "out": None}  # 7 pages: too few for a power law
+    assert main(["analyze", "degrees", "--db", str(crawl_db)]) == 0
+    assert "Power-law fits" in capsys.readouterr().out
+
+
+def test_missing_db_is_one_line_error(tmp_path, capsys):
+    code = main(["analyze", "pagerank", "--db", str(tmp_path / "nope.db")])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert err.count("\n") == 1 and "no crawl database" in err and "Traceback" not in err
+
+
+def test_bad_top_is_one_line_error(crawl_db, capsys):
+    assert main(["analyze", "hits", "--db", str(crawl_db), "--top", "0"]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--top" in err
