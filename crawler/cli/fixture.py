@@ -1,15 +1,186 @@
-"""`webcrawl fixture`: not built yet (placeholder so the dispatcher can import it)."""
+"""`webcrawl fixture`: serve the fixture web, write its ground truth, audit, export it.
+
+Sub-commands ``serve``, ``truth`` and ``export-static`` take the same web arguments (one
+shared helper adds them), so ``truth`` describes exactly what ``serve`` serves.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
+
+from storage.errors import ConfigError
+
+__all__ = ["add_web_arguments", "config_from_args", "register"]
+
+
+def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> None:
+    """The arguments that define a fixture web (shared by serve, truth, export-static)."""
+    parser.add_argument("--port", type=int, default=8400, help=port_help + " (default 8400)")
+    parser.add_argument("--hosts", type=int, default=10, help="number of hosts (default 10)")
+    parser.add_argument("--pages", type=int, default=2000, help="number of pages (default 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--model", default="zipf",
+                        help="graph model: zipf, copying or ba (default zipf)")
+    parser.add_argument("--same-host-fraction", type=float, default=0.8,
+                        help="fraction of links within a host (default 0.8)")
+    parser.add_argument("--day-seconds", type=float, default=60.0,
+                        help="real seconds per simulated day (default 60)")
+    parser.add_argument("--crawl-delay", type=float, default=None,
+                        help="Crawl-delay line in every robots.txt (default none)")
+    parser.add_argument("--disallow-fraction", type=float, default=0.05,
+                        help="fraction of pages under /private/ (default 0.05)")
+    parser.add_argument("--births", type=float, default=0.0,
+                        help="fraction of pages born later (default 0)")
+    parser.add_argument("--deaths", type=float, default=0.0,
+                        help="fraction of pages that die (default 0)")
+    parser.add_argument("--faults", default="",
+                        help="faults, e.g. '5xx:0.02,429:0.01,trap@0' (see fixtures.faults)")
+
+
+def config_from_args(args: argparse.Namespace) -> Any:
+    """A validated FixtureConfig from the shared arguments (FixtureError if invalid)."""
+    from fixtures import FaultSpec, FixtureConfig
+
+    if not 0 <= args.port <= 65535:
+        raise ConfigError(f"--port must be in 0..65535, got {args.port}")
+    return FixtureConfig(
+        model=args.model, pages=args.pages, hosts=args.hosts, seed=args.seed,
+        same_host_fraction=args.same_host_fraction, day_seconds=args.day_seconds,
+        crawl_delay=args.crawl_delay, robots_disallow_fraction=args.disallow_fraction,
+        birth_fraction=args.births, death_fraction=args.deaths,
+        faults=FaultSpec.parse(args.faults))
 
 
 def register(sub: Any) -> None:
-    """Add nothing until this sub-command lands."""
-    del sub
+    parser = sub.add_parser("fixture", help="the local synthetic web (serve, truth, audit ...)",
+                            description="The fixture web: a local multi-host synthetic web "
+                                        "with ground truth.")
+    fsub = parser.add_subparsers(dest="fixture_command", metavar="SUBCOMMAND",
+                                 parser_class=type(parser))
+    parser.set_defaults(func=lambda args: _usage(parser))
+
+    serve = fsub.add_parser("serve", help="serve the fixture web until interrupted")
+    add_web_arguments(serve, port_help="port to listen on")
+    serve.add_argument("--bind", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--start-day", type=float, default=0.0,
+                       help="simulated day at start (default 0)")
+    serve.add_argument("--latency", type=float, default=0.0,
+                       help="seconds added to every answer (default 0)")
+    serve.set_defaults(func=_serve)
+
+    truth = fsub.add_parser("truth", help="write pages.tsv and edges.tsv (no server)")
+    add_web_arguments(truth, port_help="port the URLs carry")
+    truth.add_argument("--out", required=True, type=Path, metavar="DIR",
+                       help="folder for pages.tsv and edges.tsv")
+    truth.set_defaults(func=_truth)
+
+    audit = fsub.add_parser("audit", help="print the politeness audit of a running server")
+    audit.add_argument("--port", type=int, required=True, help="port of the fixture server")
+    audit.add_argument("--bind", default="127.0.0.1", help="its address (default 127.0.0.1)")
+    audit.add_argument("--max-concurrency", type=int, default=None,
+                       help="allowed requests in flight per host")
+    audit.add_argument("--min-gap", type=float, default=None,
+                       help="required seconds between requests to a host")
+    audit.add_argument("--no-robots-first", action="store_true",
+                       help="do not require robots.txt before other URLs")
+    audit.set_defaults(func=_audit)
+
+    export = fsub.add_parser("export-static",
+                             help="write a snapshot as static files plus an nginx config")
+    add_web_arguments(export, port_help="port nginx listens on and URLs carry")
+    export.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
+    export.add_argument("--day", type=float, default=0.0,
+                        help="simulated day of the snapshot (default 0)")
+    export.set_defaults(func=_export)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _build(args: argparse.Namespace) -> Any:
+    from fixtures import FixtureWeb
+
+    config = config_from_args(args)
+    print(f"building {config.model} web: {config.pages} pages on {config.hosts} hosts, "
+          f"seed {config.seed} ...", file=sys.stderr)
+    return FixtureWeb.build(config)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
+    from fixtures import FixtureServer
+
+    web = _build(args)
+
+    async def run() -> None:
+        server = FixtureServer(web, args.bind, args.port, start_day=args.start_day,
+                               latency=args.latency)
+        await server.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        print(f"serving {web.pages} pages on {web.hosts} hosts at "
+              f"{args.bind}:{server.port}", file=sys.stderr)
+        print(server.seed_url, flush=True)
+        print(f"hint: webcrawl crawl {server.seed_url} --resolve '*.test={args.bind}'",
+              file=sys.stderr)
+        try:
+            await stop.wait()
+        finally:
+            await server.close()
+        print("stopped", file=sys.stderr)
+
+    asyncio.run(run())
+    return 0
+
+
+def _truth(args: argparse.Namespace) -> int:
+    from fixtures import write_truth
+
+    web = _build(args)
+    pages, edges = write_truth(web, args.port, args.out)
+    print(f"wrote {pages} ({web.pages} pages) and {edges} ({web.src.shape[0]} edges)")
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    query = {"robots_first": "0" if args.no_robots_first else "1"}
+    if args.max_concurrency is not None:
+        query["max_concurrency"] = str(args.max_concurrency)
+    if args.min_gap is not None:
+        query["min_gap"] = str(args.min_gap)
+    url = (f"http://{args.bind}:{args.port}/__fixture__/audit?"
+           + urllib.parse.urlencode(query))
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            report = json.load(resp)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ConfigError(f"no fixture server answering at {args.bind}:{args.port} "
+                          f"({reason})") from exc
+    json.dump(report, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from fixtures.static import export_static
+
+    web = _build(args)
+    written = export_static(web, args.out, args.port, args.day)
+    print(f"wrote {written} pages to {args.out}; run: nginx -p {args.out.resolve()} "
+          "-c nginx.conf")
     return 0
