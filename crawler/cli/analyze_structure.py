@@ -1,10 +1,288 @@
-"""`webcrawl analyze` topics: not built yet (placeholder)."""
+"""``webcrawl analyze sample|smallworld|cores``: structure measurements of a crawl's graph.
+
+Thin layers over :func:`analysis.sampling.sample_pages` (with
+:func:`analysis.sampling.bias_report`), :func:`analysis.smallworld.smallworld` (and
+:func:`analysis.smallworld.smallworld_along_order`) and
+:func:`analysis.cores.bipartite_cores`, on the graph loaded by
+:func:`analysis.loader.load_graph`.
+"""
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import sys
 from typing import Any
+
+from crawler.cli._common import (
+    add_db_option,
+    add_json_option,
+    existing_db,
+    print_json,
+    print_table,
+)
+from storage.errors import ConfigError
+
+SAMPLE_METHODS = ("directed", "undirected", "pagerank", "regular", "plain")
 
 
 def register(sub: Any) -> None:
-    """Add nothing until these topics land."""
-    del sub
+    _register_sample(sub)
+    _register_smallworld(sub)
+    _register_cores(sub)
+
+
+def _add_frontier_option(parser: argparse.ArgumentParser, *, default: bool) -> None:
+    if default:
+        parser.add_argument("--crawled-only", dest="include_frontier", action="store_false",
+                            help="only fetched pages and the links among them")
+    else:
+        parser.add_argument("--include-frontier", action="store_true",
+                            help="also the discovered but never fetched pages")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be non-negative, got {value}")
+    return value
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from analysis.loader import load_graph
+
+    graph = load_graph(existing_db(args.db), include_frontier=args.include_frontier)
+    if graph.n == 0:
+        raise ConfigError(f"the crawl database {args.db} holds no pages")
+    return graph
+
+
+# ------------------------------------------------------------------------ sample
+
+
+def _register_sample(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "sample", help="sample pages uniformly by random walks, with a bias report",
+        description="Draw pages by a random walk on the captured graph (Rusmevichientong "
+                    "et al.: directed, undirected; Henzinger et al.: pagerank; Bar-Yossef "
+                    "et al.: regular; plain: the uncorrected walk) and compare the "
+                    "sample's in- and out-degree distributions with the true ones.")
+    add_db_option(parser)
+    parser.add_argument("--method", choices=SAMPLE_METHODS, default="undirected",
+                        help="sampler (default undirected)")
+    parser.add_argument("--size", type=_positive, required=True, metavar="K",
+                        help="number of pages to sample")
+    parser.add_argument("--burn-in", type=_non_negative, default=200, metavar="B",
+                        help="link traversals per walker before recording (default 200)")
+    parser.add_argument("--walk-length", type=_positive, default=200, metavar="L",
+                        help="recorded traversals per walker per round (default 200)")
+    parser.add_argument("--walkers", type=_positive, default=32, metavar="W",
+                        help="independent walks run together (default 32)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--show", type=_non_negative, default=20, metavar="N",
+                        help="sampled pages to list (default 20; JSON lists all)")
+    _add_frontier_option(parser, default=False)
+    add_json_option(parser)
+    parser.set_defaults(func=run_sample)
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from analysis.sampling import SamplerConfig, bias_report, sample_pages
+
+    config = SamplerConfig(walkers=args.walkers, burn_in=args.burn_in,
+                           walk_length=args.walk_length)
+    graph = _load(args)
+    print(f"sampling {args.size} of {graph.n} pages ({args.method})", file=sys.stderr)
+    sample = sample_pages(graph, args.size, args.method, config, seed=args.seed)
+    report = bias_report(graph, sample)
+    in_deg = np.bincount(graph.adjacency.indices, minlength=graph.n)
+    out_deg = np.diff(graph.adjacency.indptr)
+    if args.json:
+        print_json({
+            "method": sample.method, "size": int(sample.nodes.size),
+            "distinct": sample.distinct, "candidates": sample.candidates,
+            "traversals": sample.traversals, "visited": sample.visited,
+            "sample": [graph.urls[i] for i in sample.nodes.tolist()],
+            "bias": dataclasses.asdict(report),
+        })
+        return 0
+    nodes, first, counts = np.unique(sample.nodes, return_index=True, return_counts=True)
+    shown = nodes[np.argsort(first)][:args.show]
+    times = dict(zip(nodes.tolist(), counts.tolist(), strict=True))
+    print_table(["url", "times", "in", "out"],
+                [[graph.urls[i], times[i], int(in_deg[i]), int(out_deg[i])]
+                 for i in shown.tolist()],
+                title=f"{sample.method} sample: {sample.nodes.size} pages, {sample.distinct} "
+                      f"distinct, {sample.traversals} link traversals"
+                      + (f" (first {len(shown)} listed)" if len(shown) < len(nodes) else ""))
+    for name, bias in (("in-degree", report.in_degree), ("out-degree", report.out_degree)):
+        print()
+        _print_bias(name, bias)
+    return 0
+
+
+def _print_bias(name: str, bias: Any) -> None:
+    edges = bias.bucket_edges
+    rows = []
+    for b in range(edges.size - 1):
+        if bias.true_fraction[b] == 0 and bias.sample_fraction[b] == 0:
+            continue
+        label = str(edges[b]) if edges[b + 1] - edges[b] == 1 else \
+            f"{edges[b]}-{edges[b + 1] - 1}"
+        rows.append([label, float(bias.true_fraction[b]), float(bias.sample_fraction[b]),
+                     float(bias.ratio[b])])
+    print_table([name, "true", "sample", "ratio"], rows,
+                title=f"{name}: mean {bias.sample_mean:.4g} in the sample vs "
+                      f"{bias.true_mean:.4g} true; KS {bias.ks_statistic:.3g} "
+                      f"(p={bias.ks_pvalue:.3g}); chi2 {bias.chi2_statistic:.3g} "
+                      f"(p={bias.chi2_pvalue:.3g})")
+
+
+# -------------------------------------------------------------------- smallworld
+
+
+def _register_smallworld(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "smallworld", help="clustering, path lengths and diameter",
+        description="Clustering coefficient (graph taken as undirected), characteristic "
+                    "path length, diameter and distance distribution (directed and "
+                    "undirected) from sampled BFS sources; optionally along the crawl "
+                    "order.")
+    add_db_option(parser)
+    parser.add_argument("--sources", type=_non_negative, default=100, metavar="K",
+                        help="BFS sources (default 100; 0: every page, exact)")
+    parser.add_argument("--along-order", type=_non_negative, default=0, metavar="C",
+                        help="also measure the first k crawled pages at C checkpoints")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    _add_frontier_option(parser, default=False)
+    add_json_option(parser)
+    parser.set_defaults(func=run_smallworld)
+
+
+def run_smallworld(args: argparse.Namespace) -> int:
+    from analysis.smallworld import smallworld, smallworld_along_order
+
+    graph = _load(args)
+    sources = args.sources or None
+    print(f"measuring {graph.n} pages, {graph.m} links", file=sys.stderr)
+    sw = smallworld(graph, sources=sources, seed=args.seed)
+    series = None
+    if args.along_order:
+        series = smallworld_along_order(graph, checkpoints=args.along_order,
+                                        sources=sources, seed=args.seed)
+    if args.json:
+        out = {"pages": sw.n, "links": sw.m,
+               "clustering": {"average": sw.clustering.average,
+                              "transitivity": sw.clustering.transitivity},
+               "directed": _paths_dict(sw.directed), "undirected": _paths_dict(sw.undirected)}
+        if series is not None:
+            out["along_order"] = dataclasses.asdict(series)
+        print_json(out)
+        return 0
+    rows = [["average clustering", sw.clustering.average],
+            ["transitivity", sw.clustering.transitivity]]
+    for label, paths in (("directed", sw.directed), ("undirected", sw.undirected)):
+        rows += [[f"{label} path length", paths.characteristic_length],
+                 [f"{label} diameter" + ("" if paths.exact else " (lower bound)"),
+                  paths.diameter],
+                 [f"{label} connected pairs", paths.reachable_fraction]]
+    print_table(["measure", "value"], rows,
+                title=f"Small world of {sw.n} pages, {sw.m} links "
+                      f"({sw.directed.sources.size} BFS sources)")
+    print()
+    dist = sw.undirected.distribution
+    dist_d = sw.directed.distribution
+    print_table(["distance", "directed pairs", "undirected pairs"],
+                [[d, int(dist_d[d]) if d < dist_d.size else 0,
+                  int(dist[d]) if d < dist.size else 0]
+                 for d in range(1, max(dist.size, dist_d.size))],
+                title="Distribution of shortest-path lengths")
+    if series is not None:
+        print()
+        print_table(["pages", "links", "avg clust", "transitivity", "dir len", "dir diam",
+                     "undir len", "undir diam"],
+                    [[int(series.sizes[k]), int(series.links[k]),
+                      float(series.average_clustering[k]), float(series.transitivity[k]),
+                      float(series.directed_length[k]), int(series.directed_diameter[k]),
+                      float(series.undirected_length[k]), int(series.undirected_diameter[k])]
+                     for k in range(series.sizes.size)],
+                    title="Along the crawl order (first k crawled pages)")
+    return 0
+
+
+def _paths_dict(paths: Any) -> dict[str, Any]:
+    return {"characteristic_length": paths.characteristic_length,
+            "diameter": paths.diameter, "exact": paths.exact,
+            "reachable_fraction": paths.reachable_fraction,
+            "sources": int(paths.sources.size), "distribution": paths.distribution}
+
+
+# ------------------------------------------------------------------------- cores
+
+
+def _register_cores(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "cores", help="count (i, j) bipartite cores (trawling)",
+        description="Count center sets of j pages that at least i pages all link to "
+                    "(Kumar et al.'s (i, j) cores), for i and j up to the given maxima.")
+    add_db_option(parser)
+    parser.add_argument("--max-i", type=_positive, default=4, metavar="I",
+                        help="most fans counted (default 4)")
+    parser.add_argument("--max-j", type=_positive, default=4, metavar="J",
+                        help="most centers counted (default 4)")
+    parser.add_argument("--min-i", type=_positive, default=2, metavar="I",
+                        help="fewest fans counted (default 2)")
+    parser.add_argument("--min-j", type=_positive, default=2, metavar="J",
+                        help="fewest centers counted (default 2)")
+    parser.add_argument("--diverse", action="store_true",
+                        help="ignore links between pages of the same host")
+    parser.add_argument("--examples", type=_non_negative, default=5, metavar="N",
+                        help="example cores to list (default 5)")
+    _add_frontier_option(parser, default=True)
+    add_json_option(parser)
+    parser.set_defaults(func=run_cores)
+
+
+def run_cores(args: argparse.Namespace) -> int:
+    from analysis.cores import CoreConfig, bipartite_cores
+
+    config = CoreConfig(max_i=args.max_i, max_j=args.max_j, min_i=args.min_i,
+                        min_j=args.min_j, diverse=args.diverse, examples=args.examples)
+    graph = _load(args)
+    cores = bipartite_cores(graph, config)
+    examples = [{"fans": [graph.urls[f] for f in core.fans.tolist()],
+                 "centers": [graph.urls[c] for c in core.centers.tolist()]}
+                for core in cores.examples]
+    if args.json:
+        print_json({"diverse": cores.diverse, "links": cores.links,
+                    "i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
+                    "pruned_links": cores.pruned_links, "examples": examples})
+        return 0
+    kind = "diverse (i, j) cores" if cores.diverse else "(i, j) cores"
+    print_table(["i \\ j", *(str(j) for j in cores.j_values.tolist())],
+                [[i, *row] for i, row in zip(cores.i_values.tolist(), cores.counts.tolist(),
+                                             strict=True)],
+                title=f"{kind}: center sets of j pages with at least i common fans "
+                      f"({cores.links} links)")
+    for k, ex in enumerate(examples, 1):
+        print(f"\nexample {k}: {len(ex['fans'])} fans -> {len(ex['centers'])} centers")
+        for url in ex["centers"]:
+            print(f"  center {url}")
+        for url in ex["fans"]:
+            print(f"  fan    {url}")
+    return 0

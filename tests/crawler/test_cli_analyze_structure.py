@@ -1,0 +1,156 @@
+"""``webcrawl analyze sample|smallworld|cores`` end to end: store -> loader -> CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import networkx as nx
+import pytest
+
+from crawler.cli import main
+from storage.records import FetchRecord, Outcome
+from storage.store import CrawlStore, HostRow, UrlRow
+
+# Host a.test: fans 0, 1, 2 each link to centers 3, 4, 5 on host b.test (a K(3,3)
+# across hosts), plus a second K(2,2) inside host a.test: 0, 1 -> 6, 7.
+# Centers link back to fan 0 so every page is reachable; 8 is never fetched.
+HOSTS = ["a.test", "b.test"]
+URLS = [f"http://a.test/f{i}" for i in range(3)] + \
+       [f"http://b.test/c{i}" for i in range(3)] + \
+       ["http://a.test/x", "http://a.test/y", "http://b.test/frontier"]
+HOST_OF = [0, 0, 0, 1, 1, 1, 0, 0, 1]
+LINKS = {
+    0: [3, 4, 5, 6, 7], 1: [3, 4, 5, 6, 7], 2: [3, 4, 5],
+    3: [0, 8], 4: [0], 5: [1], 6: [2], 7: [0, 6],
+}
+
+
+async def write_crawl(path):
+    store = await CrawlStore.open(path)
+    try:
+        for h, name in enumerate(HOSTS):
+            store.add_host(HostRow(h, name, robots_status=404))
+        store.set_meta("seeds", json.dumps([URLS[0]]))
+        for i, url in enumerate(URLS):
+            store.add_url(UrlRow(i, url, HOST_OF[i], 0 if i == 0 else 1, -1 if i == 0 else 0))
+        for seq, (src, dsts) in enumerate(LINKS.items()):
+            store.add_fetch(FetchRecord(src, seq, 1000.0 + seq, 1000.5 + seq, Outcome.FETCHED,
+                                        200, "text/html"))
+            store.add_links(src, dsts)
+            store.set_outcome(src, Outcome.FETCHED, seq)
+    finally:
+        await store.aclose()
+
+
+@pytest.fixture
+def crawl_db(tmp_path):
+    path = tmp_path / "crawl.db"
+    asyncio.run(write_crawl(path))
+    return path
+
+
+def run_json(capsys, *argv):
+    assert main(list(argv)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def crawled_graph():
+    g = nx.DiGraph()
+    g.add_nodes_from(LINKS)
+    g.add_edges_from((s, d) for s, ds in LINKS.items() for d in ds if d in LINKS)
+    return g
+
+
+def test_cores_counts(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
+                   "--max-j", "3", "--json")
+    counts = dict(zip(map(tuple, [[i, j] for i in out["i"] for j in out["j"]]),
+                      [c for row in out["counts"] for c in row], strict=True))
+    # Fans 0 and 1 link to all of 3..7: every j-subset of those 5 has >= 2 fans,
+    # C(5, j) = 10 for j = 2, 3; only subsets of {3, 4, 5} (fan 2 too) have 3.
+    assert counts[(3, 3)] == 1 and counts[(2, 3)] == 10
+    assert counts[(2, 2)] == 10 and counts[(3, 2)] == 3
+    top = out["examples"][0]
+    assert sorted(top["centers"]) == URLS[3:6] and sorted(top["fans"]) == URLS[0:3]
+
+
+def test_diverse_cores_drop_same_host_links(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
+                   "--max-j", "3", "--diverse", "--json")
+    # Only the cross-host K(3,3) is left: C(3, j) center sets, all with 3 fans.
+    assert out["counts"] == [[3, 1], [3, 1]]
+    assert out["diverse"] is True
+
+
+def test_cores_table(crawl_db, capsys):
+    assert main(["analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
+                 "--max-j", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "(i, j) cores" in text and "center http://b.test/c0" in text
+
+
+def test_smallworld_matches_networkx(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "smallworld", "--db", str(crawl_db), "--sources", "0",
+                   "--json")
+    g = crawled_graph()
+    assert out["pages"] == g.number_of_nodes() and out["links"] == g.number_of_edges()
+    u = g.to_undirected()
+    assert out["clustering"]["average"] == pytest.approx(nx.average_clustering(u))
+    assert out["clustering"]["transitivity"] == pytest.approx(nx.transitivity(u))
+    assert nx.is_strongly_connected(g)
+    assert out["directed"]["characteristic_length"] == pytest.approx(
+        nx.average_shortest_path_length(g))
+    assert out["directed"]["diameter"] == nx.diameter(g)
+    assert out["undirected"]["diameter"] == nx.diameter(u)
+
+
+def test_smallworld_table_along_order(crawl_db, capsys):
+    assert main(["analyze", "smallworld", "--db", str(crawl_db), "--along-order", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "Along the crawl order" in text and "average clustering" in text
+
+
+@pytest.mark.parametrize("method", ["directed", "undirected", "pagerank", "regular", "plain"])
+def test_sample_json(crawl_db, capsys, method):
+    out = run_json(capsys, "analyze", "sample", "--db", str(crawl_db), "--method", method,
+                   "--size", "50", "--burn-in", "10", "--walk-length", "20", "--seed", "3",
+                   "--json")
+    assert out["method"] == method and out["size"] == 50 and len(out["sample"]) == 50
+    assert set(out["sample"]) <= {URLS[i] for i in LINKS}
+    bias = out["bias"]
+    assert bias["population"] == len(LINKS)
+    assert sum(bias["in_degree"]["sample_fraction"]) == pytest.approx(1.0)
+
+
+def test_sample_table(crawl_db, capsys):
+    assert main(["analyze", "sample", "--db", str(crawl_db), "--size", "30", "--show",
+                 "3"]) == 0
+    text = capsys.readouterr().out
+    assert "undirected sample: 30 pages" in text and "in-degree: mean" in text
+
+
+@pytest.mark.parametrize("argv", [
+    ["analyze", "sample", "--db", "{db}", "--size", "0"],
+    ["analyze", "sample", "--db", "{db}", "--size", "5", "--method", "magic"],
+], ids=["size0", "method"])
+def test_bad_arguments_are_one_line_usage_errors(crawl_db, capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main([a.format(db=crawl_db) for a in argv])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["analyze", "cores", "--db", "{db}", "--min-i", "4", "--max-i", "3"],
+    ["analyze", "smallworld", "--db", "{missing}"],
+    ["analyze", "sample", "--db", "{db}", "--size", "100000", "--walk-length", "1",
+     "--walkers", "1"],
+], ids=["range", "missing", "too-few"])
+def test_library_errors_are_one_line(crawl_db, capsys, argv):
+    argv = [a.format(db=crawl_db, missing=crawl_db.parent / "nope.db") for a in argv]
+    assert main(argv) == 1
+    err = capsys.readouterr().err  # progress lines may come first
+    assert "Traceback" not in err
+    assert err.splitlines()[-1].startswith("webcrawl: error:")
