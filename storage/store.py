@@ -1,24 +1,76 @@
-"""The crawl database writer (aiosqlite, WAL): CONTRACT SKELETON, to be implemented.
+"""The crawl database writer (aiosqlite, WAL); the schema is in ``schema.sql``.
 
 The crawler owns id assignment (it keeps url -> id and host -> id maps in memory and
 asks the store for the next free ids when it opens); the store is a write-behind
-buffer: the ``add_*``/``set_*`` methods are synchronous and only enqueue, a background
-task commits the queue in one transaction per batch (every ``batch_size`` records or
-``flush_interval`` seconds).  Everything enqueued between two commits lands together,
-so the crawler enqueues all records of one fetch (fetch row, new URLs, links, outcome)
-without an ``await`` in between and a crash never splits them.
+buffer: the ``add_*``/``set_*`` methods are synchronous and only enqueue (O(1), no
+I/O), a background task commits the queue in one transaction per batch (every
+``batch_size`` records or ``flush_interval`` seconds).  Everything enqueued between
+two commits lands together, so the crawler enqueues all records of one fetch (fetch
+row, new URLs, links, outcome) without an ``await`` in between and a crash never
+splits them.
+
+Within one batch the rows are written in a fixed order (meta, hosts, host updates,
+URLs, fetches, links, outcomes), so an outcome may be set for a URL added in the same
+batch; for the same key, the last ``set_meta``/``update_host``/``set_outcome`` wins.
+
+Errors: after a failed write (disk full, read-only, ...) the background writer stops,
+everything committed before stays intact, and the next ``add_*``, ``set_*``,
+``flush`` or ``aclose`` raises the :class:`~storage.errors.StoreError` (never
+swallowed, never a hang).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import datetime as _dt
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
+
+from storage._sqlite import (
+    SCHEMA_VERSION,
+    check_crawl_db,
+    decode_ids,
+    encode_ids,
+    map_error,
+    schema_sql,
+    sqlite_uri,
+)
+from storage.errors import StoreError
 from storage.records import FetchRecord, Outcome
 
 __all__ = ["CrawlStore", "HostRow", "ResumeState", "UrlRow"]
+
+#: Page cache of the writer connection (KiB); keeps the ``urls.url`` index hot so the
+#: insert rate does not fall as the file grows.
+CACHE_KIB = 64 * 1024
+#: How long a write waits for a lock held by another connection (a reader's
+#: checkpoint), in milliseconds.
+BUSY_TIMEOUT_MS = 5000
+#: ``drain()`` default: commit inline when more than this many batches are queued.
+DRAIN_BATCHES = 8
+
+_HOST_FIELDS = frozenset({"name", "robots_status", "robots_body", "robots_fetched_at",
+                          "crawl_delay"})
+_OUTCOMES: dict[str | None, Outcome] = {o.value: o for o in Outcome}
+
+_INSERT_META = "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"
+_INSERT_HOST = ("INSERT INTO hosts (id, name, robots_status, robots_body, robots_fetched_at,"
+                " crawl_delay) VALUES (?, ?, ?, ?, ?, ?)")
+_INSERT_URL = ("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outcome, seq)"
+               " VALUES (?, ?, ?, ?, ?, ?, ?)")
+_INSERT_FETCH = (
+    "INSERT INTO fetches (url_id, seq, started_at, ended_at, outcome, status, content_type,"
+    " size, digest, etag, last_modified, error, attempt, kind, strategy, priority, rank,"
+    " changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_LINKS = "INSERT OR REPLACE INTO links (src, dst, nofollow) VALUES (?, ?, ?)"
+_SET_OUTCOME = "UPDATE urls SET outcome = ?, seq = ? WHERE id = ?"
 
 
 @dataclass(slots=True)
@@ -53,9 +105,64 @@ class ResumeState:
     # Fetched pages' out-links in fetch (seq) order, for replaying strategy state:
     fetched_links: list[tuple[int, Sequence[int]]]
 
+    @property
+    def next_url_id(self) -> int:
+        """1 + the highest URL id (0 for an empty crawl)."""
+        return self.urls[-1].id + 1 if self.urls else 0
+
+    @property
+    def next_host_id(self) -> int:
+        """1 + the highest host id (0 for an empty crawl)."""
+        return max((h.id for h in self.hosts), default=-1) + 1
+
+
+@dataclass(slots=True)
+class _Batch:
+    """Records enqueued since the last commit."""
+
+    meta: dict[str, str]
+    hosts: list[tuple[Any, ...]]
+    host_updates: dict[int, dict[str, Any]]
+    urls: list[tuple[Any, ...]]
+    fetches: list[tuple[Any, ...]]
+    links: list[tuple[int, bytes, bytes | None]]
+    outcomes: dict[int, tuple[str, int | None]]
+
+    @classmethod
+    def empty(cls) -> _Batch:
+        return cls({}, [], {}, [], [], [], {})
+
+
+def _fetch_row(r: FetchRecord) -> tuple[Any, ...]:
+    return (r.url_id, r.seq, r.started_at, r.ended_at, str(r.outcome), r.status,
+            r.content_type, r.size, r.digest, r.etag, r.last_modified, r.error, r.attempt,
+            str(r.kind), r.strategy, r.priority, r.rank,
+            None if r.changed is None else int(r.changed))
+
 
 class CrawlStore:
     """Async writer of one crawl database file (see ``schema.sql``)."""
+
+    #: SQLite URI mode of the writer connection (tests set ``"ro"`` to simulate a
+    #: read-only file when running as root, where chmod does not stop writes).
+    _open_mode = "rwc"
+
+    def __init__(self, db: aiosqlite.Connection, path: Path, batch_size: int,
+                 flush_interval: float) -> None:
+        """Use :meth:`open`."""
+        self._db = db
+        self.path = path
+        self.batch_size = batch_size
+        self.flush_interval = flush_interval
+        self._batch = _Batch.empty()
+        self._pending = 0
+        self._error: StoreError | None = None
+        self._closed = False
+        self._lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._writer = asyncio.create_task(self._run(), name=f"CrawlStore writer {path}")
+
+    # -- opening ------------------------------------------------------------------
 
     @classmethod
     async def open(
@@ -66,37 +173,293 @@ class CrawlStore:
         batch_size: int = 2000,
         flush_interval: float = 0.5,
     ) -> CrawlStore:
-        """Open (create) the database. ``resume=False`` on a non-empty file is an error."""
-        raise NotImplementedError
+        """Open (create) the database. ``resume=False`` on a non-empty file is an error.
+
+        Raises
+        ------
+        StoreError
+            The file already holds a crawl and ``resume`` is false; ``resume`` is true
+            and there is no file; the file is not a crawl database; another process
+            holds its write lock.
+        SchemaVersionError
+            The file was written by another schema version.
+        StoreReadOnlyError, StoreFullError
+            The file or folder cannot be written; the disk is full.
+        """
+        from storage.errors import ConfigError
+
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
+        if not flush_interval > 0:
+            raise ConfigError(f"flush_interval must be > 0, got {flush_interval}")
+        path = Path(path)
+        existing = await asyncio.to_thread(_existing_crawl, path)
+        if existing and not resume:
+            raise StoreError(
+                f"{path} already holds a crawl; pass --resume to continue it "
+                "or choose another --db path"
+            )
+        if resume and not existing and not path.exists():
+            raise StoreError(f"nothing to resume: no crawl database at {path}")
+        try:
+            db = await aiosqlite.connect(sqlite_uri(path, cls._open_mode), uri=True,
+                                         isolation_level=None)
+        except sqlite3.Error as exc:
+            raise map_error(exc, path, "opening") from exc
+        try:
+            await _prepare(db, existing)
+        except BaseException as exc:
+            await db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise map_error(exc, path, "opening") from exc
+            raise
+        return cls(db, path, batch_size, flush_interval)
+
+    # -- resuming -----------------------------------------------------------------
 
     async def load_state(self) -> ResumeState:
-        raise NotImplementedError
+        """Read everything committed (after flushing the queue) for resuming."""
+        await self.flush()
+        try:
+            return await asyncio.to_thread(_load_state, self.path)
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path, "reading") from exc
+
+    # -- enqueueing (synchronous, O(1)) -------------------------------------------
 
     def set_meta(self, key: str, value: str) -> None:
-        raise NotImplementedError
+        self._check()
+        self._batch.meta[key] = value
+        self._added(1)
 
     def add_host(self, row: HostRow) -> None:
-        raise NotImplementedError
+        self._check()
+        self._batch.hosts.append((row.id, row.name, row.robots_status, row.robots_body,
+                                  row.robots_fetched_at, row.crawl_delay))
+        self._added(1)
 
     def update_host(self, host_id: int, **fields: Any) -> None:
-        raise NotImplementedError
+        """Set some columns of a host (``robots_status``, ``crawl_delay``, ...)."""
+        self._check()
+        unknown = fields.keys() - _HOST_FIELDS
+        if unknown:
+            raise StoreError(f"update_host: unknown host fields {sorted(unknown)}")
+        self._batch.host_updates.setdefault(host_id, {}).update(fields)
+        self._added(1)
 
     def add_url(self, row: UrlRow) -> None:
-        raise NotImplementedError
+        self._check()
+        outcome = None if row.outcome is None else str(row.outcome)
+        self._batch.urls.append((row.id, row.url, row.host_id, row.depth, row.discovered_seq,
+                                 outcome, row.seq))
+        self._added(1)
 
     def add_fetch(self, record: FetchRecord) -> None:
-        raise NotImplementedError
+        self._check()
+        self._batch.fetches.append(_fetch_row(record))
+        self._added(1)
 
-    def add_links(self, src_id: int, dst_ids: Sequence[int], nofollow_ids: Sequence[int] = ()) -> None:
-        raise NotImplementedError
+    def add_links(
+        self, src_id: int, dst_ids: Sequence[int], nofollow_ids: Sequence[int] = ()
+    ) -> None:
+        """Record a page's out-links (document order; replaces earlier links of it)."""
+        self._check()
+        nofollow = encode_ids(nofollow_ids) if len(nofollow_ids) else None
+        self._batch.links.append((src_id, encode_ids(dst_ids), nofollow))
+        self._added(1)
 
     def set_outcome(self, url_id: int, outcome: Outcome, seq: int | None) -> None:
-        raise NotImplementedError
+        self._check()
+        self._batch.outcomes[url_id] = (str(outcome), seq)
+        self._added(1)
+
+    @property
+    def pending(self) -> int:
+        """Records enqueued and not yet committed."""
+        return self._pending
+
+    # -- committing ---------------------------------------------------------------
 
     async def flush(self) -> None:
         """Commit everything enqueued so far (one transaction)."""
-        raise NotImplementedError
+        self._check_open()
+        await self._commit()
+
+    async def drain(self, max_pending: int | None = None) -> None:
+        """Back-pressure: commit now if more than ``max_pending`` records wait.
+
+        The default is ``DRAIN_BATCHES * batch_size``.  A producer that can outrun
+        the disk awaits this now and then to keep the queue (and memory) bounded.
+        """
+        limit = DRAIN_BATCHES * self.batch_size if max_pending is None else max_pending
+        if self._pending > limit:
+            await self.flush()
 
     async def aclose(self) -> None:
         """Flush, stop the background writer and close the file."""
-        raise NotImplementedError
+        if self._closed:
+            return
+        try:
+            if self._error is None:
+                await self._commit()
+        finally:
+            self._closed = True
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            await self._db.close()
+        if self._error is not None:
+            raise self._error
+
+    async def __aenter__(self) -> CrawlStore:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- internals ----------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._error is not None:
+            raise self._error
+        if self._closed:
+            raise StoreError(f"the crawl store {self.path} is closed")
+
+    _check = _check_open
+
+    def _added(self, n: int) -> None:
+        self._pending += n
+        if self._pending >= self.batch_size:
+            self._wake.set()
+
+    async def _run(self) -> None:
+        """Background writer: commit every ``batch_size`` records or ``flush_interval``."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.flush_interval):
+                    await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self._commit()
+            except StoreError:
+                return  # recorded in self._error; raised to the next caller
+
+    async def _commit(self) -> None:
+        async with self._lock:
+            if self._error is not None:
+                raise self._error
+            if not self._pending:
+                return
+            # Taking the batch is synchronous: records enqueued together stay together.
+            batch, self._batch, self._pending = self._batch, _Batch.empty(), 0
+            try:
+                await self._write(batch)
+            except Exception as exc:
+                with contextlib.suppress(Exception):
+                    await self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    self._error = map_error(exc, self.path, "writing")
+                else:
+                    self._error = StoreError(f"writing {self.path} failed: {exc!r}")
+                raise self._error from exc
+
+    async def _write(self, b: _Batch) -> None:
+        db = self._db
+        await db.execute("BEGIN")
+        if b.meta:
+            await db.executemany(_INSERT_META, list(b.meta.items()))
+        if b.hosts:
+            await db.executemany(_INSERT_HOST, b.hosts)
+        for host_id, fields in b.host_updates.items():
+            # Column names come from the _HOST_FIELDS whitelist, values are parameters.
+            cols = ", ".join(f"{name} = ?" for name in fields)
+            await db.execute(f"UPDATE hosts SET {cols} WHERE id = ?", [*fields.values(), host_id])
+        if b.urls:
+            await db.executemany(_INSERT_URL, b.urls)
+        if b.fetches:
+            await db.executemany(_INSERT_FETCH, b.fetches)
+        if b.links:
+            await db.executemany(_INSERT_LINKS, b.links)
+        if b.outcomes:
+            await db.executemany(_SET_OUTCOME,
+                                 [(o, s, i) for i, (o, s) in b.outcomes.items()])
+        await db.execute("COMMIT")
+
+
+def _existing_crawl(path: Path) -> bool:
+    """True if ``path`` holds a crawl database of our version (checks the version)."""
+    if not path.exists():
+        return False
+    try:
+        conn = sqlite3.connect(sqlite_uri(path, "ro"), uri=True)
+    except sqlite3.Error as exc:
+        raise map_error(exc, path, "opening") from exc
+    try:
+        return check_crawl_db(conn, path)
+    except sqlite3.Error as exc:
+        raise map_error(exc, path, "opening") from exc
+    finally:
+        conn.close()
+
+
+async def _prepare(db: aiosqlite.Connection, existing: bool) -> None:
+    """Set the connection up, create the schema, and prove the file is writable."""
+    await db.execute("PRAGMA journal_mode = WAL")
+    await db.execute("PRAGMA synchronous = NORMAL")
+    await db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if existing:
+        # Take (and release) the write lock now: a read-only file or a second
+        # writer fails here, at open, not at the first commit.
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            await db.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
+        finally:
+            await db.execute("ROLLBACK")
+        return
+    created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    # One script, one transaction: a file has the whole schema and its version, or
+    # nothing.  Both literals are ours (an int and an ISO timestamp), never user data.
+    await db.executescript(
+        f"BEGIN IMMEDIATE;\n{schema_sql()}\n"
+        f"INSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
+        f" ('created_at', '{created}');\nCOMMIT;"
+    )
+
+
+def _load_state(path: Path) -> ResumeState:
+    """Read the resume state with a plain read-only sqlite3 connection (in a thread)."""
+    conn = sqlite3.connect(sqlite_uri(path, "ro"), uri=True)
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        hosts = [HostRow(*row) for row in conn.execute(
+            "SELECT id, name, robots_status, robots_body, robots_fetched_at, crawl_delay"
+            " FROM hosts ORDER BY id")]
+        oc = _OUTCOMES
+        urls = [UrlRow(i, u, h, d, ds, oc.get(o), s) for i, u, h, d, ds, o, s in conn.execute(
+            "SELECT id, url, host_id, depth, discovered_seq, outcome, seq FROM urls ORDER BY id")]
+        top = conn.execute("SELECT max(m) FROM (SELECT max(seq) AS m FROM fetches"
+                           " UNION ALL SELECT max(seq) FROM urls)").fetchone()[0]
+        link_rows = conn.execute("SELECT src, dst FROM links").fetchall()
+    finally:
+        conn.close()
+    return ResumeState(meta=meta, hosts=hosts, urls=urls,
+                       next_seq=0 if top is None else int(top) + 1,
+                       fetched_links=_links_in_seq_order(urls, link_rows))
+
+
+def _links_in_seq_order(urls: list[UrlRow],
+                        link_rows: list[tuple[int, bytes]]) -> list[tuple[int, Sequence[int]]]:
+    if not link_rows:
+        return []
+    import numpy as np  # only here: keep `import storage` light
+
+    ids = np.fromiter((u.id for u in urls), dtype=np.int64, count=len(urls))
+    seqs = np.fromiter((-1 if u.seq is None else u.seq for u in urls), dtype=np.int64,
+                       count=len(urls))
+    src = np.fromiter((r[0] for r in link_rows), dtype=np.int64, count=len(link_rows))
+    pos = np.searchsorted(ids, src)  # urls are in id order
+    pos = np.minimum(pos, ids.size - 1)
+    src_seq = np.where(ids[pos] == src, seqs[pos], -1)
+    order = np.argsort(src_seq, kind="stable")
+    return [(link_rows[i][0], decode_ids(link_rows[i][1])) for i in order.tolist()]

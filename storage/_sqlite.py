@@ -1,0 +1,115 @@
+"""SQLite helpers shared by the writer and the reader (internal).
+
+One place for: the schema version, the connection URI, the check that a file is a
+crawl database of our version, the int32 id-array codec of the ``links`` table, and
+the mapping of ``sqlite3`` errors onto :mod:`storage.errors`.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from array import array
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from storage.errors import (
+    SchemaVersionError,
+    StoreError,
+    StoreFullError,
+    StoreReadOnlyError,
+)
+
+#: Version of ``schema.sql``; stored in ``meta.schema_version``.
+SCHEMA_VERSION = 1
+
+# Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
+# in the low byte.
+_SQLITE_READONLY = 8
+_SQLITE_BUSY = 5
+_SQLITE_LOCKED = 6
+_SQLITE_FULL = 13
+_SQLITE_CANTOPEN = 14
+_SQLITE_NOTADB = 26
+_SQLITE_IOERR = 10
+_SQLITE_CORRUPT = 11
+
+_LITTLE_ENDIAN = sys.byteorder == "little"
+
+
+def schema_sql() -> str:
+    """The text of ``schema.sql``."""
+    return resources.files("storage").joinpath("schema.sql").read_text(encoding="utf-8")
+
+
+def sqlite_uri(path: Path, mode: str) -> str:
+    """A ``file:`` URI for ``path`` opened with ``mode`` (``ro``, ``rw``, ``rwc``)."""
+    return f"{path.absolute().as_uri()}?mode={mode}"
+
+
+def encode_ids(ids: Iterable[int]) -> bytes:
+    """Little-endian int32 array of ``ids`` (the ``links.dst`` layout)."""
+    arr = array("i", ids)
+    if not _LITTLE_ENDIAN:  # pragma: no cover - no big-endian CI
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def decode_ids(blob: bytes | None) -> array[int]:
+    """Inverse of :func:`encode_ids` (``None`` gives an empty array)."""
+    arr = array("i")
+    if blob:
+        arr.frombytes(blob)
+        if not _LITTLE_ENDIAN:  # pragma: no cover
+            arr.byteswap()
+    return arr
+
+
+def map_error(exc: BaseException, path: Path, action: str) -> StoreError:
+    """Convert a ``sqlite3`` error into the matching :class:`StoreError` subclass."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc)
+    if primary == _SQLITE_FULL or "database or disk is full" in text:
+        return StoreFullError(f"disk full while {action} {path}; committed data is intact")
+    if primary == _SQLITE_READONLY or "readonly" in text:
+        return StoreReadOnlyError(f"cannot write {path}: the database or its folder is read-only")
+    if primary == _SQLITE_CANTOPEN:
+        folder = path.absolute().parent
+        if not folder.is_dir():
+            return StoreError(f"cannot open {path}: folder {folder} does not exist")
+        if not os.access(folder, os.W_OK):
+            return StoreReadOnlyError(f"cannot open {path}: folder {folder} is not writable")
+        return StoreError(f"cannot open {path}: {text}")
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return StoreError(f"{path} is locked by another process (is another crawl writing it?)")
+    if primary in (_SQLITE_NOTADB, _SQLITE_CORRUPT):
+        return StoreError(f"{path} is not a crawl database ({text})")
+    if primary == _SQLITE_IOERR:
+        return StoreError(f"I/O error while {action} {path}: {text}")
+    return StoreError(f"error while {action} {path}: {text}")
+
+
+def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
+    """Check that ``conn`` holds a crawl database of our schema version.
+
+    Returns False for an empty database (no tables: a fresh file), True for a crawl
+    database of :data:`SCHEMA_VERSION`; raises :class:`StoreError` for a foreign
+    SQLite file and :class:`SchemaVersionError` for another version.
+    """
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        return False
+    if "meta" not in tables:
+        raise StoreError(f"{path} is an SQLite file but not a webcrawl crawl database")
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        raise StoreError(f"{path} has no schema_version: not a webcrawl crawl database")
+    if str(row[0]) != str(SCHEMA_VERSION):
+        raise SchemaVersionError(
+            f"{path} was written with schema version {row[0]}; "
+            f"this webcrawl reads version {SCHEMA_VERSION}"
+        )
+    return True

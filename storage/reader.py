@@ -1,0 +1,394 @@
+"""Read-only, synchronous access to a crawl database, as numpy arrays.
+
+:class:`CrawlReader` opens the file with a read-only ``file:...?mode=ro`` URI, so an
+analysis process can read a crawl while the crawler writes it (WAL).  Each method is
+one query; wrap several in :meth:`CrawlReader.snapshot` to see one consistent state
+of a crawl that is still being written.
+
+Array conventions: ids are int64; SQL ``NULL`` becomes ``-1`` in integer columns and
+``nan`` in float columns; outcomes are int8 codes into :data:`OUTCOMES` (``-1``: in
+the frontier, no outcome yet).  The link arrays come straight from the per-page int32
+BLOBs of the ``links`` table (see ``schema.sql``): one ``b"".join`` and one
+``np.frombuffer``, no Python loop over links.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+
+from storage._sqlite import check_crawl_db, map_error, sqlite_uri
+from storage.errors import StoreError
+from storage.records import FetchKind, Outcome
+
+__all__ = ["FETCH_KINDS", "OUTCOMES", "CrawlReader", "LinkArrays", "UrlTable"]
+
+#: Outcome of each int8 outcome code (code ``i`` is ``OUTCOMES[i]``; ``-1``: none).
+OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
+#: Fetch kind of each int8 kind code.
+FETCH_KINDS: tuple[FetchKind, ...] = tuple(FetchKind)
+
+_LINK_DTYPE = np.dtype("<i4")
+
+
+def _code_sql(column: str, values: tuple[str, ...]) -> str:
+    # The values are our enum constants, never user data.
+    whens = " ".join(f"WHEN '{v}' THEN {i}" for i, v in enumerate(values))
+    return f"CASE {column} {whens} ELSE -1 END"
+
+
+def outcome_code(outcome: Outcome | str) -> int:
+    """The int8 code of an outcome in the arrays of this module."""
+    return OUTCOMES.index(Outcome(outcome))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UrlTable:
+    """The ``urls`` table as columns, in id order."""
+
+    ids: np.ndarray             # int64
+    urls: list[str]             # empty list when read with ``text=False``
+    host_ids: np.ndarray        # int64
+    depth: np.ndarray           # int32
+    discovered_seq: np.ndarray  # int64; -1 for seeds
+    outcome: np.ndarray         # int8 code into OUTCOMES; -1 in the frontier
+    seq: np.ndarray             # int64 seq of the final fetch; -1 if never taken
+
+    def __len__(self) -> int:
+        return int(self.ids.size)
+
+    def has_outcome(self, outcome: Outcome | str) -> np.ndarray:
+        """Boolean mask of the URLs whose outcome is ``outcome``."""
+        return np.asarray(self.outcome == outcome_code(outcome))
+
+    @property
+    def in_frontier(self) -> np.ndarray:
+        """Boolean mask of the URLs without an outcome yet."""
+        return np.asarray(self.outcome < 0)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LinkArrays:
+    """Per-page id arrays in CSR form: page ``src[k]`` has ``dst[indptr[k]:indptr[k+1]]``."""
+
+    src: np.ndarray     # int64 page ids, ascending
+    indptr: np.ndarray  # int64, len(src) + 1
+    dst: np.ndarray     # int32 destination ids
+
+    @property
+    def edge_src(self) -> np.ndarray:
+        """The source id of every entry of ``dst`` (int64)."""
+        return np.repeat(self.src, np.diff(self.indptr))
+
+
+class CrawlReader:
+    """Read-only view of one crawl database file (sync; safe while a crawl writes it)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise StoreError(f"no crawl database at {self.path}")
+        try:
+            self._conn = sqlite3.connect(sqlite_uri(self.path, "ro"), uri=True,
+                                         isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path, "opening") from exc
+        try:
+            if not check_crawl_db(self._conn, self.path):
+                raise StoreError(f"{self.path} is empty: not a crawl database")
+        except BaseException as exc:
+            self._conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise map_error(exc, self.path, "opening") from exc
+            raise
+
+    # -- lifetime -----------------------------------------------------------------
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> CrawlReader:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[CrawlReader]:
+        """Read one consistent state: every query inside sees the same commits."""
+        # Re-entrant: only the outermost snapshot opens and ends the read transaction.
+        outer = self._conn.in_transaction is False
+        if outer:
+            self._run("BEGIN")
+        try:
+            yield self
+        finally:
+            if outer:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("COMMIT")
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        try:
+            return self._conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path, "reading") from exc
+
+    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        try:
+            return self._conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise map_error(exc, self.path, "reading") from exc
+
+    # -- small tables ---------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        return dict(self._all("SELECT key, value FROM meta"))
+
+    def seeds(self) -> np.ndarray:
+        """URL ids of the seeds (``discovered_seq = -1``), ascending."""
+        rows = self._all("SELECT id FROM urls WHERE discovered_seq = -1 ORDER BY id")
+        return np.array([r[0] for r in rows], dtype=np.int64)
+
+    def seed_urls(self) -> list[str]:
+        """The seed URLs as given to the crawl (``meta.seeds``), else from ``urls``."""
+        raw = self.meta().get("seeds")
+        if raw is not None:
+            return [str(u) for u in json.loads(raw)]
+        return [r[0] for r in self._all("SELECT url FROM urls WHERE discovered_seq = -1"
+                                        " ORDER BY id")]
+
+    def hosts(self) -> tuple[np.ndarray, list[str]]:
+        """Host ids (int64, ascending) and their names (``host[:port]``)."""
+        rows = self._all("SELECT id, name FROM hosts ORDER BY id")
+        return np.array([r[0] for r in rows], dtype=np.int64), [r[1] for r in rows]
+
+    # -- urls -----------------------------------------------------------------------
+
+    def urls(self, *, text: bool = True) -> UrlTable:
+        """The ``urls`` table as columns (``text=False`` skips the URL strings)."""
+        outcome = _code_sql("outcome", tuple(o.value for o in OUTCOMES))
+        ints, urls = self._columns(
+            ["id", "host_id", "depth", "discovered_seq", outcome, "ifnull(seq, -1)"],
+            "urls NOT INDEXED", text="url" if text else None)
+        ids, host, depth, dseq, code, seq = ints
+        order = _id_order(ids)
+        if order is not None:  # never seen in practice: the scan is in rowid order
+            ids, host, depth, dseq, code, seq = (c[order] for c in (ids, host, depth, dseq,
+                                                                     code, seq))
+            urls = [urls[i] for i in order.tolist()] if text else []
+        return UrlTable(ids=ids, urls=urls, host_ids=host, depth=depth.astype(np.int32),
+                        discovered_seq=dseq, outcome=code.astype(np.int8), seq=seq)
+
+    def _columns(self, exprs: list[str], source: str,
+                 text: str | None = None) -> tuple[list[np.ndarray], list[str]]:
+        """Integer columns (and one text column) of ONE scan, each as one ``group_concat``.
+
+        Parsing one comma-separated string per column with numpy is 2-3x faster than
+        building a Python tuple per row.  Every expression must be non-NULL
+        (``group_concat`` skips NULLs); all columns come from the same scan, so they
+        stay aligned (``source`` says ``NOT INDEXED`` to scan in rowid order; callers
+        still check the order).  The text column is joined with NUL; if a value
+        holds a NUL, it is read again row by row.
+        """
+        parts = [f"group_concat({e})" for e in exprs]
+        if text is not None:
+            parts.append(f"group_concat({text}, char(0))")
+        row = self._all(f"SELECT {', '.join(parts)} FROM {source}")[0]
+        ints = [_parse_numbers(v, np.int64) for v in row[:len(exprs)]]
+        if text is None:
+            return ints, []
+        joined = row[-1]
+        values = [] if joined is None else str(joined).split("\x00")
+        if len(values) != (ints[0].size if ints else len(values)):
+            values = [v for (v,) in self._run(f"SELECT {text} FROM {source}")]
+        return ints, values
+
+    def url_strings(self, ids: np.ndarray | list[int]) -> list[str]:
+        """The URLs of the given ids, in the given order (KeyError if one is unknown)."""
+        id_list = [int(i) for i in ids]
+        found = dict(self._all("SELECT id, url FROM urls WHERE id IN"
+                               " (SELECT value FROM json_each(?))", (json.dumps(id_list),)))
+        return [found[i] for i in id_list]
+
+    # -- links ----------------------------------------------------------------------
+
+    def links_csr(self) -> LinkArrays:
+        """Every page's out-links (``links.dst``), in document order."""
+        return self._blob_csr("dst")
+
+    def nofollow_csr(self) -> LinkArrays:
+        """Every page's nofollow destination ids (``links.nofollow``)."""
+        return self._blob_csr("nofollow")
+
+    def _blob_csr(self, column: str) -> LinkArrays:
+        source = f"links NOT INDEXED WHERE {column} IS NOT NULL"
+        with self.snapshot():
+            (src, nbytes), _ = self._columns(["src", f"length({column})"], source)
+            blob = self._joined_blobs(column, source, int(nbytes.sum()))
+        order = _id_order(src)
+        if order is not None or blob is None:
+            # Fallback (never expected): one row per page, joined in Python.
+            rows = self._all(f"SELECT src, {column} FROM {source} ORDER BY src")
+            src = np.array([r[0] for r in rows], dtype=np.int64)
+            nbytes = np.array([len(r[1]) for r in rows], dtype=np.int64)
+            blob = b"".join([r[1] for r in rows])
+        indptr = np.zeros(src.size + 1, dtype=np.int64)
+        np.cumsum(nbytes // _LINK_DTYPE.itemsize, out=indptr[1:])
+        return LinkArrays(src=src, indptr=indptr, dst=np.frombuffer(blob, dtype=_LINK_DTYPE))
+
+    def _joined_blobs(self, column: str, source: str, expected: int) -> bytes | None:
+        """All BLOBs of ``column`` concatenated by SQLite in one value, or None.
+
+        ``group_concat`` of BLOBs with an empty separator concatenates their bytes
+        (in a UTF-8 database no transcoding happens); reading the result as bytes
+        avoids one Python object per page.  None when the length does not add up
+        or SQLite refuses (a result over its size limit): the caller falls back.
+        """
+        if self._encoding() != "UTF-8":
+            return None
+        self._conn.text_factory = bytes
+        try:
+            value = self._conn.execute(
+                f"SELECT group_concat({column}, '') FROM {source}").fetchone()[0]
+        except sqlite3.Error:
+            return None
+        finally:
+            self._conn.text_factory = str
+        value = b"" if value is None else bytes(value)
+        return value if len(value) == expected else None
+
+    def _encoding(self) -> str:
+        return str(self._all("PRAGMA encoding")[0][0])
+
+    # -- fetches --------------------------------------------------------------------
+
+    def fetches(self, kind: FetchKind | str | None = None) -> dict[str, np.ndarray]:
+        """The ``fetches`` table as columns, in insertion order.
+
+        Integer columns use -1 for NULL (``changed``: -1 unknown, 0, 1), floats nan;
+        ``outcome`` and ``kind`` are int8 codes into :data:`OUTCOMES` and
+        :data:`FETCH_KINDS`; text columns are object arrays (None for NULL).
+        """
+        where, params = ("", ()) if kind is None else (" WHERE kind = ?", (str(FetchKind(kind)),))
+        num = self._all(
+            "SELECT url_id, seq, started_at, ended_at, ifnull(status, -1), ifnull(size, -1),"
+            " attempt, ifnull(priority, 'nan'), ifnull(rank, -1), ifnull(changed, -1), "
+            f"{_code_sql('outcome', tuple(o.value for o in OUTCOMES))}, "
+            f"{_code_sql('kind', tuple(k.value for k in FETCH_KINDS))} "
+            f"FROM fetches{where} ORDER BY id", params)
+        arr = np.array(num, dtype=np.float64).reshape(len(num), 12)
+        text = self._all("SELECT content_type, digest, etag, last_modified, error, strategy"
+                         f" FROM fetches{where} ORDER BY id", params)
+        out: dict[str, np.ndarray] = {
+            "url_id": arr[:, 0].astype(np.int64), "seq": arr[:, 1].astype(np.int64),
+            "started_at": arr[:, 2].copy(), "ended_at": arr[:, 3].copy(),
+            "status": arr[:, 4].astype(np.int32), "size": arr[:, 5].astype(np.int64),
+            "attempt": arr[:, 6].astype(np.int32), "priority": arr[:, 7].copy(),
+            "rank": arr[:, 8].astype(np.int64), "changed": arr[:, 9].astype(np.int8),
+            "outcome": arr[:, 10].astype(np.int8), "kind": arr[:, 11].astype(np.int8),
+        }
+        names = ("content_type", "digest", "etag", "last_modified", "error", "strategy")
+        for j, name in enumerate(names):
+            col = np.empty(len(text), dtype=object)
+            col[:] = [row[j] for row in text]
+            out[name] = col
+        return out
+
+    def fetch_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """URLs in the order the crawl took them: ``(url_ids, seqs, fetched_at)``.
+
+        Every URL with a final crawl fetch (``urls.seq`` set), by seq.  ``fetched_at``
+        is the ``ended_at`` of its final crawl attempt, to the microsecond (nan if it
+        has no fetch row, e.g. a URL excluded by robots.txt without a request).
+        """
+        with self.snapshot():
+            (ids, seqs), _ = self._columns(["id", "seq"], "urls NOT INDEXED WHERE seq IS NOT NULL")
+            crawl = "fetches NOT INDEXED WHERE kind = 'crawl'"
+            # Times travel as integer microseconds so that they share the one scan.
+            (fid, fseq, ended_us), _ = self._columns(
+                ["id", "seq", "CAST(round(ended_at * 1e6) AS INTEGER)"], crawl)
+        ended = ended_us / 1e6
+        order = np.argsort(seqs, kind="stable")
+        ids, seqs = ids[order], seqs[order]
+        by_id = _id_order(fid)
+        if by_id is not None:
+            fseq, ended = fseq[by_id], ended[by_id]
+        # The last attempt of each seq is its final one (retries share the seq).
+        useq, first = np.unique(fseq[::-1], return_index=True)
+        last_ended = ended[::-1][first]
+        times = np.full(seqs.size, np.nan)
+        if useq.size:
+            pos = np.minimum(np.searchsorted(useq, seqs), useq.size - 1)
+            hit = useq[pos] == seqs
+            times[hit] = last_ended[pos[hit]]
+        return ids, seqs, times
+
+    # -- streaming (export) ---------------------------------------------------------
+
+    def iter_edges(self, chunk_pages: int = 5000) -> Iterator[tuple[str, str, bool]]:
+        """Yield ``(src_url, dst_url, nofollow)`` for every stored link, page by page.
+
+        Memory is bounded by ``chunk_pages`` pages (their links and URLs), not by the
+        crawl's size.
+        """
+        last = -1
+        while True:
+            rows = self._all("SELECT src, dst, nofollow FROM links WHERE src > ?"
+                             " ORDER BY src LIMIT ?", (last, chunk_pages))
+            if not rows:
+                return
+            last = rows[-1][0]
+            ids = {r[0] for r in rows}
+            for r in rows:
+                ids.update(np.frombuffer(r[1], dtype=_LINK_DTYPE).tolist())
+            url = dict(self._all("SELECT id, url FROM urls WHERE id IN"
+                                 " (SELECT value FROM json_each(?))",
+                                 (json.dumps(sorted(ids)),)))
+            for src, dst, nofollow in rows:
+                nf = set(np.frombuffer(nofollow, dtype=_LINK_DTYPE).tolist()) if nofollow else ()
+                src_url = url[src]
+                for d in np.frombuffer(dst, dtype=_LINK_DTYPE).tolist():
+                    yield src_url, url[d], d in nf
+
+    def iter_pages(self) -> Iterator[tuple[Any, ...]]:
+        """Yield one row per URL (id order) with its final crawl fetch, if any.
+
+        Columns: :data:`PAGE_COLUMNS`; fetch fields are None for URLs never fetched.
+        """
+        yield from self._run(
+            "SELECT u.url, f.status, u.seq, f.ended_at, u.depth, u.outcome, h.name,"
+            " f.content_type, f.size, f.digest, f.etag, f.last_modified, f.error,"
+            " f.attempt, u.discovered_seq, u.id"
+            " FROM urls u LEFT JOIN hosts h ON h.id = u.host_id"
+            " LEFT JOIN fetches f ON f.id = (SELECT max(g.id) FROM fetches g"
+            "   WHERE g.url_id = u.id AND g.seq = u.seq AND g.kind = 'crawl')"
+            " ORDER BY u.id")
+
+
+def _parse_numbers(joined: str | None, dtype: type[np.generic]) -> np.ndarray:
+    """Parse a comma-separated ``group_concat`` result (None: no rows)."""
+    if not joined:
+        return np.zeros(0, dtype=dtype)
+    return np.fromstring(joined, dtype=dtype, sep=",")
+
+
+def _id_order(ids: np.ndarray) -> np.ndarray | None:
+    """None if ``ids`` ascend strictly (scan order = id order), else the sorting order."""
+    if ids.size < 2 or bool(np.all(ids[1:] > ids[:-1])):
+        return None
+    return np.argsort(ids, kind="stable")
+
+
+#: Column names of :meth:`CrawlReader.iter_pages` rows.
+PAGE_COLUMNS = ("url", "status", "seq", "fetched_at", "depth", "outcome", "host",
+                "content_type", "size", "digest", "etag", "last_modified", "error",
+                "attempts", "discovered_seq", "id")

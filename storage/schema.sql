@@ -1,0 +1,101 @@
+-- The webcrawl crawl database, schema version 1.
+--
+-- THE one place the schema is documented.  One SQLite file per crawl, written by
+-- storage.store.CrawlStore (aiosqlite) and read by storage.reader.CrawlReader and
+-- analysis.loader.load_graph.  Any change to a table below bumps SCHEMA_VERSION in
+-- storage/store.py and the number in the first line; a file written by another
+-- version is refused with storage.errors.SchemaVersionError.
+--
+-- Connection settings (set by the writer on every open, not stored here):
+--   PRAGMA journal_mode = WAL      readers (analysis) run while the crawl writes
+--   PRAGMA synchronous  = NORMAL   a commit survives a process crash (kill -9);
+--                                  an OS crash may lose the last commits, never
+--                                  corrupt the file
+--   PRAGMA foreign_keys = OFF      ids are assigned by the crawler; the writer
+--                                  trusts them (checked in tests, not per row)
+--
+-- Writes are batched: each batch of enqueued records is ONE transaction, so the
+-- records of one fetch (its fetch row, new URLs, links, outcome) land together or
+-- not at all.
+--
+-- Conventions
+--   * Times are wall-clock seconds since the Unix epoch (REAL).
+--   * seq is the crawl sequence number: the order in which the crawler took URLs
+--     from the frontier (0, 1, 2, ...).  Retries of one URL share its seq.
+--   * URLs are stored normalised (crawler.urls.normalize_url); hosts as
+--     crawler.urls.host_key (host[:port]).
+--   * Enumerations are stored as their string values (storage.records.Outcome,
+--     storage.records.FetchKind).
+
+-- Crawl-level key/value facts.  Keys written by the store: schema_version,
+-- created_at.  Keys written by the crawler (documented there): settings (JSON),
+-- seeds (JSON list of URLs), strategy, ...
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per host (host[:port]) with its politeness state.
+CREATE TABLE IF NOT EXISTS hosts (
+    id                INTEGER PRIMARY KEY,   -- assigned by the crawler
+    name              TEXT NOT NULL UNIQUE,  -- host[:port]
+    robots_status     INTEGER,               -- HTTP status of /robots.txt; NULL: not fetched
+    robots_body       TEXT,                  -- robots.txt as fetched (NULL if none)
+    robots_fetched_at REAL,
+    crawl_delay       REAL                   -- effective Crawl-delay, seconds (NULL: none)
+);
+
+-- Every URL the crawl discovered.  This table IS the seen-set, and the rows with
+-- outcome IS NULL are the persisted frontier (discovered, not yet finished).
+CREATE TABLE IF NOT EXISTS urls (
+    id             INTEGER PRIMARY KEY,      -- assigned by the crawler; the node id everywhere
+    url            TEXT NOT NULL UNIQUE,
+    host_id        INTEGER NOT NULL,         -- hosts.id
+    depth          INTEGER NOT NULL,         -- link distance from the nearest seed (seeds: 0)
+    discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed
+    outcome        TEXT,                     -- storage.records.Outcome; NULL while in the frontier
+    seq            INTEGER                   -- seq of its final crawl fetch (NULL if never taken)
+);
+
+-- One row per fetch attempt (crawl fetches, their retries, and revisits): every
+-- field of storage.records.FetchRecord.  The final crawl fetch of URL u is the row
+-- with url_id = u.id, seq = u.seq, kind = 'crawl' and the highest attempt.
+-- Revisits (incremental crawling) are rows with kind = 'revisit' and `changed` set;
+-- a URL's visit history is its rows in seq order.
+CREATE TABLE IF NOT EXISTS fetches (
+    id            INTEGER PRIMARY KEY,       -- insertion order
+    url_id        INTEGER NOT NULL,          -- urls.id
+    seq           INTEGER NOT NULL,
+    started_at    REAL NOT NULL,
+    ended_at      REAL NOT NULL,
+    outcome       TEXT NOT NULL,             -- storage.records.Outcome
+    status        INTEGER,                   -- HTTP status; NULL when no response
+    content_type  TEXT,
+    size          INTEGER,                   -- body bytes read
+    digest        TEXT,                      -- hex digest of the (normalised) body
+    etag          TEXT,
+    last_modified TEXT,                      -- the Last-Modified header, verbatim
+    error         TEXT,                      -- error class name
+    attempt       INTEGER NOT NULL,          -- 1 for the first try, 2.. for retries
+    kind          TEXT NOT NULL,             -- 'crawl' | 'revisit'
+    strategy      TEXT,                      -- crawl ordering that chose it
+    priority      REAL,                      -- the URL's priority when taken
+    rank          INTEGER,                   -- its rank among frontier URLs when taken (0 = best)
+    changed       INTEGER                    -- revisits: 1 changed, 0 unchanged, NULL unknown
+);
+CREATE INDEX IF NOT EXISTS fetches_url_id ON fetches (url_id);
+
+-- Out-links of every fetched HTML page (and of every redirect: its target is its
+-- one link), one row per source page.  Layout chosen for the analysis loader:
+-- 10M links load in about 0.9 s from per-page arrays, 4.6-9 s from a row per link.
+--   dst       little-endian int32 array of destination urls.id, in document order,
+--             duplicates kept (a page may link twice to the same URL)
+--   nofollow  little-endian int32 array of the destination ids whose link carried
+--             rel=nofollow (or the page's meta robots nofollow); NULL when none.
+--             Link src -> d is a nofollow link iff d is in src's nofollow array.
+-- A later fetch of the same page (a revisit) replaces its row.
+CREATE TABLE IF NOT EXISTS links (
+    src      INTEGER PRIMARY KEY,            -- urls.id of the page
+    dst      BLOB NOT NULL,
+    nofollow BLOB
+);

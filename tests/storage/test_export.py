@@ -1,0 +1,75 @@
+"""TSV export (library and `webcrawl export`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from crawler.cli import main
+from storage.export import EDGE_COLUMNS, PAGE_COLUMNS, export_edges, export_pages
+from tests.storage.conftest import SMALL_FETCHED, SMALL_URLS
+
+
+def _parse(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text), dialect="excel-tab"))
+
+
+def test_edges_every_link_in_document_order(small_db: Path) -> None:
+    out = io.StringIO()
+    assert export_edges(small_db, out) == 6
+    rows = _parse(out.getvalue())
+    assert tuple(rows[0]) == EDGE_COLUMNS
+    expected = [[SMALL_URLS[src][0], SMALL_URLS[d][0], str(int(d in nofollow))]
+                for src, (_, dst, nofollow) in sorted(SMALL_FETCHED.items()) for d in dst]
+    assert rows[1:] == expected  # odd URLs (tab escape, quote) survive the round trip
+
+
+def test_odd_fields_are_quoted(small_db: Path) -> None:
+    out = io.StringIO()
+    export_edges(small_db, out)
+    line = out.getvalue().splitlines()[2]  # 0 -> 2: the URL with a double quote
+    assert line.split("\t")[1] == '"http://b.test:8080/tab%09and""quote"'
+
+
+def test_pages_one_row_per_url(small_db: Path) -> None:
+    out = io.StringIO()
+    assert export_pages(small_db, out) == 5
+    rows = _parse(out.getvalue())
+    assert tuple(rows[0]) == PAGE_COLUMNS
+    by_url = {r[0]: dict(zip(PAGE_COLUMNS, r, strict=True)) for r in rows[1:]}
+    assert list(by_url) == [SMALL_URLS[i][0] for i in range(5)]
+    root = by_url["http://a.test/"]
+    assert (root["status"], root["seq"], root["depth"], root["outcome"], root["host"]) == (
+        "200", "0", "0", "fetched", "a.test")
+    assert root["fetched_at"] == "2023-11-14T22:13:20.500+00:00"
+    assert (root["content_type"], root["size"], root["digest"]) == ("text/html", "100", "d0")
+    frontier = by_url["http://b.test:8080/frontier"]
+    assert (frontier["status"], frontier["seq"], frontier["outcome"], frontier["fetched_at"],
+            frontier["depth"]) == ("", "", "", "", "2")
+    missing = by_url["http://a.test/missing"]
+    assert (missing["status"], missing["outcome"]) == ("404", "http_error")
+
+
+@pytest.mark.parametrize("what", ["edges", "pages"])
+def test_cli_writes_file(small_db: Path, tmp_path: Path, what: str,
+                         capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / f"{what}.tsv"
+    assert main(["export", what, "--db", str(small_db), "--out", str(out)]) == 0
+    expected = io.StringIO()
+    (export_edges if what == "edges" else export_pages)(small_db, expected)
+    assert out.read_text(encoding="utf-8") == expected.getvalue()
+    assert f"{what} rows" in capsys.readouterr().err
+
+
+def test_cli_stdout(small_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", "edges", "--db", str(small_db)]) == 0
+    assert _parse(capsys.readouterr().out)[0] == list(EDGE_COLUMNS)
+
+
+def test_cli_missing_db_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", "pages", "--db", str(tmp_path / "nope.db")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no crawl database" in err
