@@ -1,0 +1,666 @@
+"""The crawl engine: a dispatcher handing ready hosts to fetch tasks.
+
+One loop (:meth:`Crawler._dispatch`) takes, while fewer than ``concurrency`` requests
+are in flight, the ready host whose best URL the strategy ranks best
+(:class:`~crawler.frontier.Frontier`), and starts one task for it: the host's
+robots.txt if it is unknown or expired, else its best URL.  A host is busy until its
+task ends and then waits out its politeness delay; so at most one request per host is
+ever in flight, over one kept-alive connection.
+
+Every URL ends with exactly one :class:`~storage.records.Outcome`.  Each fetch attempt
+is a ``fetches`` row; the records of one fetch (attempt rows, new URLs, links,
+outcome) are enqueued with no ``await`` in between, so a kill never splits them.
+Redirects are recorded as the page's one link and followed within scope for at most
+``fetch_max_redirects`` hops.  A stop (Ctrl-C, SIGTERM, :meth:`Crawler.stop`) cancels
+requests in flight (their URLs stay in the frontier) and flushes the store; a resume
+rebuilds the frontier from the store and replays the strategy over the stored fetch
+order and links.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from crawler.fetcher import Fetcher, FetchResult
+from crawler.frontier import Frontier, Taken
+from crawler.links import extract_links
+from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.retry import RetryPolicy, is_retryable_status
+from crawler.robots import RobotsCache, RobotsState
+from crawler.scope import Scope
+from crawler.settings import CrawlSettings
+from crawler.strategies import Strategy, get_strategy
+from crawler.urls import host_key, normalize_url
+from storage.errors import (
+    ConfigError,
+    FetchError,
+    FetchTimeoutError,
+    HTTPStatusError,
+    NetworkError,
+    StoreError,
+)
+from storage.records import FetchRecord, Outcome
+from storage.store import CrawlStore, HostRow, ResumeState, UrlRow
+
+__all__ = ["CrawlStats", "Crawler"]
+
+log = logging.getLogger(__name__)
+
+_ERROR_OUTCOME: dict[type[FetchError], Outcome] = {
+    FetchTimeoutError: Outcome.TIMEOUT,
+    NetworkError: Outcome.NETWORK_ERROR,
+    HTTPStatusError: Outcome.HTTP_ERROR,
+}
+
+
+@dataclass(slots=True)
+class CrawlStats:
+    """Live counters (read by :mod:`crawler.progress`) and the final summary."""
+
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    outcomes: Counter[str] = field(default_factory=Counter)
+    requests: int = 0
+    robots_fetches: int = 0
+    retries: int = 0
+    frontier: int = 0
+    busy_hosts: int = 0
+    hosts: int = 0
+    urls: int = 0
+    stopped: str = "running"   # 'done', 'max_pages', 'stopped'
+    resumed_pages: int = 0     # pages of the crawl before this run (resume)
+
+    @property
+    def pages(self) -> int:
+        """URLs that were requested and ended (any HTTP answer or error)."""
+        o = self.outcomes
+        return sum(o[k] for k in (Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT,
+                                  Outcome.NOT_MODIFIED, Outcome.HTTP_ERROR,
+                                  Outcome.NETWORK_ERROR, Outcome.TIMEOUT, Outcome.TOO_LARGE))
+
+    @property
+    def errors(self) -> int:
+        o = self.outcomes
+        return o[Outcome.HTTP_ERROR] + o[Outcome.NETWORK_ERROR] + o[Outcome.TIMEOUT]
+
+    @property
+    def elapsed(self) -> float:
+        return (self.ended or time.monotonic()) - self.started
+
+    @property
+    def rate(self) -> float:
+        """Pages per second of this run (a resumed crawl's earlier pages excluded)."""
+        done = self.pages - self.resumed_pages
+        return done / self.elapsed if self.elapsed > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pages": self.pages, "seconds": round(self.elapsed, 3),
+                "pages_per_second": round(self.rate, 1), "requests": self.requests,
+                "robots_fetches": self.robots_fetches, "retries": self.retries,
+                "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
+                "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items()))}
+
+
+class Crawler:
+    """A polite crawl writing one crawl database.
+
+    Parameters
+    ----------
+    db : str or Path
+        The crawl database (created; with ``resume=True`` it must hold a crawl).
+    seeds : iterable of str
+        Start URLs (optional on resume: the stored seeds are used).
+    settings : CrawlSettings, optional
+    resume : bool
+        Continue the crawl stored in ``db``.
+    strategy : Strategy, optional
+        An instance overriding ``settings.frontier_strategy``.
+    """
+
+    def __init__(self, db: str | Path, seeds: Iterable[str] = (),
+                 settings: CrawlSettings | None = None, *, resume: bool = False,
+                 strategy: Strategy | None = None) -> None:
+        self.db_path = Path(db)
+        self.settings = settings or CrawlSettings()
+        self.resume = resume
+        self.seeds = [self._seed(s) for s in seeds]
+        if not self.seeds and not resume:
+            raise ConfigError("at least one seed URL is needed")
+        self.strategy = strategy or get_strategy(self.settings.frontier_strategy)(
+            seed=self.settings.frontier_seed)
+        self.stats = CrawlStats()
+        self._stop = asyncio.Event()
+        # In-memory id maps (the store is write-only during a crawl).
+        self._url_id: dict[str, int] = {}
+        self._urls: list[str] = []
+        self._depth: list[int] = []
+        self._url_host: list[int] = []
+        self._hops: dict[int, int] = {}              # redirect hops that led to a URL
+        self._host_id: dict[str, int] = {}
+        self._slots: list[HostSlot] = []
+        self._scheme: list[str] = []
+        self._next_seq = 0
+        self._taken = 0                              # URLs handed to fetch tasks
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._recompute: asyncio.Task[Any] | None = None
+        self._fatal: BaseException | None = None
+        self._fetches_since = 0
+        self._recomputed_at = time.monotonic()
+        s = self.settings
+        self.politeness = PolitenessPolicy(s)
+        self.robots = RobotsCache(s)
+        self.retry = RetryPolicy(s)
+        self.frontier = Frontier(record_rank=s.frontier_record_rank)
+        self.scope: Scope | None = None
+        self.store: CrawlStore | None = None
+        self.fetcher: Fetcher | None = None
+
+    @staticmethod
+    def _seed(url: str) -> str:
+        norm = normalize_url(url)
+        if norm is None:
+            raise ConfigError(f"bad seed URL {url!r}: need an absolute http(s) URL")
+        return norm
+
+    # -- public -------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask the crawl to stop soon (safe from a signal handler)."""
+        self._stop.set()
+        self._wake.set()
+
+    async def run(self) -> CrawlStats:
+        """Crawl until the frontier is empty, ``scope_max_pages`` or :meth:`stop`."""
+        s = self.settings
+        async with Fetcher(s) as fetcher:  # bad TLS settings fail before the db exists
+            self.fetcher = fetcher
+            self.store = await CrawlStore.open(self.db_path, resume=self.resume,
+                                               batch_size=s.store_batch_size,
+                                               flush_interval=s.store_flush_interval)
+            try:
+                if self.resume:
+                    self._restore(await self.store.load_state())
+                else:
+                    self._start()
+                await self._dispatch()
+                if self._fatal is not None:
+                    raise self._fatal
+            finally:
+                await self._cancel_tasks()
+                self.stats.ended = time.monotonic()
+                self._update_stats()
+                await self.store.aclose()
+        return self.stats
+
+    # -- setup --------------------------------------------------------------------
+    def _start(self) -> None:
+        assert self.store is not None
+        self.scope = Scope(self.settings, self.seeds)
+        self.store.set_meta("seeds", json.dumps(self.seeds))
+        self.store.set_meta("strategy", self.strategy.name)
+        self.store.set_meta("settings", json.dumps(_settings_dict(self.settings)))
+        for url in self.seeds:
+            self._discover(url, 0, -1)
+
+    def _restore(self, state: ResumeState) -> None:
+        """Rebuild id maps, host state, scope counts, the strategy and the frontier."""
+        assert self.store is not None
+        stored_seeds = json.loads(state.meta.get("seeds", "[]"))
+        new_seeds = [u for u in self.seeds if u not in stored_seeds]
+        self.seeds = stored_seeds + new_seeds
+        if new_seeds:
+            self.store.set_meta("seeds", json.dumps(self.seeds))
+        if not self.seeds:
+            raise ConfigError(f"{self.db_path} holds no crawl to resume")
+        self.scope = Scope(self.settings, self.seeds)
+        for h in sorted(state.hosts, key=lambda h: h.id):
+            assert h.id == len(self._slots), "host ids must be dense"
+            self._host_id[h.name] = h.id
+            self._slots.append(HostSlot(h.id, h.name))
+            self._scheme.append("http")
+            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
+            rules = self.robots.rules(h.id)
+            self._slots[h.id].crawl_delay = self.politeness.clamp_crawl_delay(rules.crawl_delay)
+        scheme_known = [False] * len(self._slots)
+        for u in state.urls:
+            assert u.id == len(self._urls), "URL ids must be dense"
+            self._url_id[u.url] = u.id
+            self._urls.append(u.url)
+            self._depth.append(u.depth)
+            self._url_host.append(u.host_id)
+            if not scheme_known[u.host_id]:
+                scheme_known[u.host_id] = True
+                self._scheme[u.host_id] = u.url.split(":", 1)[0]
+            if u.outcome is not Outcome.OUT_OF_SCOPE:
+                self.scope.count(host_key(u.url))
+            if u.outcome is not None:
+                self.stats.outcomes[u.outcome] += 1
+                if u.outcome not in (Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED,
+                                     Outcome.ABANDONED):
+                    self._taken += 1
+        self._next_seq = state.next_seq
+        self.stats.resumed_pages = self.stats.pages
+        priority = self._replay(state)
+        for u in state.urls:
+            if u.outcome is None:
+                self.frontier.add(u.id, u.host_id, priority[u.id])
+        for url in new_seeds:
+            self._discover(url, 0, -1)
+        log.info("resumed: %d URLs known, %d in the frontier, next seq %d",
+                 len(self._urls), len(self.frontier), self._next_seq)
+
+    def _replay(self, state: ResumeState) -> dict[int, float]:
+        """Drive the strategy over the stored crawl; return every URL's last priority."""
+        strategy = self.strategy
+        priority: dict[int, float] = {}
+        urls = state.urls
+        by_seq = {u.id: u.seq for u in urls}
+        announced = 0
+
+        def announce(upto: int) -> None:
+            nonlocal announced
+            while announced <= upto and announced < len(urls):
+                u = urls[announced]
+                priority[u.id] = strategy.discovered(u.id, u.depth)
+                announced += 1
+
+        discovered_by: dict[int, int] = {}
+        for u in urls:
+            if u.discovered_seq >= 0:
+                discovered_by[u.discovered_seq] = max(discovered_by.get(u.discovered_seq, -1), u.id)
+        announce(max((u.id for u in urls if u.discovered_seq < 0), default=-1))
+        for src, dsts in state.fetched_links:
+            seq = by_seq.get(src)
+            upto = max(discovered_by.get(seq, -1) if seq is not None else -1,
+                       max(dsts, default=-1))
+            announce(upto)
+            for url_id, prio in strategy.fetched(src, list(dsts)):
+                priority[url_id] = prio
+        announce(len(urls))
+        for url_id, prio in type(strategy).recompute(strategy.snapshot()):
+            priority[url_id] = prio
+        return priority
+
+    # -- ids ----------------------------------------------------------------------
+    def _host(self, hostport: str, scheme: str) -> int:
+        host_id = self._host_id.get(hostport)
+        if host_id is None:
+            assert self.store is not None
+            host_id = self._host_id[hostport] = len(self._slots)
+            self._slots.append(HostSlot(host_id, hostport))
+            self._scheme.append(scheme)
+            self.store.add_host(HostRow(host_id, hostport))
+        return host_id
+
+    def _discover(self, url: str, depth: int, found_by: int) -> int:
+        """The id of ``url``; a new URL is recorded, ranked and enqueued (or ruled out)."""
+        url_id = self._url_id.get(url)
+        if url_id is not None:
+            return url_id
+        assert self.store is not None and self.scope is not None
+        url_id = self._url_id[url] = len(self._urls)
+        self._urls.append(url)
+        self._depth.append(depth)
+        hostport = host_key(url)
+        host_id = self._host(hostport, url[: url.index(":")])
+        self._url_host.append(host_id)
+        priority = self.strategy.discovered(url_id, depth)
+        if self.scope.admit(url, hostport, depth):
+            self.store.add_url(UrlRow(url_id, url, host_id, depth, found_by))
+            self.frontier.add(url_id, host_id, priority)
+        else:
+            self.store.add_url(UrlRow(url_id, url, host_id, depth, found_by,
+                                      Outcome.OUT_OF_SCOPE, None))
+            self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
+        return url_id
+
+    # -- the dispatcher -----------------------------------------------------------
+    def _max_pages_reached(self) -> bool:
+        cap = self.settings.scope_max_pages
+        return cap is not None and self._taken >= cap
+
+    async def _dispatch(self) -> None:
+        loop = asyncio.get_running_loop()
+        concurrency = self.settings.concurrency
+        frontier = self.frontier
+        assert self.store is not None
+        while not self._stop.is_set():
+            now = time.monotonic()
+            while len(self._tasks) < concurrency and not self._max_pages_reached():
+                host_id = frontier.pop_ready(now)
+                if host_id is None:
+                    break
+                self._start_host(host_id, now)
+            if not self._tasks and (not frontier or self._max_pages_reached()):
+                break
+            self._update_stats()
+            await self.store.drain()
+            if self._stop.is_set():
+                break
+            wake_at = frontier.next_wakeup()
+            timer = None
+            if wake_at is not None and len(self._tasks) < concurrency:
+                timer = loop.call_later(max(0.0, wake_at - time.monotonic()), self._wake.set)
+            await self._wake.wait()
+            self._wake.clear()
+            if timer is not None:
+                timer.cancel()
+        if self._stop.is_set():
+            self.stats.stopped = "stopped"
+            return
+        self.stats.stopped = "max_pages" if self._max_pages_reached() else "done"
+        for url_id in frontier.drain():
+            self.store.set_outcome(url_id, Outcome.ABANDONED, None)
+            self.stats.outcomes[Outcome.ABANDONED] += 1
+
+    def _start_host(self, host_id: int, now: float) -> None:
+        """Use a ready host's turn: robots.txt, or its best URL."""
+        if self.robots.needs_fetch(host_id, now):
+            self._spawn(self._fetch_robots(host_id))
+            return
+        while True:
+            taken = self.frontier.take(host_id)
+            if taken is None:
+                self.frontier.release(host_id, self._slots[host_id].ready_at)
+                return
+            seq = self._next_seq
+            self._next_seq += 1
+            if self.robots.allowed(host_id, self._urls[taken.url_id]):
+                self._taken += 1
+                self._spawn(self._fetch_page(taken, seq))
+                return
+            # Excluded URLs cost no request: record and try the host's next URL.
+            assert self.store is not None
+            self.store.set_outcome(taken.url_id, Outcome.ROBOTS_EXCLUDED, seq)
+            self.stats.outcomes[Outcome.ROBOTS_EXCLUDED] += 1
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._wake.set()
+        if not task.cancelled() and task.exception() is not None:
+            # Only store failures escape a fetch task (see _fetch_page): they end the crawl.
+            self._fatal = task.exception()
+            self.stop()
+
+    async def _cancel_tasks(self) -> None:
+        tasks = list(self._tasks)
+        if self._recompute is not None:
+            tasks.append(self._recompute)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _update_stats(self) -> None:
+        self.stats.frontier = len(self.frontier)
+        self.stats.busy_hosts = self.frontier.busy
+        self.stats.hosts = len(self._slots)
+        self.stats.urls = len(self._urls)
+
+    # -- robots.txt ---------------------------------------------------------------
+    async def _fetch_robots(self, host_id: int) -> None:
+        assert self.fetcher is not None and self.store is not None
+        slot = self._slots[host_id]
+        url = f"{self._scheme[host_id]}://{slot.name}/robots.txt"
+        wait = slot.ready_at - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        status: int | None = None
+        body: str | None = None
+        started = time.monotonic()
+        try:
+            for _ in range(self.settings.fetch_max_redirects + 1):
+                result = await self.fetcher.fetch(url, max_body=self.settings.robots_max_size)
+                self.stats.requests += 1
+                status = result.status
+                if result.location and 300 <= status < 400:
+                    target = normalize_url(result.location, url)
+                    if target is None:
+                        break
+                    url = target
+                    continue
+                body = result.text() if 200 <= status < 300 else None
+                break
+            else:
+                status = None  # too many redirects: unreachable
+        except FetchError as exc:
+            log.info("robots.txt of %s unreachable: %s", slot.name, exc)
+            status = None
+        ended = time.monotonic()
+        if status is not None and 300 <= status < 400:
+            status = None
+        if status == 429:
+            status = 503  # a rate limit on robots.txt: unavailable, retry later
+        rules = self.robots.learn(host_id, status, body, ended)
+        self.stats.robots_fetches += 1
+        slot.crawl_delay = self.politeness.clamp_crawl_delay(rules.crawl_delay)
+        ready_at = self.politeness.after_request(slot, started, ended)
+        if rules.state is RobotsState.UNAVAILABLE:
+            ready_at = slot.ready_at = max(ready_at, rules.retry_at)
+        self.store.update_host(host_id, robots_status=status, robots_body=body,
+                               robots_fetched_at=time.time(), crawl_delay=rules.crawl_delay)
+        self.frontier.release(host_id, ready_at)
+
+    # -- pages --------------------------------------------------------------------
+    def _record(self, taken: Taken, seq: int, attempt: int, started_at: float, ended_at: float,
+                outcome: Outcome, result: FetchResult | None = None,
+                error: str | None = None) -> None:
+        assert self.store is not None
+        record = FetchRecord(
+            url_id=taken.url_id, seq=seq, started_at=started_at, ended_at=ended_at,
+            outcome=outcome, error=error, attempt=attempt, strategy=self.strategy.name,
+            priority=taken.priority, rank=taken.rank)
+        if result is not None:
+            record.status = result.status
+            record.content_type = result.content_type or None
+            record.size = result.size
+            record.digest = result.digest if result.body else None
+            record.etag = result.etag
+            record.last_modified = result.last_modified
+        self.store.add_fetch(record)
+
+    async def _fetch_page(self, taken: Taken, seq: int) -> None:
+        assert self.fetcher is not None and self.store is not None
+        slot = self._slots[taken.host_id]
+        url = self._urls[taken.url_id]
+        fetcher, politeness = self.fetcher, self.politeness
+        attempt = 0
+        now = time.monotonic()
+        if slot.ready_at > now:  # only after robots.txt left the host waiting
+            await asyncio.sleep(slot.ready_at - now)
+
+        async def attempt_once() -> FetchResult:
+            nonlocal attempt
+            attempt += 1
+            if attempt > 1:
+                self.stats.retries += 1
+            t0, wall0 = time.monotonic(), time.time()
+            self.stats.requests += 1
+            try:
+                result = await fetcher.fetch(url)
+            except FetchError as exc:
+                t1 = time.monotonic()
+                politeness.after_request(slot, t0, t1)
+                self._record(taken, seq, attempt, wall0, wall0 + (t1 - t0),
+                             _outcome_of(exc), error=type(exc).__name__)
+                raise
+            politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
+            if is_retryable_status(result.status) and attempt < self.settings.retry_attempts:
+                self._record(taken, seq, attempt, result.started_at, result.ended_at,
+                             Outcome.HTTP_ERROR, result, error="HTTPStatusError")
+                raise HTTPStatusError(result.status, result.retry_after)
+            return result
+
+        try:
+            result = await self.retry.call(attempt_once, lambda: slot.ready_at - time.monotonic(),
+                                           asyncio.sleep)
+        except FetchError as exc:
+            # Every attempt already has its row; the URL ends with the last error.
+            self._finish(taken, seq, _outcome_of(exc))
+        else:
+            try:
+                self._finish_result(taken, seq, attempt, result)
+            except StoreError:
+                raise
+            except Exception as exc:  # a bug or a parser failure: never lose the URL
+                log.exception("processing %s failed", url)
+                self._record(taken, seq, attempt, result.started_at, result.ended_at,
+                             Outcome.NETWORK_ERROR, result, error=type(exc).__name__)
+                self._finish(taken, seq, Outcome.NETWORK_ERROR)
+        finally:
+            self.frontier.release(taken.host_id, slot.ready_at)
+
+    def _finish(self, taken: Taken, seq: int, outcome: Outcome) -> None:
+        assert self.store is not None
+        self.store.set_outcome(taken.url_id, outcome, seq)
+        self.stats.outcomes[outcome] += 1
+
+    def _finish_result(self, taken: Taken, seq: int, attempt: int, result: FetchResult) -> None:
+        """Classify a response and enqueue all its records (no await in here)."""
+        status = result.status
+        links: list[int] = []
+        nofollow: list[int] = []
+        if 300 <= status < 400 and status != 304 and result.location:
+            outcome = Outcome.REDIRECT
+            links = self._follow_redirect(taken.url_id, seq, result)
+        elif status == 304:
+            outcome = Outcome.NOT_MODIFIED
+        elif not 200 <= status < 300:
+            outcome = Outcome.HTTP_ERROR
+        elif result.too_large:
+            outcome = Outcome.TOO_LARGE
+        elif not result.is_html:
+            outcome = Outcome.NOT_HTML
+        else:
+            outcome = Outcome.FETCHED
+            links, nofollow = self._page_links(taken.url_id, seq, result)
+        self._record(taken, seq, attempt, result.started_at, result.ended_at, outcome, result)
+        if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
+            assert self.store is not None
+            self.store.add_links(taken.url_id, links, nofollow)
+            self._learn(taken.url_id, links)
+        self._finish(taken, seq, outcome)
+
+    def _follow_redirect(self, url_id: int, seq: int, result: FetchResult) -> list[int]:
+        assert result.location is not None
+        target = normalize_url(result.location, self._urls[url_id])
+        if target is None:
+            return []
+        hops = self._hops.get(url_id, 0) + 1
+        known = target in self._url_id
+        if hops <= self.settings.fetch_max_redirects or known:
+            target_id = self._discover(target, self._depth[url_id], seq)
+        else:
+            target_id = self._too_far(target, url_id, seq)
+        if not known:
+            self._hops[target_id] = hops
+        return [target_id]
+
+    def _too_far(self, target: str, url_id: int, seq: int) -> int:
+        """Record a redirect target beyond the hop limit as out of scope."""
+        assert self.store is not None
+        target_id = self._url_id[target] = len(self._urls)
+        self._urls.append(target)
+        depth = self._depth[url_id]
+        self._depth.append(depth)
+        host_id = self._host(host_key(target), target[: target.index(":")])
+        self._url_host.append(host_id)
+        self.strategy.discovered(target_id, depth)
+        self.store.add_url(UrlRow(target_id, target, host_id, depth, seq,
+                                  Outcome.OUT_OF_SCOPE, None))
+        self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
+        return target_id
+
+    def _page_links(self, url_id: int, seq: int,
+                    result: FetchResult) -> tuple[list[int], list[int]]:
+        s = self.settings
+        page = extract_links(result.text(), self._urls[url_id], max_links=s.links_max_per_page,
+                             agent=s.fetch_robots_agent)
+        depth = self._depth[url_id] + 1
+        follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
+        ids: list[int] = []
+        nofollow: list[int] = []
+        url_id_of = self._url_id
+        for url in page.urls:
+            target = url_id_of.get(url)
+            flagged = url in page.nofollow
+            if target is None:
+                if follow_none or (flagged and not s.links_follow_nofollow):
+                    target = self._unfollowed(url, depth, seq)
+                else:
+                    target = self._discover(url, depth, seq)
+            ids.append(target)
+            if flagged or follow_none:
+                nofollow.append(target)
+        return ids, nofollow
+
+    def _unfollowed(self, url: str, depth: int, seq: int) -> int:
+        """A new URL seen only through links we must not follow: out of scope."""
+        assert self.store is not None
+        url_id = self._url_id[url] = len(self._urls)
+        self._urls.append(url)
+        self._depth.append(depth)
+        host_id = self._host(host_key(url), url[: url.index(":")])
+        self._url_host.append(host_id)
+        self.strategy.discovered(url_id, depth)
+        self.store.add_url(UrlRow(url_id, url, host_id, depth, seq, Outcome.OUT_OF_SCOPE, None))
+        self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
+        return url_id
+
+    # -- strategy feedback --------------------------------------------------------
+    def _learn(self, url_id: int, out_links: Sequence[int]) -> None:
+        frontier = self.frontier
+        for target, priority in self.strategy.fetched(url_id, out_links):
+            frontier.update(target, priority)
+        self._fetches_since += 1
+        if self._recompute is None and self.strategy.wants_recompute(
+                self._fetches_since, time.monotonic() - self._recomputed_at):
+            snapshot = self.strategy.snapshot()
+            self._fetches_since = 0
+            self._recomputed_at = time.monotonic()
+            self._recompute = asyncio.get_running_loop().create_task(
+                asyncio.to_thread(_materialise, type(self.strategy).recompute, snapshot))
+            self._recompute.add_done_callback(self._recomputed)
+
+    def _recomputed(self, task: asyncio.Task[Any]) -> None:
+        self._recompute = None
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            log.error("strategy recompute failed", exc_info=exc)
+            return
+        for target, priority in task.result():
+            self.frontier.update(target, priority)
+        self._wake.set()
+
+
+def _materialise(fn: Any, snapshot: Any) -> list[tuple[int, float]]:
+    """Run a recomputation and materialise its updates (still in the worker thread)."""
+    return [(int(u), float(p)) for u, p in fn(snapshot)]
+
+
+def _outcome_of(exc: FetchError) -> Outcome:
+    for cls, outcome in _ERROR_OUTCOME.items():
+        if isinstance(exc, cls):
+            return outcome
+    return Outcome.NETWORK_ERROR
+
+
+def _settings_dict(settings: CrawlSettings) -> dict[str, Any]:
+    from dataclasses import fields
+
+    return {f.name: getattr(settings, f.name) for f in fields(settings)}

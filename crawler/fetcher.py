@@ -1,0 +1,197 @@
+"""HTTP fetching with aiohttp: one shared, kept-alive connector; one connection per host.
+
+:class:`Fetcher` performs single GET requests (redirects are *not* followed: the
+engine records each hop) with connect/read/total timeouts and a body size cap, decides
+whether a response is HTML (Content-Type, else sniffing the first bytes), and decodes
+it (charset from Content-Type, else ``<meta charset>``, else UTF-8; undecodable bytes
+are replaced).  Conditional headers (``If-None-Match``/``If-Modified-Since``) support
+revisits.  Transport failures are converted at this boundary to
+:class:`~storage.errors.NetworkError` and :class:`~storage.errors.FetchTimeoutError`;
+HTTP statuses are returned, never raised.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+import time
+from dataclasses import dataclass
+
+import aiohttp
+from yarl import URL
+
+from crawler.politeness import parse_retry_after
+from crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
+from crawler.settings import CrawlSettings
+from storage.errors import FetchTimeoutError, NetworkError
+
+__all__ = ["FetchResult", "Fetcher", "decode_body", "is_html"]
+
+_HTML_TYPES = frozenset(("text/html", "application/xhtml+xml"))
+_SNIFF_TYPES = frozenset(("", "application/octet-stream", "unknown/unknown"))
+_HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<script", b"<iframe",
+                 b"<h1", b"<div", b"<font", b"<table", b"<a", b"<style", b"<title",
+                 b"<b", b"<br", b"<p", b"<!--")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_CHUNK = 1 << 16
+
+
+@dataclass(slots=True)
+class FetchResult:
+    """One HTTP response (or its absence is an exception)."""
+
+    url: str
+    status: int
+    content_type: str            # media type, lower-case, no parameters ('' if none)
+    charset: str | None          # declared in Content-Type
+    body: bytes                  # possibly cut at the size cap
+    too_large: bool
+    location: str | None         # raw Location header of a 3xx
+    etag: str | None
+    last_modified: str | None
+    retry_after: float | None    # seconds, from Retry-After
+    started_at: float            # wall clock
+    ended_at: float
+    elapsed: float               # monotonic seconds, request start to body end
+    ended_mono: float
+    date: str | None = None      # the server's Date header, verbatim (revisits use it)
+
+    @property
+    def size(self) -> int:
+        return len(self.body)
+
+    @property
+    def digest(self) -> str:
+        return hashlib.blake2b(self.body, digest_size=16).hexdigest()
+
+    @property
+    def is_html(self) -> bool:
+        return is_html(self.content_type, self.body)
+
+    def text(self) -> str:
+        return decode_body(self.body, self.charset)
+
+
+def is_html(content_type: str, body: bytes) -> bool:
+    """HTML by media type; an absent or generic type is sniffed from the first bytes."""
+    if content_type in _HTML_TYPES:
+        return True
+    if content_type not in _SNIFF_TYPES:
+        return False
+    head = body[:512].lstrip(b"\xef\xbb\xbf\t\n\x0c\r ").lower()
+    return any(head.startswith(m) and head[len(m): len(m) + 1] in (b" ", b">")
+               for m in _HTML_MARKERS)
+
+
+def _known_codec(name: str | None) -> str | None:
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def decode_body(body: bytes, declared: str | None) -> str:
+    """Decode with the declared charset, else ``<meta charset>``, else UTF-8 (replacing)."""
+    codec = _known_codec(declared)
+    if codec is None:
+        match = _META_CHARSET.search(body[:1024])
+        codec = _known_codec(match.group(1).decode("ascii")) if match else None
+    return body.decode(codec or "utf-8", errors="replace")
+
+
+class Fetcher:
+    """A shared aiohttp session configured from :class:`CrawlSettings`."""
+
+    def __init__(self, settings: CrawlSettings) -> None:
+        self.settings = settings
+        self._session: aiohttp.ClientSession | None = None
+        self._headers = {
+            "User-Agent": settings.fetch_user_agent,
+            "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
+        }
+
+    async def __aenter__(self) -> Fetcher:
+        s = self.settings
+        connector = aiohttp.TCPConnector(
+            limit=s.concurrency + 8,   # head-room for robots.txt fetches
+            limit_per_host=1,          # Mercator: one connection per web server
+            keepalive_timeout=s.fetch_keepalive,
+            resolver=HostGlobResolver(parse_rules(s.resolve)),
+            ssl=make_ssl_context(s.tls_ca_file, s.tls_insecure),
+            ttl_dns_cache=300,
+        )
+        timeout = aiohttp.ClientTimeout(total=s.fetch_total_timeout,
+                                        sock_connect=s.fetch_connect_timeout,
+                                        sock_read=s.fetch_read_timeout)
+        self._session = aiohttp.ClientSession(connector=connector, timeout=timeout,
+                                              headers=self._headers, auto_decompress=True,
+                                              cookie_jar=aiohttp.DummyCookieJar())
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def fetch(self, url: str, *, etag: str | None = None,
+                    last_modified: str | None = None,
+                    max_body: int | None = None) -> FetchResult:
+        """GET ``url`` once; raise NetworkError/FetchTimeoutError on transport failure."""
+        if self._session is None:
+            raise RuntimeError("Fetcher used outside 'async with'")
+        cap = self.settings.fetch_max_body if max_body is None else max_body
+        headers: dict[str, str] = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        started_at = time.time()
+        t0 = time.monotonic()
+        try:
+            async with self._session.get(URL(url, encoded=True), allow_redirects=False,
+                                         headers=headers or None) as resp:
+                body, too_large = await self._read(resp, cap)
+                h = resp.headers
+                ctype = h.get("Content-Type", "")
+                media, _, params = ctype.partition(";")
+                charset = resp.charset if params else None
+                status = resp.status
+                location = h.get("Location") if 300 <= status < 400 else None
+                retry_after = parse_retry_after(h.get("Retry-After")) \
+                    if status in (429, 503) else None
+                etag_out, lm_out = h.get("ETag"), h.get("Last-Modified")
+        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
+            raise FetchTimeoutError(f"timeout fetching {url}") from exc
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            raise NetworkError(f"{type(exc).__name__} fetching {url}: {exc}") from exc
+        t1 = time.monotonic()
+        return FetchResult(url=url, status=status, content_type=media.strip().lower(),
+                           charset=charset, body=body, too_large=too_large,
+                           location=location, etag=etag_out, last_modified=lm_out,
+                           retry_after=retry_after, started_at=started_at,
+                           ended_at=started_at + (t1 - t0), elapsed=t1 - t0, ended_mono=t1,
+                           date=h.get("Date"))
+
+    @staticmethod
+    async def _read(resp: aiohttp.ClientResponse, cap: int) -> tuple[bytes, bool]:
+        length = resp.content_length
+        if length is not None and length <= cap:
+            return await resp.read(), False
+        if length is not None:
+            resp.close()  # do not download what we will not keep
+            return b"", True
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in resp.content.iter_chunked(_CHUNK):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > cap:
+                resp.close()
+                return b"".join(chunks)[:cap], True
+        return b"".join(chunks), False

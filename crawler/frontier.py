@@ -1,0 +1,278 @@
+"""The frontier: Mercator's split of ordering (front) and politeness (back).
+
+The strategy gives each URL a priority (higher first; ties: lower URL id, i.e. first
+discovered).  The frontier keeps
+
+* a heap per host of ``(-priority, url_id)``, with **lazy deletion**: a priority update
+  pushes a new entry and the old one is skipped when it surfaces (its priority no
+  longer matches), so updates cost O(log n);
+* a heap of *ready* hosts keyed by their best URL's ``(-priority, url_id)`` (entries
+  are validated when popped, so a host whose best URL changed is simply re-pushed);
+* a heap of *waiting* hosts keyed by the monotonic time they may be contacted again.
+
+:meth:`Frontier.pop_ready` moves hosts whose time has come to the ready heap and returns
+the host whose best URL the strategy ranks best among all ready hosts: "among ready
+hosts always take the URL the strategy ranks best".  The caller then either takes that
+URL (:meth:`take`) or uses the host slot for robots.txt, and later :meth:`release` s the
+host with its next allowed time.  A host is never handed out twice at once.
+
+Rank recording: when a URL is taken, its rank among *all* frontier URLs (0 = the best
+URL anywhere, whatever its host's politeness state) is exact and O(log n): an
+order-statistics index (sorted blocks of keys with a Fenwick tree over block sizes,
+the ``sortedcontainers`` layout) answers "how many keys are smaller" with two
+bisections and a prefix sum.  With zero delay on one host the rank is always 0.
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, insort
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["Frontier", "Taken"]
+
+_Key = tuple[float, int]  # (-priority, url_id): smaller is better
+
+_EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """A URL taken from the frontier."""
+
+    url_id: int
+    host_id: int
+    priority: float
+    rank: int | None
+
+
+class _RankIndex:
+    """Sorted multiset of keys answering rank queries in O(log n) (amortised)."""
+
+    _LOAD = 512
+
+    def __init__(self) -> None:
+        self._blocks: list[list[_Key]] = []
+        self._maxes: list[_Key] = []
+        self._tree: list[int] = [0]
+
+    def _rebuild(self) -> None:
+        n = len(self._blocks)
+        tree = [0] * (n + 1)
+        for i, block in enumerate(self._blocks, 1):
+            tree[i] += len(block)
+            parent = i + (i & -i)
+            if parent <= n:
+                tree[parent] += tree[i]
+        self._tree = tree
+
+    def _bump(self, i: int, delta: int) -> None:
+        i += 1
+        tree = self._tree
+        n = len(tree)
+        while i < n:
+            tree[i] += delta
+            i += i & -i
+
+    def _prefix(self, i: int) -> int:
+        total, tree = 0, self._tree
+        while i > 0:
+            total += tree[i]
+            i -= i & -i
+        return total
+
+    def add(self, key: _Key) -> None:
+        blocks, maxes = self._blocks, self._maxes
+        if not blocks:
+            blocks.append([key])
+            maxes.append(key)
+            self._rebuild()
+            return
+        i = bisect_left(maxes, key)
+        if i == len(blocks):
+            i -= 1
+            blocks[i].append(key)
+            maxes[i] = key
+        else:
+            insort(blocks[i], key)
+        self._bump(i, 1)
+        if len(blocks[i]) > 2 * self._LOAD:
+            block = blocks[i]
+            blocks[i:i + 1] = [block[: self._LOAD], block[self._LOAD:]]
+            maxes[i:i + 1] = [block[self._LOAD - 1], block[-1]]
+            self._rebuild()
+
+    def remove(self, key: _Key) -> None:
+        i = bisect_left(self._maxes, key)
+        block = self._blocks[i]
+        del block[bisect_left(block, key)]
+        if block:
+            self._maxes[i] = block[-1]
+            self._bump(i, -1)
+        else:
+            del self._blocks[i], self._maxes[i]
+            self._rebuild()
+
+    def rank(self, key: _Key) -> int:
+        i = bisect_left(self._maxes, key)
+        if i == len(self._blocks):
+            return self._prefix(i)
+        return self._prefix(i) + bisect_left(self._blocks[i], key)
+
+
+class Frontier:
+    """Per-host priority queues under a ready-host heap; see the module docstring."""
+
+    def __init__(self, *, record_rank: bool = True) -> None:
+        self._prio: dict[int, float] = {}           # frontier URL -> current priority
+        self._host_of: dict[int, int] = {}          # frontier URL -> host id
+        self._queues: dict[int, list[_Key]] = {}    # host -> heap of keys (lazy)
+        self._state: dict[int, int] = {}            # host -> _EMPTY/_WAITING/_READY/_BUSY
+        self._ready_at: dict[int, float] = {}       # host -> monotonic time
+        self._ready: list[tuple[float, int, int]] = []   # (-prio, url_id, host)
+        self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
+        self._ranks = _RankIndex() if record_rank else None
+        self.busy = 0
+
+    # -- sizes ------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._prio)
+
+    def __contains__(self, url_id: int) -> bool:
+        return url_id in self._prio
+
+    def priority(self, url_id: int) -> float | None:
+        return self._prio.get(url_id)
+
+    def host_size(self, host_id: int) -> int:
+        """Entries in a host's heap (including stale ones: an upper bound)."""
+        return len(self._queues.get(host_id, ()))
+
+    # -- front side -------------------------------------------------------------
+    def add(self, url_id: int, host_id: int, priority: float) -> None:
+        """Enqueue a new URL (ids must be unique)."""
+        self._prio[url_id] = priority
+        self._host_of[url_id] = host_id
+        if self._ranks is not None:
+            self._ranks.add((-priority, url_id))
+        self._push(url_id, host_id, priority)
+
+    def update(self, url_id: int, priority: float) -> None:
+        """Change a frontier URL's priority (ignored for URLs already taken)."""
+        old = self._prio.get(url_id)
+        if old is None or old == priority:
+            return
+        self._prio[url_id] = priority
+        if self._ranks is not None:
+            self._ranks.remove((-old, url_id))
+            self._ranks.add((-priority, url_id))
+        self._push(url_id, self._host_of[url_id], priority)
+
+    def _push(self, url_id: int, host_id: int, priority: float) -> None:
+        queue = self._queues.get(host_id)
+        if queue is None:
+            queue = self._queues[host_id] = []
+        heapq.heappush(queue, (-priority, url_id))
+        state = self._state.get(host_id, _EMPTY)
+        if state == _READY:
+            # The new entry may now be the host's best; an outdated entry is re-pushed
+            # with the right key when it surfaces.
+            heapq.heappush(self._ready, (-priority, url_id, host_id))
+        elif state == _EMPTY:
+            self._state[host_id] = _WAITING
+            heapq.heappush(self._waiting, (self._ready_at.get(host_id, 0.0), host_id))
+
+    def _best(self, host_id: int) -> _Key | None:
+        queue = self._queues.get(host_id)
+        prio = self._prio
+        while queue:
+            neg, url_id = queue[0]
+            if prio.get(url_id) == -neg and self._host_of.get(url_id) == host_id:
+                return queue[0]
+            heapq.heappop(queue)  # taken, or superseded by a priority update
+        return None
+
+    # -- back side --------------------------------------------------------------
+    def _wake(self, now: float) -> None:
+        waiting, state = self._waiting, self._state
+        while waiting and waiting[0][0] <= now:
+            when, host = heapq.heappop(waiting)
+            if state.get(host) != _WAITING or self._ready_at.get(host, 0.0) != when:
+                continue
+            best = self._best(host)
+            if best is None:
+                state[host] = _EMPTY
+                continue
+            state[host] = _READY
+            heapq.heappush(self._ready, (best[0], best[1], host))
+
+    def pop_ready(self, now: float) -> int | None:
+        """The ready host with the best URL (now busy), or None if no host is ready."""
+        self._wake(now)
+        ready, state = self._ready, self._state
+        while ready:
+            neg, url_id, host = heapq.heappop(ready)
+            if state.get(host) != _READY:
+                continue
+            best = self._best(host)
+            if best is None:
+                state[host] = _EMPTY
+                continue
+            if best != (neg, url_id):
+                heapq.heappush(ready, (best[0], best[1], host))
+                continue
+            state[host] = _BUSY
+            self.busy += 1
+            return host
+        return None
+
+    def take(self, host_id: int) -> Taken | None:
+        """Remove and return the best URL of a busy host (None if it has none left)."""
+        best = self._best(host_id)
+        if best is None:
+            return None
+        heapq.heappop(self._queues[host_id])
+        neg, url_id = best
+        rank = None
+        if self._ranks is not None:
+            rank = self._ranks.rank(best)
+            self._ranks.remove(best)
+        del self._prio[url_id], self._host_of[url_id]
+        return Taken(url_id, host_id, -neg, rank)
+
+    def release(self, host_id: int, ready_at: float) -> None:
+        """A busy host is done; it may be contacted again from ``ready_at`` (monotonic)."""
+        if self._state.get(host_id) == _BUSY:
+            self.busy -= 1
+        self._ready_at[host_id] = ready_at
+        if self._best(host_id) is None:
+            self._state[host_id] = _EMPTY
+            return
+        self._state[host_id] = _WAITING
+        heapq.heappush(self._waiting, (ready_at, host_id))
+
+    def next_wakeup(self) -> float | None:
+        """The earliest time a waiting host becomes ready (None if none waits)."""
+        waiting = self._waiting
+        while waiting:
+            when, host = waiting[0]
+            if self._state.get(host) == _WAITING and self._ready_at.get(host, 0.0) == when:
+                return when
+            heapq.heappop(waiting)
+        return None
+
+    def has_ready(self) -> bool:
+        return bool(self._ready)
+
+    def drain(self) -> Iterator[int]:
+        """Remove every remaining URL, yielding their ids (in id order)."""
+        ids = sorted(self._prio)
+        self._prio.clear()
+        self._host_of.clear()
+        self._queues.clear()
+        self._ready.clear()
+        self._waiting.clear()
+        self._state = {h: _BUSY for h, s in self._state.items() if s == _BUSY}
+        self._ranks = _RankIndex() if self._ranks is not None else None
+        yield from ids

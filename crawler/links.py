@@ -1,0 +1,126 @@
+"""Link extraction from HTML with selectolax (lexbor).
+
+Extracted, in document order: ``<a href>``, ``<area href>``, ``<frame src>``,
+``<iframe src>``, resolved against the first ``<base href>`` (else the page URL) and
+normalised with :func:`crawler.urls.normalize_url`, which drops non-http(s) schemes
+(``mailto:``, ``javascript:``, ``data:`` ...).  Each distinct target is kept once
+(first occurrence), up to ``max_links`` targets.  A target is flagged nofollow when
+every link to it carries ``rel=nofollow``.  ``<meta name="robots">`` (or the crawler's
+own agent name) ``nofollow``/``noindex``/``none`` is reported for the page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from selectolax.lexbor import LexborHTMLParser
+
+from crawler.urls import _normalize_absolute, normalize_url
+
+__all__ = ["PageLinks", "extract_links"]
+
+_LINK_SELECTOR = "a[href], area[href], frame[src], iframe[src]"
+_HREF_TAGS = frozenset(("a", "area"))
+_ABSOLUTE = ("http://", "https://")
+
+
+class _Resolver:
+    """``normalize_url(href, base)`` with fast paths for the common href forms.
+
+    ``urljoin`` dominates link extraction; an absolute ``http(s)://`` href, a
+    network-path ``//host/...``, an absolute-path ``/...`` and a relative-path
+    (``x.html``, ``../x``) href resolve by plain string concatenation (the base's
+    origin or directory + href; the normalisation removes dot-segments), which
+    ``normalize_url``'s cached absolute form then normalises.  Anything else (``?q``,
+    ``#f``, other schemes, backslashes) goes through ``normalize_url`` itself.  The
+    equivalence is tested form by form in ``tests/crawler/test_links.py``.
+    """
+
+    __slots__ = ("base", "directory", "origin", "scheme")
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.scheme = base[: base.index(":")]
+        slash = base.find("/", len(self.scheme) + 3)
+        self.origin = base if slash < 0 else base[:slash]
+        path_end = min(i for i in (base.find("?"), base.find("#"), len(base)) if i >= 0)
+        path = base[:path_end]
+        self.directory = path[: path.rfind("/") + 1] if slash >= 0 else path + "/"
+
+    def __call__(self, raw: str) -> str | None:
+        href = raw.strip()
+        if href[:1] == "/":
+            if href[1:2] == "/":
+                if href[2:3] not in ("", "/", "?", "#", "\\"):  # '//host...'
+                    return _normalize_absolute(self.scheme + ":" + href)
+            elif "\\" not in href:
+                return _normalize_absolute(self.origin + href)
+        elif href[:8].lower().startswith(_ABSOLUTE) and "\\" not in href:
+            return _normalize_absolute(href)
+        elif href[:1].isalnum() or href[:1] == ".":
+            colon = href.find(":")
+            if (colon < 0 or 0 <= href.find("/") < colon) and "\\" not in href:
+                # A relative path: the base's directory + href, dot-segments removed
+                # by the normalisation (RFC 3986 5.2.3 merge + 5.2.4).
+                return _normalize_absolute(self.directory + href)
+        return normalize_url(raw, self.base)
+
+
+@dataclass(slots=True)
+class PageLinks:
+    """What a page links to, and its meta robots directives."""
+
+    urls: list[str] = field(default_factory=list)
+    nofollow: set[str] = field(default_factory=set)
+    meta_nofollow: bool = False
+    meta_noindex: bool = False
+
+
+def _meta_robots(tree: LexborHTMLParser, agent: str) -> tuple[bool, bool]:
+    nofollow = noindex = False
+    for node in tree.css("meta[name]"):
+        attrs = node.attributes
+        name = (attrs.get("name") or "").strip().lower()
+        if name not in ("robots", agent):
+            continue
+        tokens = {t.strip() for t in (attrs.get("content") or "").lower().split(",")}
+        if "none" in tokens:
+            return True, True
+        nofollow |= "nofollow" in tokens
+        noindex |= "noindex" in tokens
+    return nofollow, noindex
+
+
+def extract_links(html: str, page_url: str, *, max_links: int = 1000,
+                  agent: str = "webcrawl") -> PageLinks:
+    """Extract the normalised out-links of an HTML page (see the module docstring)."""
+    tree = LexborHTMLParser(html)
+    result = PageLinks()
+    base = page_url
+    base_node = tree.css_first("base[href]")
+    if base_node is not None:
+        base = normalize_url(base_node.attributes.get("href") or "", page_url) or page_url
+    if tree.css_first("meta[name]") is not None:
+        result.meta_nofollow, result.meta_noindex = _meta_robots(tree, agent.lower())
+    resolve = _Resolver(base)
+    seen: dict[str, bool] = {}  # url -> every link to it so far was nofollow
+    for node in tree.css(_LINK_SELECTOR):
+        attrs = node.attributes
+        raw = attrs.get("href") if node.tag in _HREF_TAGS else attrs.get("src")
+        if not raw:
+            continue
+        url = resolve(raw)
+        if url is None:
+            continue
+        rel = attrs.get("rel")
+        nofollow = rel is not None and "nofollow" in rel.lower().split()
+        previous = seen.get(url)
+        if previous is None:
+            if len(seen) >= max_links:
+                continue
+            seen[url] = nofollow
+        elif previous and not nofollow:
+            seen[url] = False
+    result.urls = list(seen)
+    result.nofollow = {url for url, flag in seen.items() if flag}
+    return result

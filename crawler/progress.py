@@ -1,0 +1,68 @@
+"""A live one-line progress display (stderr, only on a terminal) and the final summary."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from typing import TextIO
+
+from crawler.engine import CrawlStats
+
+__all__ = ["Progress", "format_line", "format_summary"]
+
+
+def format_line(stats: CrawlStats, rate: float) -> str:
+    return (f"{stats.pages:>8} pages  {rate:7.1f} pages/s  frontier {stats.frontier:>7}  "
+            f"busy hosts {stats.busy_hosts:>4}/{stats.hosts:<4}  errors {stats.errors}")
+
+
+def format_summary(stats: CrawlStats) -> str:
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(stats.outcomes.items()))
+    return (f"crawl {stats.stopped}: {stats.pages} pages in {stats.elapsed:.1f} s "
+            f"({stats.rate:.1f} pages/s), {stats.urls} URLs on {stats.hosts} hosts, "
+            f"{stats.frontier} left in the frontier, {stats.requests} requests "
+            f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}")
+
+
+class Progress:
+    """Refreshes one status line every ``interval`` seconds while a crawl runs.
+
+    Quiet when ``stream`` is not a terminal (pipes, files, CI logs).
+    """
+
+    def __init__(self, stats: CrawlStats, *, interval: float = 0.5,
+                 stream: TextIO | None = None, force: bool = False) -> None:
+        self.stats = stats
+        self.interval = interval
+        self.stream = stream or sys.stderr
+        self.enabled = force or self.stream.isatty()
+        self._task: asyncio.Task[None] | None = None
+        self._last = (time.monotonic(), 0)
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            self.render()
+
+    def render(self) -> None:
+        now, pages = time.monotonic(), self.stats.pages
+        t0, p0 = self._last
+        rate = (pages - p0) / (now - t0) if now > t0 else 0.0
+        self._last = (now, pages)
+        self.stream.write("\r\x1b[K" + format_line(self.stats, rate))
+        self.stream.flush()
+
+    def start(self) -> None:
+        if self.enabled and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

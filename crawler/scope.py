@@ -1,0 +1,96 @@
+"""Crawl scope and trap guards: which discovered URLs are enqueued.
+
+A URL is in scope when it is http(s), its host matches an allowed host glob or lies
+under an allowed domain (default: exactly the seeds' hosts), its depth is within
+``scope_max_depth``, its length within ``scope_max_url_length``, no path segment
+repeats more than ``scope_max_path_repeat`` times (a classic calendar/relative-link
+trap), and its host has had fewer than ``scope_max_per_host`` URLs enqueued.
+and its path does not end with one of ``scope_skip_extensions`` (binary files).
+``scope_max_pages`` is enforced by the engine when taking URLs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+
+from crawler.settings import CrawlSettings
+from crawler.urls import host_key
+
+__all__ = ["Scope"]
+
+
+def _bare_host(hostport: str) -> str:
+    if hostport.startswith("["):
+        return hostport[: hostport.index("]") + 1]
+    return hostport.rsplit(":", 1)[0] if ":" in hostport else hostport
+
+
+class Scope:
+    """Decides whether a normalised URL is crawled; see the module docstring."""
+
+    def __init__(self, settings: CrawlSettings, seeds: Iterable[str]) -> None:
+        self.max_depth = settings.scope_max_depth
+        self.max_per_host = settings.scope_max_per_host
+        self.max_url_length = settings.scope_max_url_length
+        self.max_repeat = settings.scope_max_path_repeat
+        self.skip_ext = tuple(e.lower() for e in settings.scope_skip_extensions)
+        self.host_globs = tuple(h.lower() for h in settings.scope_hosts)
+        self.domains = tuple(d.lower().strip(".") for d in settings.scope_domains)
+        self.exact_hosts: frozenset[str] = frozenset()
+        if not self.host_globs and not self.domains:
+            # Default: the seeds' hosts (with port, so sibling ports are other sites).
+            self.exact_hosts = frozenset(host_key(s) for s in seeds)
+        self._host_ok: dict[str, bool] = {}
+        self._per_host: Counter[str] = Counter()
+
+    def host_allowed(self, hostport: str) -> bool:
+        ok = self._host_ok.get(hostport)
+        if ok is None:
+            ok = self._host_ok[hostport] = self._check_host(hostport)
+        return ok
+
+    def _check_host(self, hostport: str) -> bool:
+        if hostport in self.exact_hosts:
+            return True
+        host = _bare_host(hostport)
+        if any(fnmatchcase(hostport, g) or fnmatchcase(host, g) for g in self.host_globs):
+            return True
+        return any(host == d or host.endswith("." + d) for d in self.domains)
+
+    def path_trap(self, url: str) -> bool:
+        """True if a path segment repeats more than ``scope_max_path_repeat`` times."""
+        start = url.find("/", url.index("//") + 2)
+        if start < 0:
+            return False
+        end = url.find("?", start)
+        path = url[start:end] if end >= 0 else url[start:]
+        segments = [s for s in path.split("/") if s]
+        if len(segments) <= self.max_repeat:
+            return False
+        return max(Counter(segments).values()) > self.max_repeat
+
+    def binary(self, url: str) -> bool:
+        """True if the URL's path ends with a skipped (binary) extension."""
+        end = url.find("?")
+        path = (url[:end] if end >= 0 else url).lower()
+        return bool(self.skip_ext) and path.endswith(self.skip_ext)
+
+    def admit(self, url: str, hostport: str, depth: int) -> bool:
+        """Whether to enqueue ``url`` (counts it against its host's cap when admitted)."""
+        if not self.host_allowed(hostport):
+            return False
+        if self.max_depth is not None and depth > self.max_depth:
+            return False
+        if len(url) > self.max_url_length or self.path_trap(url) or self.binary(url):
+            return False
+        if self.max_per_host is not None:
+            if self._per_host[hostport] >= self.max_per_host:
+                return False
+            self._per_host[hostport] += 1
+        return True
+
+    def count(self, hostport: str) -> None:
+        """Count an already enqueued URL against its host's cap (resume)."""
+        self._per_host[hostport] += 1

@@ -1,0 +1,186 @@
+"""Every tunable of a crawl, in one frozen, self-validating settings object.
+
+Fields are grouped by prefix, the component that reads them:
+
+=============  =====================================================================
+``fetch_``     :mod:`crawler.fetcher` (timeouts, body cap, User-Agent, redirects)
+``polite_``    :mod:`crawler.politeness` (per-host delays, Crawl-delay, Retry-After)
+``robots_``    :mod:`crawler.robots` (cache lifetime, retries of unreachable files)
+``retry_``     :mod:`crawler.retry` (attempts, exponential backoff with jitter)
+``scope_``     :mod:`crawler.scope` (hosts, depth, page caps, trap guards)
+``links_``     :mod:`crawler.links` (links per page, nofollow handling)
+``tls_``       :mod:`crawler.resolve` (certificate verification)
+``store_``     the crawl database writer (batching)
+``frontier_``  :mod:`crawler.frontier` and the strategy
+=============  =====================================================================
+
+Politeness defaults follow Mercator (wait ``delay_factor`` times the last fetch time,
+factor 10 in the paper) clamped like Heritrix (which clamps ``5 t`` to [3 s, 30 s]); we
+keep Mercator's factor and a gentler 1 s floor, and honour robots.txt Crawl-delay up
+to 60 s (Heritrix honours up to 300 s; Nutch skips hosts asking for more than 30 s).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, fields
+
+from storage.errors import ConfigError
+
+__all__ = ["DEFAULT_USER_AGENT", "CrawlSettings"]
+
+#: Names the crawler and a contact URL, as polite crawlers do.
+DEFAULT_USER_AGENT = "webcrawl/0.1 (+https://github.com/webcrawl/webcrawl; research crawler)"
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlSettings:
+    """Crawl configuration; every field has a documented default.  Invalid -> ConfigError."""
+
+    # -- fetch_ -------------------------------------------------------------------
+    #: seconds to establish a TCP (and TLS) connection
+    fetch_connect_timeout: float = 10.0
+    #: seconds without receiving any data while reading the response
+    fetch_read_timeout: float = 30.0
+    #: seconds for a whole request, headers and body
+    fetch_total_timeout: float = 60.0
+    #: bytes of body read at most; a larger body is cut and recorded as ``too_large``
+    fetch_max_body: int = 5 * 1024 * 1024
+    #: the User-Agent header (names the crawler and a contact URL)
+    fetch_user_agent: str = DEFAULT_USER_AGENT
+    #: the product token matched against robots.txt ``User-agent`` lines
+    fetch_robots_agent: str = "webcrawl"
+    #: redirect hops followed from one URL (each hop is its own recorded fetch)
+    fetch_max_redirects: int = 5
+    #: seconds an idle kept-alive connection stays open
+    fetch_keepalive: float = 30.0
+
+    # -- polite_ ------------------------------------------------------------------
+    #: Mercator's factor: after a fetch that took t s wait ``delay_factor * t``
+    polite_delay_factor: float = 10.0
+    #: the floor of the wait between two requests to one host (seconds)
+    polite_min_delay: float = 1.0
+    #: the cap of the computed wait (seconds); Crawl-delay and Retry-After may exceed it
+    polite_max_delay: float = 30.0
+    #: robots.txt Crawl-delay values above this are clamped to it (seconds)
+    polite_max_crawl_delay: float = 60.0
+    #: Retry-After values above this are clamped to it (seconds)
+    polite_max_retry_after: float = 600.0
+
+    # -- robots_ ------------------------------------------------------------------
+    #: obey robots.txt (turn off only for your own sites)
+    robots_obey: bool = True
+    #: seconds a fetched robots.txt stays valid (RFC 9309: at most 24 h)
+    robots_cache_ttl: float = 24 * 3600.0
+    #: seconds to wait before fetching an unreachable (5xx/network) robots.txt again
+    robots_retry_delay: float = 30.0
+    #: fetches of an unreachable robots.txt before the host's URLs are excluded
+    robots_max_attempts: int = 3
+    #: bytes of robots.txt parsed (RFC 9309 asks for at least 500 KiB)
+    robots_max_size: int = 512 * 1024
+
+    # -- retry_ -------------------------------------------------------------------
+    #: attempts per URL for transient failures (1 = no retry)
+    retry_attempts: int = 3
+    #: first backoff (seconds); doubles each attempt
+    retry_backoff: float = 0.5
+    #: backoff cap (seconds)
+    retry_backoff_max: float = 30.0
+    #: uniform random jitter added to each backoff (seconds)
+    retry_jitter: float = 0.25
+
+    # -- scope_ -------------------------------------------------------------------
+    #: host globs crawled (``example.com``, ``*.test``); empty: the seeds' hosts
+    scope_hosts: tuple[str, ...] = ()
+    #: registered domains crawled with all their subdomains
+    scope_domains: tuple[str, ...] = ()
+    #: link depth from a seed (seeds are 0); None: unlimited
+    scope_max_depth: int | None = None
+    #: pages taken from the frontier in total; the rest is ``abandoned``; None: unlimited
+    scope_max_pages: int | None = None
+    #: URLs enqueued per host; later ones are ``out_of_scope``; None: unlimited
+    scope_max_per_host: int | None = None
+    #: longest URL (characters) enqueued
+    scope_max_url_length: int = 2048
+    #: the most times one path segment may repeat in a URL (trap guard)
+    scope_max_path_repeat: int = 3
+    #: path extensions never fetched (well-known binary files): ``out_of_scope``
+    scope_skip_extensions: tuple[str, ...] = (
+        ".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".ico", ".css", ".js",
+        ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".tar", ".exe", ".dmg", ".iso",
+        ".mp3", ".mp4", ".avi", ".mov", ".mkv", ".webm", ".wav", ".ogg", ".woff", ".woff2",
+        ".ttf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx")
+
+    # -- links_ -------------------------------------------------------------------
+    #: links taken from one page at most (document order)
+    links_max_per_page: int = 1000
+    #: follow links marked rel=nofollow (they are recorded, flagged, either way)
+    links_follow_nofollow: bool = True
+    #: honour ``<meta name=robots content=nofollow>``: record the links, follow none
+    links_obey_meta_nofollow: bool = True
+
+    # -- tls_ ---------------------------------------------------------------------
+    #: an extra PEM CA bundle trusted for HTTPS (a local mirror's own CA)
+    tls_ca_file: str | None = None
+    #: do not verify certificates at all (warned about)
+    tls_insecure: bool = False
+    #: ``PATTERN[:PORT]=ADDR[:PORT]`` host-glob resolution rules (see crawler.resolve)
+    resolve: tuple[str, ...] = ()
+
+    # -- concurrency, frontier, store ---------------------------------------------
+    #: requests in flight at once over all hosts (always one per host)
+    concurrency: int = 64
+    #: the crawl ordering (see ``crawler.strategies``)
+    frontier_strategy: str = "bfs"
+    #: seed of randomised strategies
+    frontier_seed: int = 0
+    #: record each taken URL's rank among all frontier URLs (O(log n) per operation)
+    frontier_record_rank: bool = True
+    #: records buffered before the store commits a batch
+    store_batch_size: int = 2000
+    #: seconds between store commits at most
+    store_flush_interval: float = 0.5
+    #: seconds between progress-line refreshes
+    progress_interval: float = 0.5
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or value is None:
+                continue
+            if isinstance(value, (int, float)):
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ConfigError(f"{f.name} must be finite, got {value!r}")
+                if value < 0:
+                    raise ConfigError(f"{f.name} must not be negative, got {value!r}")
+        positive = ("fetch_connect_timeout", "fetch_read_timeout", "fetch_total_timeout",
+                    "fetch_max_body", "retry_attempts", "concurrency", "links_max_per_page",
+                    "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
+                    "robots_max_attempts", "robots_max_size", "robots_cache_ttl")
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
+        for name in ("scope_max_depth", "scope_max_pages", "scope_max_per_host"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ConfigError(f"{name} must not be negative, got {value!r}")
+        if self.polite_min_delay > self.polite_max_delay:
+            raise ConfigError(f"polite_min_delay ({self.polite_min_delay}) exceeds "
+                              f"polite_max_delay ({self.polite_max_delay})")
+        if not self.fetch_user_agent.strip():
+            raise ConfigError("fetch_user_agent must not be empty")
+        if self.tls_insecure and self.tls_ca_file:
+            raise ConfigError("tls_insecure and tls_ca_file exclude each other")
+        if self.tls_ca_file and not os.path.isfile(self.tls_ca_file):
+            raise ConfigError(f"no CA file at {self.tls_ca_file}")
+        from crawler.resolve import parse_rules  # validates the rule syntax
+        parse_rules(self.resolve)
+
+    @classmethod
+    def polite_off(cls, **overrides: object) -> CrawlSettings:
+        """Zero delays (one request per host still holds): for tests and benchmarks."""
+        base: dict[str, object] = {"polite_delay_factor": 0.0, "polite_min_delay": 0.0,
+                                   "polite_max_delay": 0.0}
+        base.update(overrides)
+        return cls(**base)  # type: ignore[arg-type]

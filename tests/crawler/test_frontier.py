@@ -1,0 +1,129 @@
+"""The frontier: best-first among ready hosts, politeness times, lazy updates, exact ranks."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from miniweb import MiniWeb, html, read_db
+
+from crawler.engine import Crawler
+from crawler.frontier import Frontier
+
+
+def brute_rank(prio: dict[int, float], url_id: int) -> int:
+    key = (-prio[url_id], url_id)
+    return sum(1 for u, p in prio.items() if (-p, u) < key)
+
+
+def test_takes_best_url_among_ready_hosts() -> None:
+    f = Frontier()
+    f.add(0, host_id=0, priority=1.0)
+    f.add(1, host_id=0, priority=5.0)
+    f.add(2, host_id=1, priority=3.0)
+    f.add(3, host_id=2, priority=5.0)   # ties with url 1: lower id first
+    order = []
+    while (host := f.pop_ready(now=0.0)) is not None:
+        taken = f.take(host)
+        assert taken is not None
+        order.append((taken.url_id, taken.rank))
+        f.release(host, ready_at=0.0)
+    assert order == [(1, 0), (3, 0), (2, 0), (0, 0)]
+    assert len(f) == 0
+
+
+def test_busy_and_waiting_hosts_are_skipped() -> None:
+    f = Frontier()
+    f.add(0, 0, 9.0)
+    f.add(1, 0, 8.0)
+    f.add(2, 1, 1.0)
+    h = f.pop_ready(0.0)
+    assert h == 0 and f.take(0).url_id == 0  # type: ignore[union-attr]
+    # host 0 is busy: its url 1 (rank 0 overall) must wait; host 1 is served
+    h = f.pop_ready(0.0)
+    assert h == 1
+    taken = f.take(1)
+    assert taken is not None and taken.url_id == 2 and taken.rank == 1
+    f.release(0, ready_at=10.0)
+    f.release(1, ready_at=0.0)
+    assert f.pop_ready(5.0) is None
+    assert f.next_wakeup() == 10.0
+    assert f.pop_ready(10.0) == 0
+
+
+def test_priority_updates_reorder_lazily() -> None:
+    f = Frontier()
+    for i in range(5):
+        f.add(i, i % 2, 0.0)
+    f.update(4, 10.0)
+    f.update(1, 5.0)
+    f.update(1, -1.0)   # superseded twice: only the last priority counts
+    f.update(99, 3.0)   # unknown (or already taken): ignored
+    order = []
+    while (host := f.pop_ready(0.0)) is not None:
+        taken = f.take(host)
+        assert taken is not None
+        order.append(taken.url_id)
+        f.release(host, 0.0)
+    assert order == [4, 0, 2, 3, 1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_ranks_are_exact(seed: int) -> None:
+    rng = random.Random(seed)
+    f = Frontier()
+    prio: dict[int, float] = {}
+    next_id = 0
+    hosts = 7
+    for _step in range(3000):
+        op = rng.random()
+        if op < 0.45 or not prio:
+            p = float(rng.randint(0, 20))
+            f.add(next_id, rng.randrange(hosts), p)
+            prio[next_id] = p
+            next_id += 1
+        elif op < 0.7:
+            u = rng.choice(list(prio))
+            p = float(rng.randint(0, 20))
+            f.update(u, p)
+            prio[u] = p
+        else:
+            host = f.pop_ready(0.0)
+            if host is None:
+                continue
+            expected_best = {u for u in prio if f._host_of[u] == host}
+            taken = f.take(host)
+            assert taken is not None and taken.url_id in expected_best
+            assert taken.rank == brute_rank(prio, taken.url_id)
+            assert taken.priority == prio.pop(taken.url_id)
+            # ... and it is the best URL of its host
+            assert all((-prio[u], u) > (-taken.priority, taken.url_id)
+                       for u in expected_best - {taken.url_id})
+            f.release(host, 0.0)
+    assert len(f) == len(prio)
+
+
+def bfs_order(graph: dict[str, list[str]], root: str) -> list[str]:
+    order, seen = [root], {root}
+    for page in order:
+        for dst in graph[page]:
+            if dst not in seen:
+                seen.add(dst)
+                order.append(dst)
+    return order
+
+
+async def test_single_host_zero_delay_order_is_bfs(mini_web: MiniWeb, tmp_path: Path) -> None:
+    rng = random.Random(7)
+    pages = [f"/p{i}" for i in range(60)]
+    graph = {p: rng.sample(pages, 4) for p in pages}
+    for p, links in graph.items():
+        mini_web.add("a.test", p, html(*links))
+    db = tmp_path / "c.db"
+    await Crawler(db, [mini_web.url("a.test", "/p0")], mini_web.settings(concurrency=8)).run()
+    rows = read_db(db)["fetches"]
+    taken = [url.split(str(mini_web.port))[1] for url, *_ in rows]
+    assert taken == bfs_order(graph, "/p0")
+    assert [seq for _, seq, *_ in rows] == list(range(len(rows)))
+    assert {(priority, rank) for *_, priority, rank, _ in rows} == {(0.0, 0)}
