@@ -1,15 +1,78 @@
-"""`webcrawl demo`: not built yet (placeholder so the dispatcher can import it)."""
+"""``webcrawl demo [--pages N] [--hosts H] [--seed S] [--out DIR] [--force]``.
+
+The whole product in one command, with no network: a fixture web served on loopback,
+a polite crawl, the analyses and the HTML report (see :mod:`crawler.demo`).
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def _int_at_least(low: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {text}")
+        return value
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
 
 
 def register(sub: Any) -> None:
-    """Add nothing until this sub-command lands."""
-    del sub
+    from crawler.demo import DemoSettings
+
+    d = DemoSettings()
+    p = sub.add_parser(
+        "demo", help="crawl a local fixture web, analyse it and write an HTML report",
+        description="Start a synthetic multi-host web on a free loopback port, crawl it "
+                    "politely (bfs), run the analyses (PageRank, HITS, bow-tie, degree "
+                    "laws, quality over time, orderings, revisits) and write "
+                    "OUT/crawl.db and OUT/report.html.  No network is used.")
+    p.add_argument("--pages", type=_int_at_least(1), default=d.pages, metavar="N",
+                   help="pages of the fixture web (default %(default)s)")
+    p.add_argument("--hosts", type=_int_at_least(1), default=d.hosts, metavar="H",
+                   help="hosts of the fixture web (default %(default)s)")
+    p.add_argument("--seed", type=_int_at_least(0), default=d.seed, metavar="S",
+                   help="seed of the fixture web (default %(default)s)")
+    p.add_argument("--out", type=Path, default=Path("demo-out"), metavar="DIR",
+                   help="output folder (default %(default)s)")
+    p.add_argument("--revisit-seconds", type=_seconds, default=d.revisit_seconds, metavar="S",
+                   help="real seconds of the revisit run (default %(default)s)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite an existing OUT/crawl.db")
+    p.set_defaults(func=run)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``webcrawl demo``."""
+    import sys
+
+    from crawler.demo import DemoSettings, run_demo
+
+    settings = DemoSettings(pages=args.pages, hosts=args.hosts, seed=args.seed,
+                            revisit_seconds=args.revisit_seconds, force=args.force)
+    result = run_demo(args.out, settings)
+    print("\n".join(result.summary))
+    if not result.ok:
+        print(f"webcrawl: error: the crawl did not finish cleanly (stopped: "
+              f"{result.crawl.get('stopped')}, audit violations: {result.audit_violations})",
+              file=sys.stderr)
+        return 1
     return 0

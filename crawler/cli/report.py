@@ -1,15 +1,83 @@
-"""`webcrawl report`: not built yet (placeholder so the dispatcher can import it)."""
+"""``webcrawl report --db crawl.db --out report.html``: one self-contained HTML report.
+
+Crawl summary, top pages by PageRank and HITS authority, the bow-tie (numbers and a
+drawing), degree laws, quality over time and, when the crawl was revisited, change
+rates and freshness; every plot embedded as a PNG data URI (see :mod:`analysis.report`).
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
+
+from crawler.cli._common import add_db_option, existing_db
+
+__all__ = ["register", "run"]
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (value > 0 and value != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
+def _top(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return value
 
 
 def register(sub: Any) -> None:
-    """Add nothing until this sub-command lands."""
-    del sub
+    p = sub.add_parser("report", help="write a self-contained HTML report of a crawl",
+                       description=__doc__.splitlines()[0])
+    add_db_option(p)
+    p.add_argument("--out", type=Path, default=Path("report.html"), metavar="FILE",
+                   help="the HTML file to write (default %(default)s)")
+    p.add_argument("--compare", default="", metavar="NAMES",
+                   help="also replay these orderings virtually over the captured graph "
+                        "(comma-separated, e.g. bfs,dfs,random,backlink,pagerank,opic)")
+    p.add_argument("--top", type=_top, default=20, metavar="K",
+                   help="rows of the top-pages tables (default %(default)s)")
+    p.add_argument("--seconds-per-day", type=_positive_float, default=None, metavar="S",
+                   help="length of a day on the crawl's clock for change rates (default: "
+                        "the revisit run's, else 86400)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(func=run)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``webcrawl report``."""
+    import sys
+
+    from analysis.report import ReportSettings, build_report
+
+    compare = tuple(name.strip() for name in args.compare.split(",") if name.strip())
+    if compare:
+        import crawler.strategies  # noqa: F401  (registers the built-in orderings)
+        from crawler.strategies.registry import get_strategy
+
+        for name in compare:
+            get_strategy(name)  # unknown names: one line listing the known ones
+    settings = ReportSettings(top_k=args.top, compare=compare,
+                              seconds_per_day=args.seconds_per_day)
+
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    summary = build_report(existing_db(args.db), args.out, settings=settings,
+                           progress=None if args.quiet else progress)
+    missing = ", ".join(f"{k} ({'no data' if k != 'comparison' else 'not requested'})"
+                        for k in summary.missing)
+    print(f"wrote {summary.path} ({summary.size_bytes / 1e6:.1f} MB, {summary.images} plots; "
+          f"{summary.pages:,} pages, {summary.urls:,} URLs, {summary.hosts} hosts)"
+          + (f"; without: {missing}" if missing else ""))
     return 0
