@@ -26,6 +26,12 @@ from analysis.graph import CapturedGraph
 from analysis.hits import HitsResult, hits
 from analysis.pagerank import PageRankResult, pagerank, transition_transpose
 from analysis.quality import QualityReport, QualitySettings, crawl_quality
+from analysis.revisit_eval import (
+    RevisitEvaluation,
+    SimClock,
+    estimated_revisit_freshness,
+    evaluate_revisit,
+)
 from analysis.sampling import BiasReport, PageSample, SamplerConfig, bias_report, sample_pages
 from analysis.smallworld import SmallWorld, clustering, path_lengths, smallworld_along_order
 
@@ -47,7 +53,9 @@ __all__ = [
     "QualityReport",
     "QualitySettings",
     "Region",
+    "RevisitEvaluation",
     "SamplerConfig",
+    "SimClock",
     "SmallWorld",
     "bias_report",
     "bipartite_cores",
@@ -60,6 +68,8 @@ __all__ = [
     "degree_distribution",
     "degree_laws",
     "degrees",
+    "estimated_revisit_freshness",
+    "evaluate_revisit",
     "fit_power_law",
     "hits",
     "pagerank",

@@ -459,6 +459,11 @@ class RevisitPlanner:
             self._stale = True
 
     # --- estimates and schedule -----------------------------------------------------
+    #: Known rates instead of estimates (an oracle, for benchmarks: "optimal with the
+    #: true rates"): ``rate_oracle(pages) -> rates per day`` in :attr:`pages` order.
+    #: Set the attribute on an instance; None (default) estimates from the visits.
+    rate_oracle: Callable[[Sequence[Hashable]], ArrayLike] | None = None
+
     def recompute(self) -> None:
         """Re-estimate every rate and reallocate the budget now."""
         n = len(self._keys)
@@ -471,7 +476,10 @@ class RevisitPlanner:
                             self._changed.view().astype(bool),
                             self._since.view().astype(np.float64), n)
         s = self.settings
-        self._rates = map_rate(hist, prior_changes=s.prior_changes, prior_time=s.prior_days)
+        self._rates = (
+            map_rate(hist, prior_changes=s.prior_changes, prior_time=s.prior_days)
+            if self.rate_oracle is None
+            else np.asarray(self.rate_oracle(self._keys), dtype=np.float64))
         freqs = allocate(s.policy, self._rates, s.budget_per_day)
         if s.min_frequency > 0:
             freqs = np.maximum(freqs, s.min_frequency)

@@ -129,6 +129,10 @@ class Fetcher:
         self._session = aiohttp.ClientSession(connector=connector, timeout=timeout,
                                               headers=self._headers, auto_decompress=True,
                                               cookie_jar=aiohttp.DummyCookieJar())
+        # aiohttp silently re-sends a GET once when a kept-alive connection drops; that
+        # request would be unrecorded, unpaced and beyond retry_attempts: every request
+        # must be the engine's own (the retry policy decides, after the polite wait).
+        self._session._retry_connection = False
         return self
 
     async def __aexit__(self, *exc: object) -> None:

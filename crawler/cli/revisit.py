@@ -1,15 +1,138 @@
-"""`webcrawl revisit`: not built yet (placeholder so the dispatcher can import it)."""
+"""``webcrawl revisit --db crawl.db --budget R/s --policy P ...``: keep a collection fresh."""
 
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from pathlib import Path
 from typing import Any
+
+from storage.errors import ConfigError
+
+__all__ = ["parse_budget", "read_true_rates", "register", "run"]
+
+_BUDGET = re.compile(r"^\s*([0-9.eE+-]+)\s*(?:/\s*(s|sec|second|m|min|minute|h|hour))?\s*$")
+_PER = {None: 1.0, "s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0,
+        "minute": 60.0, "h": 3600.0, "hour": 3600.0}
+_POLICIES = ("uniform", "proportional", "optimal", "optimal-age")
+
+
+def parse_budget(text: str) -> float:
+    """``10``, ``10/s``, ``600/min``, ``36000/h`` -> fetches per second (ConfigError if bad)."""
+    match = _BUDGET.match(text)
+    try:
+        value = float(match.group(1)) / _PER[match.group(2)] if match else float("nan")
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value != float("inf")):
+        raise ConfigError(f"--budget must be a positive rate like 10/s, got {text!r}")
+    return value
+
+
+def read_true_rates(path: Path) -> dict[str, float]:
+    """URL -> rate per day from a fixture truth ``pages.tsv`` (columns url, lambda;
+    a ``final_url`` column maps too)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"cannot read --true-rates {path}: {exc.strerror or exc}") from None
+    header = lines[0].split("\t") if lines else []
+    if "url" not in header or "lambda" not in header:
+        raise ConfigError(f"--true-rates {path}: need a TSV with 'url' and 'lambda' columns")
+    iu, il = header.index("url"), header.index("lambda")
+    ifin = header.index("final_url") if "final_url" in header else None
+    rates: dict[str, float] = {}
+    for n, line in enumerate(lines[1:], start=2):
+        cells = line.split("\t")
+        try:
+            lam = float(cells[il])
+        except (IndexError, ValueError):
+            raise ConfigError(f"--true-rates {path}, line {n}: bad lambda") from None
+        rates[cells[iu]] = lam
+        if ifin is not None and len(cells) > ifin and cells[ifin]:
+            rates.setdefault(cells[ifin], lam)
+    return rates
 
 
 def register(sub: Any) -> None:
-    """Add nothing until this sub-command lands."""
-    del sub
+    from crawler.cli.crawl import _nonneg_float, _pos_int
+    from crawler.settings import CrawlSettings
+
+    d = CrawlSettings()
+    p = sub.add_parser(
+        "revisit", help="keep a crawled collection fresh within a fetch budget",
+        description="Revisit the pages of --db (those the crawl fetched as HTML) with "
+                    "conditional GETs, at most --budget fetch starts per second, under the "
+                    "crawl's politeness rules, scheduling by --policy from change rates "
+                    "estimated as it goes.  Ctrl-C stops cleanly; running it again continues.")
+    p.add_argument("--db", required=True, type=Path, metavar="PATH", help="the crawl database")
+    p.add_argument("--budget", required=True, metavar="R/s",
+                   help="fetch starts per second over all hosts (10, 10/s, 600/min)")
+    p.add_argument("--policy", default="optimal", metavar="P",
+                   help="uniform, proportional, optimal (default: freshness-maximising) or "
+                        "optimal-age (age-minimising)")
+    p.add_argument("--duration", type=_nonneg_float, default=None, metavar="S",
+                   help="seconds to run (default: until Ctrl-C)")
+    p.add_argument("--day-seconds", type=_nonneg_float, default=86400.0, metavar="S",
+                   help="wall seconds per planner day (default 86400; an accelerated fixture "
+                        "web's day_seconds)")
+    p.add_argument("--volatile", default=None, metavar="REGEX",
+                   help="delete matches from each body before comparing digests (default: "
+                        "none, the raw body)")
+    p.add_argument("--true-rates", type=Path, default=None, metavar="PAGES_TSV",
+                   help="plan with known rates (a fixture truth pages.tsv: url, lambda)")
+    p.add_argument("--min-frequency", type=_nonneg_float, default=0.0, metavar="F",
+                   help="revisit every page at least F times per day (default 0)")
+    p.add_argument("--resolve", action="append", default=[], metavar="PATTERN=ADDR",
+                   help="resolve hosts matching a glob to ADDR; repeatable")
+    p.add_argument("--delay-factor", type=_nonneg_float, default=d.polite_delay_factor,
+                   metavar="F", help="wait F times the last fetch time (default %(default)s)")
+    p.add_argument("--min-delay", type=_nonneg_float, default=d.polite_min_delay, metavar="S",
+                   help="minimum seconds between requests to a host (default %(default)s)")
+    p.add_argument("--max-delay", type=_nonneg_float, default=d.polite_max_delay, metavar="S",
+                   help="cap of the computed wait (default %(default)s)")
+    p.add_argument("--concurrency", type=_pos_int, default=d.concurrency, metavar="C",
+                   help="requests in flight over all hosts (default %(default)s)")
+    p.add_argument("--timeout", type=_nonneg_float, default=d.fetch_total_timeout, metavar="S",
+                   help="total seconds per request (default %(default)s)")
+    p.add_argument("--user-agent", default=d.fetch_user_agent, metavar="UA")
+    p.add_argument("--ignore-robots", action="store_true",
+                   help="do not obey the stored robots.txt (only for your own sites)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
+    p.set_defaults(func=run)
 
 
-def _unused(args: argparse.Namespace) -> int:  # pragma: no cover
-    return 0
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``webcrawl revisit``."""
+    import asyncio
+
+    from crawler.cli._common import existing_db, print_json
+    from crawler.revisit import RevisitCrawler, RevisitSettings, run_with_progress
+    from crawler.settings import CrawlSettings
+
+    budget = parse_budget(args.budget)
+    if args.policy not in _POLICIES:
+        raise ConfigError(f"unknown policy {args.policy!r}; choose from {', '.join(_POLICIES)}")
+    if not args.day_seconds > 0:
+        raise ConfigError("--day-seconds must be positive")
+    if args.min_delay > args.max_delay:
+        raise ConfigError(f"--min-delay ({args.min_delay}) exceeds --max-delay ({args.max_delay})")
+    existing_db(args.db)
+    settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
+                               duration=args.duration, day_seconds=args.day_seconds,
+                               volatile=args.volatile, min_frequency=args.min_frequency)
+    crawl_settings = CrawlSettings(
+        polite_delay_factor=args.delay_factor, polite_min_delay=args.min_delay,
+        polite_max_delay=args.max_delay, concurrency=args.concurrency,
+        fetch_total_timeout=args.timeout or 1e-3, fetch_user_agent=args.user_agent,
+        resolve=tuple(args.resolve), robots_obey=not args.ignore_robots)
+    true_rates = read_true_rates(args.true_rates) if args.true_rates else None
+    crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
+    stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))
+    if args.json:
+        print_json(stats.as_dict())
+    elif not args.quiet:
+        print(stats.summary(), file=sys.stderr)
+    return 130 if stats.stopped == "stopped" else 0

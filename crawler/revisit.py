@@ -1,0 +1,705 @@
+"""The revisit loop: keep a crawled collection fresh within a fetch budget (incremental crawl).
+
+:class:`RevisitCrawler` takes the pages a crawl fetched as HTML (``urls.outcome =
+'fetched'``), feeds their stored visit history (the crawl fetch, then earlier revisit
+rows) to an :class:`analysis.refresh.RevisitPlanner`, and revisits whatever the planner
+says is due, forever or for ``duration`` seconds:
+
+* **Budget**: a token bucket allows at most ``budget`` fetch starts per second overall
+  (``burst`` tokens at most saved up; the default 1 means no burst at all).  The planner
+  allocates ``budget * day_seconds`` fetches per planner day.
+* **Politeness**: the crawl's rules (:class:`~crawler.politeness.PolitenessPolicy`, one
+  :class:`~crawler.politeness.HostSlot` per host): one request in flight per host, the
+  Mercator delay after each request, robots.txt ``Crawl-delay`` and ``Retry-After``.
+  robots.txt rules come from the bodies the crawl stored (not refetched); a page they
+  disallow is dropped from the collection at start.
+* **Time**: the planner works in days; crawler day = wall seconds / ``day_seconds``
+  (86400 by default; pass the fixture's ``day_seconds`` against an accelerated fixture
+  web).  A visit's time is the midpoint of its request.
+* **Conditional GET**: ``If-None-Match`` with the stored ETag and ``If-Modified-Since``
+  with the stored Last-Modified.  A 304 is an observed *no change* (outcome
+  ``not_modified``, ``changed = 0``).  A 2xx is compared by content digest:
+  blake2b-128 of the body after deleting every match of the ``volatile`` regex (default
+  none: the raw body, the crawl's own digest), against the page's previous digest.
+* **Last-Modified**: on a changed 2xx, the time since the last change is ``Date -
+  Last-Modified`` (both HTTP dates on the server's clock, so client clock skew and the
+  fixture's simulated clock do not matter) / 86400 days, and the planner is told the
+  change happened that long before the visit.  The schema keeps no ``Date``, so history
+  replayed at start uses the changed flags only.
+* **Gone pages** (404/410): recorded (outcome ``http_error``, ``changed`` NULL) and
+  retired: the copy is gone, the page is not revisited again (in this run the planner
+  parks it at ``t = inf``; a later run leaves it out).  Its share of the allocation is
+  not redistributed until the next run.
+* **Errors** (network, timeout, other statuses, redirects): recorded with their outcome,
+  no observation; the planner's clock for the page restarts at the failed attempt (so
+  the next try is one planned interval later) and the next successful visit only
+  re-registers the page, because its "changed since" would span an unknown interval.
+  No retries within a visit: the next due time is the retry.
+
+Every revisit is a ``fetches`` row with ``kind = 'revisit'``, the next ``seq``, the
+policy name as ``strategy``, and ``changed``.  A stop (Ctrl-C, SIGTERM, :meth:`stop`,
+the end of ``duration``) cancels requests in flight (not recorded: they did not
+complete) and flushes the store; a killed run loses at most the last uncommitted
+batch, and a new run continues from the stored history with no completed fetch
+repeated early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.utils
+import hashlib
+import logging
+import math
+import re
+import sys
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+import numpy as np
+
+from crawler.fetcher import Fetcher, FetchResult
+from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.robots import RobotsCache
+from crawler.settings import CrawlSettings
+from storage.errors import ConfigError, FetchError, FetchTimeoutError
+from storage.records import FetchKind, FetchRecord, Outcome
+
+if TYPE_CHECKING:
+    from analysis.refresh import RevisitPlanner
+    from storage.store import CrawlStore, HostRow
+
+__all__ = [
+    "REVISIT_POLICIES",
+    "RevisitCrawler",
+    "RevisitSettings",
+    "RevisitStats",
+    "TokenBucket",
+    "body_digest",
+    "revisit",
+]
+
+log = logging.getLogger(__name__)
+
+#: Policies of ``webcrawl revisit`` (CLI spelling ``optimal-age`` is ``optimal_age``).
+REVISIT_POLICIES = ("uniform", "proportional", "optimal", "optimal_age")
+#: Statuses that mean the page is gone for good.
+GONE_STATUSES = frozenset((404, 410))
+#: Meta keys written by the revisit loop.
+META_VOLATILE = "revisit_volatile"
+META_VOLATILE_SINCE = "revisit_volatile_since_seq"
+_HTTP_DAY = 86400.0
+_OK_REVISIT = frozenset((Outcome.FETCHED, Outcome.NOT_MODIFIED, Outcome.NOT_HTML,
+                         Outcome.TOO_LARGE))
+
+
+@dataclass(frozen=True)
+class RevisitSettings:
+    """Settings of a revisit run (politeness, fetching and robots come from CrawlSettings).
+
+    Attributes
+    ----------
+    policy : str
+        One of :data:`REVISIT_POLICIES` (default ``"optimal"``).
+    budget : float
+        Fetch starts per second over all hosts, at most (default 1).
+    burst : float
+        Token-bucket capacity: starts that may be saved up and spent at once (default 1).
+    duration : float or None
+        Seconds to run; None (default) until stopped.
+    day_seconds : float
+        Wall seconds per planner day (default 86400).
+    volatile : str or None
+        Regex whose matches are deleted from a body before digesting (default None:
+        the raw body).  Changing it between runs makes the next 2xx of each page
+        incomparable (recorded ``changed`` NULL).
+    prior_changes, prior_days : float
+        The planner's Gamma prior (defaults 1 and 7: ``1/7`` change per day).
+    recompute_every : int or None
+        Visits between reallocations; None (default): ``clip(pages // 20, 1, 1000)``.
+    min_frequency : float
+        Floor on every page's revisit frequency, per day (default 0).
+    progress_interval : float
+        Seconds between progress-line refreshes (default 0.5).
+    """
+
+    policy: str = "optimal"
+    budget: float = 1.0
+    burst: float = 1.0
+    duration: float | None = None
+    day_seconds: float = 86400.0
+    volatile: str | None = None
+    prior_changes: float = 1.0
+    prior_days: float = 7.0
+    recompute_every: int | None = None
+    min_frequency: float = 0.0
+    progress_interval: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.policy not in REVISIT_POLICIES:
+            raise ConfigError(f"unknown policy {self.policy!r}; choose from "
+                              f"{', '.join(p.replace('_', '-') for p in REVISIT_POLICIES)}")
+        for name in ("budget", "day_seconds", "progress_interval"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ConfigError(f"{name} must be a positive number, got {value!r}")
+        if not (math.isfinite(self.burst) and self.burst >= 1):
+            raise ConfigError(f"burst must be >= 1, got {self.burst!r}")
+        if self.duration is not None and not self.duration >= 0:
+            raise ConfigError(f"duration must be >= 0 seconds, got {self.duration!r}")
+        if not self.prior_changes >= 0 or not self.prior_days > 0:
+            raise ConfigError("prior_changes must be >= 0 and prior_days > 0")
+        if self.recompute_every is not None and self.recompute_every < 1:
+            raise ConfigError("recompute_every must be >= 1")
+        if not self.min_frequency >= 0:
+            raise ConfigError("min_frequency must be >= 0")
+        volatile_pattern(self.volatile)
+
+    @property
+    def budget_per_day(self) -> float:
+        """The planner's budget: fetches per planner day."""
+        return self.budget * self.day_seconds
+
+
+def volatile_pattern(rule: str | None) -> re.Pattern[bytes] | None:
+    """Compile the volatile-content rule (a regex over the body bytes), ConfigError if bad."""
+    if not rule:
+        return None
+    try:
+        return re.compile(rule.encode("utf-8"))
+    except re.error as exc:
+        raise ConfigError(f"bad volatile regex {rule!r}: {exc}") from None
+
+
+def body_digest(body: bytes, pattern: re.Pattern[bytes] | None = None) -> str:
+    """blake2b-128 hex of ``body`` with every ``pattern`` match deleted (crawl's digest if None)."""
+    if pattern is not None:
+        body = pattern.sub(b"", body)
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
+
+
+class TokenBucket:
+    """At most ``rate`` takes per second on average, ``capacity`` at once (monotonic clock)."""
+
+    def __init__(self, rate: float, capacity: float = 1.0, now: float | None = None) -> None:
+        self.rate = float(rate)
+        self.capacity = float(capacity)
+        self.tokens = float(capacity)
+        self.stamp = time.monotonic() if now is None else now
+
+    def _refill(self, now: float) -> None:
+        if now > self.stamp:
+            self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+            self.stamp = now
+
+    def wait(self, now: float) -> float:
+        """Seconds until a token is available (0 if one is)."""
+        self._refill(now)
+        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
+
+    def take(self, now: float) -> None:
+        self._refill(now)
+        self.tokens -= 1.0
+
+
+@dataclass(slots=True)
+class RevisitStats:
+    """Live counters and the final summary of a revisit run."""
+
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    budget: float = 0.0
+    pages: int = 0            # pages in the collection being revisited
+    excluded: int = 0         # collection pages left out (gone earlier, robots)
+    fetches: int = 0          # completed revisits (any outcome)
+    changed: int = 0
+    unchanged: int = 0        # includes not_modified
+    not_modified: int = 0
+    unknown: int = 0          # 2xx not comparable with the previous digest
+    gone: int = 0
+    errors: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    stopped: str = "running"  # 'duration', 'stopped'
+
+    @property
+    def elapsed(self) -> float:
+        return (self.ended or time.monotonic()) - self.started
+
+    @property
+    def rate(self) -> float:
+        return self.fetches / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def budget_use(self) -> float:
+        """Fraction of the budget spent (completed fetches / (budget * elapsed))."""
+        return self.rate / self.budget if self.budget > 0 else 0.0
+
+    def line(self) -> str:
+        return (f"{self.fetches:>8} revisits  {self.changed} changed  {self.unchanged} unchanged"
+                f" ({self.not_modified} 304)  {self.gone} gone  {self.errors} errors  "
+                f"{self.rate:6.1f}/s of {self.budget:g}/s ({100 * self.budget_use:3.0f}%)")
+
+    def summary(self) -> str:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items()))
+        return (f"revisit {self.stopped}: {self.fetches} revisits of {self.pages} pages in "
+                f"{self.elapsed:.1f} s ({self.rate:.1f}/s, {100 * self.budget_use:.0f}% of the "
+                f"{self.budget:g}/s budget); {self.changed} changed, {self.unchanged} unchanged "
+                f"({self.not_modified} not modified), {self.unknown} unknown, {self.gone} gone, "
+                f"{self.errors} errors; {self.excluded} pages excluded"
+                + (f"; {outcomes}" if outcomes else ""))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pages": self.pages, "excluded": self.excluded, "fetches": self.fetches,
+                "changed": self.changed, "unchanged": self.unchanged,
+                "not_modified": self.not_modified, "unknown": self.unknown,
+                "gone": self.gone, "errors": self.errors, "seconds": round(self.elapsed, 3),
+                "rate": round(self.rate, 3), "budget": self.budget,
+                "budget_use": round(self.budget_use, 4), "stopped": self.stopped,
+                "outcomes": dict(sorted(self.outcomes.items()))}
+
+
+@dataclass(slots=True)
+class _Page:
+    """What the loop keeps per collection page."""
+
+    url_id: int
+    url: str
+    host_id: int
+    etag: str | None = None
+    last_modified: str | None = None
+    digest: str | None = None
+    digest_ok: bool = False   # digest computed under the current volatile rule
+    resync: bool = False      # an error broke the interval: next visit only registers
+    gone: bool = False
+
+
+@dataclass(slots=True)
+class _History:
+    """The stored collection and its visit history (read in a thread at start)."""
+
+    pages: dict[int, _Page]
+    retired: set[int]
+    origin: float                    # wall time of planner day 0
+    visit_page: list[int]
+    visit_time: list[float]          # wall seconds
+    visit_changed: list[bool | None]
+
+
+def http_seconds(value: str | None) -> float | None:
+    """An HTTP date as Unix seconds (None if absent or unparsable)."""
+    if not value:
+        return None
+    try:
+        return email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
+    """Read the collection (pages fetched as HTML) and its visits from the database."""
+    from storage.reader import OUTCOMES, CrawlReader
+
+    with CrawlReader(db) as reader, reader.snapshot():
+        table = reader.urls()
+        f = reader.fetches()
+    fetched = table.has_outcome(Outcome.FETCHED)
+    pages = {int(i): _Page(int(i), table.urls[k], int(table.host_ids[k]))
+             for k, i in enumerate(table.ids) if fetched[k]}
+    if not pages:
+        raise ConfigError(f"{db} holds no page fetched as HTML: nothing to revisit")
+    in_coll = np.isin(f["url_id"], np.fromiter(pages, dtype=np.int64, count=len(pages)))
+    outcome = [OUTCOMES[c] if c >= 0 else None for c in f["outcome"]]
+    is_crawl = f["kind"] == list(FetchKind).index(FetchKind.CRAWL)
+    origin = float(np.min(f["started_at"][in_coll]))
+    retired: set[int] = set()
+    vp: list[int] = []
+    vt: list[float] = []
+    vc: list[bool | None] = []
+    # Insertion order is completion order, and one page is never fetched twice at once.
+    for j in np.flatnonzero(in_coll).tolist():
+        page = pages[int(f["url_id"][j])]
+        if page.gone:
+            continue
+        mid = 0.5 * (float(f["started_at"][j]) + float(f["ended_at"][j]))
+        if is_crawl[j]:
+            if outcome[j] is not Outcome.FETCHED:
+                continue  # an earlier failed attempt of the crawl
+            changed: bool | None = None
+            page.digest, page.digest_ok = f["digest"][j], rule_is_raw
+        elif int(f["status"][j]) in GONE_STATUSES:
+            page.gone = True
+            retired.add(page.url_id)
+            continue
+        elif outcome[j] in _OK_REVISIT:
+            code = int(f["changed"][j])
+            changed = None if code < 0 or page.resync else bool(code)
+            page.resync = False
+            if f["digest"][j] is not None:
+                page.digest = f["digest"][j]
+                page.digest_ok = int(f["seq"][j]) >= since_seq
+        else:  # an error: as live, the page's clock restarts and the next visit resyncs
+            changed, page.resync = None, True
+        page.etag = f["etag"][j] or page.etag
+        page.last_modified = f["last_modified"][j] or page.last_modified
+        vp.append(page.url_id)
+        vt.append(mid)
+        vc.append(changed)
+    return _History(pages, retired, origin, vp, vt, vc)
+
+
+class RevisitCrawler:
+    """Revisit a crawl's collection under a budget (see the module docstring).
+
+    Parameters
+    ----------
+    db : str or Path
+        A crawl database (it must exist and hold fetched pages).
+    settings : RevisitSettings, optional
+    crawl_settings : CrawlSettings, optional
+        Fetching, politeness, robots and ``--resolve`` settings (the crawl's).
+    true_rates : mapping of URL to rate per day, optional
+        Known change rates (an oracle for benchmarks): the planner allocates with
+        these instead of its estimates.  Every collection URL needs one.
+    """
+
+    def __init__(self, db: str | Path, settings: RevisitSettings | None = None,
+                 crawl_settings: CrawlSettings | None = None, *,
+                 true_rates: Mapping[str, float] | None = None) -> None:
+        self.db_path = Path(db)
+        self.settings = settings or RevisitSettings()
+        self.crawl_settings = crawl_settings or CrawlSettings()
+        self.true_rates = true_rates
+        self.stats = RevisitStats(budget=self.settings.budget)
+        self.politeness = PolitenessPolicy(self.crawl_settings)
+        self.robots = RobotsCache(self.crawl_settings)
+        self.planner: RevisitPlanner | None = None
+        self._pattern = volatile_pattern(self.settings.volatile)
+        self._pages: dict[int, _Page] = {}
+        self._slots: dict[int, HostSlot] = {}
+        self._busy: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stop = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._origin = 0.0
+        self._next_seq = 0
+        self.store: CrawlStore | None = None
+        self.fetcher: Fetcher | None = None
+
+    # -- public -------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask the run to stop soon (safe from a signal handler)."""
+        self._stop.set()
+        self._wake.set()
+
+    def day(self, wall: float) -> float:
+        """Planner day of a wall-clock time."""
+        return (wall - self._origin) / self.settings.day_seconds
+
+    async def run(self) -> RevisitStats:
+        """Revisit until ``duration`` ends or :meth:`stop`; return the statistics."""
+        from storage.store import CrawlStore
+
+        cs = self.crawl_settings
+        async with Fetcher(cs) as fetcher:
+            self.fetcher = fetcher
+            self.store = await CrawlStore.open(self.db_path, resume=True,
+                                               batch_size=cs.store_batch_size,
+                                               flush_interval=cs.store_flush_interval)
+            try:
+                await self._setup(self.store)
+                self.stats.started = time.monotonic()
+                await self._loop()
+            finally:
+                await self._cancel_tasks()
+                self.stats.ended = time.monotonic()
+                await self.store.aclose()
+        return self.stats
+
+    # -- setup --------------------------------------------------------------------
+    async def _setup(self, store: CrawlStore) -> None:
+        s = self.settings
+        state = await store.load_state()
+        rule = s.volatile or ""
+        since = int(state.meta.get(META_VOLATILE_SINCE, state.next_seq))
+        if state.meta.get(META_VOLATILE) != rule:
+            since = state.next_seq
+            store.set_meta(META_VOLATILE, rule)
+            store.set_meta(META_VOLATILE_SINCE, str(since))
+        store.set_meta("revisit_policy", s.policy)
+        store.set_meta("revisit_day_seconds", repr(s.day_seconds))
+        hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
+        self._next_seq = state.next_seq
+        self._origin = hist.origin
+        self._restore_hosts(state.hosts)
+        allowed = {i: p for i, p in hist.pages.items()
+                   if not p.gone and self.robots.allowed(p.host_id, p.url)}
+        self._pages = allowed
+        self.stats.pages = len(allowed)
+        self.stats.excluded = len(hist.pages) - len(allowed)
+        if not allowed:
+            raise ConfigError(f"no page of {self.db_path} may be revisited "
+                              "(all gone or excluded by robots.txt)")
+        self.planner = self._planner(len(allowed))
+        keep = [k for k, p in enumerate(hist.visit_page) if p in allowed]
+        self.planner.update_many([hist.visit_page[k] for k in keep],
+                                 [self.day(hist.visit_time[k]) for k in keep],
+                                 [hist.visit_changed[k] for k in keep])
+        log.info("revisit: %d pages, %d stored visits, next seq %d", len(allowed), len(keep),
+                 self._next_seq)
+
+    def _restore_hosts(self, hosts: list[HostRow]) -> None:
+        for h in hosts:
+            slot = self._slots[h.id] = HostSlot(h.id, h.name)
+            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
+            slot.crawl_delay = self.politeness.clamp_crawl_delay(
+                self.robots.rules(h.id).crawl_delay)
+
+    def _planner(self, n_pages: int) -> RevisitPlanner:
+        from analysis.refresh import PlannerSettings, RevisitPlanner
+
+        s = self.settings
+        every = s.recompute_every or int(np.clip(n_pages // 20, 1, 1000))
+        planner = RevisitPlanner(PlannerSettings(
+            policy=s.policy, budget_per_day=s.budget_per_day, prior_changes=s.prior_changes,
+            prior_days=s.prior_days, recompute_every=every, min_frequency=s.min_frequency))
+        if self.true_rates is not None:
+            known = self.true_rates
+            missing = [p.url for p in self._pages.values() if p.url not in known]
+            if missing:
+                raise ConfigError(f"the true rates lack {len(missing)} of the "
+                                  f"{len(self._pages)} pages (e.g. {missing[0]})")
+            by_id = {i: float(known[p.url]) for i, p in self._pages.items()}
+
+            def oracle(keys: Any) -> np.ndarray:
+                return np.fromiter((by_id[k] for k in keys), dtype=np.float64, count=len(keys))
+
+            planner.rate_oracle = oracle
+        return planner
+
+    # -- the loop -----------------------------------------------------------------
+    async def _loop(self) -> None:
+        s = self.settings
+        concurrency = self.crawl_settings.concurrency
+        loop = asyncio.get_running_loop()
+        bucket = TokenBucket(s.budget, s.burst)
+        end = None if s.duration is None else time.monotonic() + s.duration
+        assert self.store is not None
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if end is not None and now >= end:
+                self.stats.stopped = "duration"
+                return
+            wake = math.inf if end is None else end
+            if len(self._tasks) < concurrency:  # else: a task's end wakes us
+                token_wait = bucket.wait(now)
+                if token_wait > 0:
+                    wake = min(wake, now + token_wait)
+                else:
+                    page, ready_at = self._pick(now, time.time())
+                    if page is not None:
+                        bucket.take(now)
+                        self._spawn(page)
+                        continue
+                    wake = min(wake, ready_at)
+            await self.store.drain()
+            timer = (loop.call_later(max(0.0, wake - time.monotonic()), self._wake.set)
+                     if math.isfinite(wake) else None)
+            await self._wake.wait()
+            self._wake.clear()
+            if timer is not None:
+                timer.cancel()
+        self.stats.stopped = "stopped"
+
+    def _pick(self, now: float, wall: float) -> tuple[int | None, float]:
+        """The most overdue page whose host is free and ready, else None and when to look
+        again (monotonic): a busy host's end wakes the loop by itself; a waiting host or a
+        page not yet due gives a time."""
+        assert self.planner is not None
+        today = self.day(wall)
+        due = self.planner.due_times()
+        keys = self.planner.pages
+        now_due = np.flatnonzero(due <= today)
+        later = due[due > today]
+        ready_at = (now + (float(later.min()) - today) * self.settings.day_seconds
+                    if later.size else math.inf)
+        for i in now_due[np.argsort(due[now_due], kind="stable")].tolist():
+            page = self._pages[int(keys[i])]
+            if page.host_id in self._busy:
+                continue
+            host_at = self._slots[page.host_id].ready_at
+            if host_at > now:
+                ready_at = min(ready_at, host_at)
+                continue
+            return page.url_id, ready_at
+        return None, ready_at
+
+    def _spawn(self, url_id: int) -> None:
+        page = self._pages[url_id]
+        self._busy.add(page.host_id)
+        seq = self._next_seq
+        self._next_seq += 1
+        task = asyncio.get_running_loop().create_task(self._visit(page, seq))
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._wake.set()
+        if not task.cancelled() and task.exception() is not None:
+            log.error("revisit task failed", exc_info=task.exception())
+
+    async def _cancel_tasks(self) -> None:
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- one visit ------------------------------------------------------------------
+    async def _visit(self, page: _Page, seq: int) -> None:
+        assert self.fetcher is not None
+        slot = self._slots[page.host_id]
+        t0, wall0 = time.monotonic(), time.time()
+        try:
+            try:
+                result = await self.fetcher.fetch(page.url, etag=page.etag,
+                                                  last_modified=page.last_modified)
+            except FetchError as exc:
+                t1 = time.monotonic()
+                self.politeness.after_request(slot, t0, t1)
+                outcome = (Outcome.TIMEOUT if isinstance(exc, FetchTimeoutError)
+                           else Outcome.NETWORK_ERROR)
+                self._failed(page, FetchRecord(
+                    url_id=page.url_id, seq=seq, started_at=wall0, ended_at=wall0 + (t1 - t0),
+                    outcome=outcome, error=type(exc).__name__, kind=FetchKind.REVISIT,
+                    strategy=self.settings.policy))
+                return
+            self.politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
+            self._handle(page, seq, result)
+        finally:
+            self._busy.discard(page.host_id)
+
+    def _record(self, page: _Page, seq: int, result: FetchResult, outcome: Outcome,
+                digest: str | None, changed: bool | None, error: str | None = None) -> None:
+        assert self.store is not None
+        self.store.add_fetch(FetchRecord(
+            url_id=page.url_id, seq=seq, started_at=result.started_at,
+            ended_at=result.ended_at, outcome=outcome, status=result.status,
+            content_type=result.content_type or None, size=result.size, digest=digest,
+            etag=result.etag or page.etag, last_modified=result.last_modified or page.last_modified,
+            error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed))
+        self.stats.fetches += 1
+        self.stats.outcomes[str(outcome)] += 1
+
+    def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
+        """Classify a response, record it and tell the planner (no await in here)."""
+        assert self.planner is not None
+        status = result.status
+        if status in GONE_STATUSES:
+            self._record(page, seq, result, Outcome.HTTP_ERROR, None, None, "gone")
+            page.gone = True
+            self.stats.gone += 1
+            self.planner.update(page.url_id, math.inf)  # parked: never due again
+            return
+        changed: bool | None
+        if status == 304:
+            outcome, digest, changed = Outcome.NOT_MODIFIED, None, False
+            self.stats.not_modified += 1
+        elif 200 <= status < 300:
+            outcome = (Outcome.TOO_LARGE if result.too_large else
+                       Outcome.FETCHED if result.is_html else Outcome.NOT_HTML)
+            digest = body_digest(result.body, self._pattern)
+            changed = (digest != page.digest) if page.digest_ok and page.digest else None
+            page.digest, page.digest_ok = digest, True
+        else:
+            outcome = (Outcome.REDIRECT if 300 <= status < 400 and result.location
+                       else Outcome.HTTP_ERROR)
+            self._record(page, seq, result, outcome, None, None, f"HTTP {status}")
+            self._broken(page, result.started_at, result.ended_at)
+            return
+        self._record(page, seq, result, outcome, digest, changed)
+        page.etag = result.etag or page.etag
+        page.last_modified = result.last_modified or page.last_modified
+        self._count(changed)
+        t_day = self.day(0.5 * (result.started_at + result.ended_at))
+        observed = None if page.resync else changed
+        page.resync = False
+        self.planner.update(page.url_id, t_day, observed,
+                            self._modified_day(result, t_day) if observed else None)
+
+    def _count(self, changed: bool | None) -> None:
+        if changed is None:
+            self.stats.unknown += 1
+        elif changed:
+            self.stats.changed += 1
+        else:
+            self.stats.unchanged += 1
+
+    def _modified_day(self, result: FetchResult, t_day: float) -> float | None:
+        """Planner day of the last change: visit day - (Date - Last-Modified) in days."""
+        date, modified = http_seconds(result.date), http_seconds(result.last_modified)
+        if date is None or modified is None or modified > date:
+            return None
+        return t_day - (date - modified) / _HTTP_DAY
+
+    def _failed(self, page: _Page, record: FetchRecord) -> None:
+        assert self.store is not None
+        self.store.add_fetch(record)
+        self.stats.fetches += 1
+        self.stats.outcomes[str(record.outcome)] += 1
+        self._broken(page, record.started_at, record.ended_at)
+
+    def _broken(self, page: _Page, started_at: float, ended_at: float) -> None:
+        """An error: no observation; the page's clock restarts, the next visit resyncs."""
+        assert self.planner is not None
+        self.stats.errors += 1
+        page.resync = True
+        self.planner.update(page.url_id, self.day(0.5 * (started_at + ended_at)))
+
+
+async def run_with_progress(crawler: RevisitCrawler, *, show: bool = True,
+                            stream: TextIO | None = None) -> RevisitStats:
+    """Run ``crawler`` with a one-line progress display on a terminal and signal handling."""
+    import signal
+
+    out = stream or sys.stderr
+    loop = asyncio.get_running_loop()
+    handled = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, crawler.stop)
+            handled.append(sig)
+        except (ValueError, RuntimeError):  # not the main thread
+            pass
+
+    async def progress() -> None:
+        while True:
+            await asyncio.sleep(crawler.settings.progress_interval)
+            out.write("\r\x1b[K" + crawler.stats.line())
+            out.flush()
+
+    task = loop.create_task(progress()) if show and out.isatty() else None
+    try:
+        return await crawler.run()
+    finally:
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            out.write("\r\x1b[K")
+            out.flush()
+        for sig in handled:
+            loop.remove_signal_handler(sig)
+
+
+def revisit(db: str | Path, settings: RevisitSettings | None = None,
+            crawl_settings: CrawlSettings | None = None, *,
+            true_rates: Mapping[str, float] | None = None) -> RevisitStats:
+    """Run a revisit to its end (``settings.duration``) in a new event loop."""
+    return asyncio.run(RevisitCrawler(db, settings, crawl_settings,
+                                      true_rates=true_rates).run())
