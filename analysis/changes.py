@@ -37,7 +37,6 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -45,6 +44,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
+from analysis.monotone import solve_monotone
+from analysis.visit_history import VisitHistory
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
@@ -83,216 +84,6 @@ class RateEstimate:
     upper: FloatArray
     method: str
     confidence: float
-
-
-@dataclass(frozen=True, eq=False)
-class VisitHistory:
-    """Visit histories of ``n_pages`` pages, flat: one entry per interval between visits.
-
-    Attributes
-    ----------
-    page : ndarray of int64
-        Page index (``0..n_pages-1``) of each interval.
-    interval : ndarray of float64
-        Time since the page's previous visit (> 0).
-    changed : ndarray of bool
-        Whether the visit at the end of the interval saw a change.
-    since_modified : ndarray of float64
-        Time from the page's last modification (Last-Modified) to the visit, ``nan``
-        when unknown.  Only meaningful where ``changed``; clipped to the interval.
-    n_pages : int
-    """
-
-    page: IntArray
-    interval: FloatArray
-    changed: BoolArray
-    since_modified: FloatArray
-    n_pages: int
-
-    def __post_init__(self) -> None:
-        k = self.page.shape[0]
-        if not (self.interval.shape == self.changed.shape == self.since_modified.shape == (k,)):
-            raise ConfigError("page, interval, changed, since_modified must have one length")
-        if k and (self.page.min() < 0 or self.page.max() >= self.n_pages):
-            raise ConfigError("page index out of range")
-        if np.any(~(self.interval > 0)):
-            raise ConfigError("intervals between visits must be positive")
-
-    @classmethod
-    def from_arrays(
-        cls,
-        page: ArrayLike,
-        interval: ArrayLike,
-        changed: ArrayLike,
-        since_modified: ArrayLike | None = None,
-        *,
-        n_pages: int | None = None,
-    ) -> VisitHistory:
-        """Build from per-interval arrays (any order)."""
-        p = np.asarray(page, dtype=np.int64)
-        t = np.asarray(interval, dtype=np.float64)
-        sm = (np.full(t.shape, np.nan) if since_modified is None
-              else np.minimum(np.asarray(since_modified, dtype=np.float64), t))
-        n = int(p.max()) + 1 if n_pages is None and p.size else int(n_pages or 0)
-        return cls(p, t, np.asarray(changed, dtype=bool), sm, n)
-
-    @classmethod
-    def from_visits(
-        cls,
-        page: ArrayLike,
-        time: ArrayLike,
-        changed: ArrayLike,
-        last_modified: ArrayLike | None = None,
-        *,
-        n_pages: int | None = None,
-    ) -> VisitHistory:
-        """Build from visit records: ``(page, time, changed[, last_modified time])``.
-
-        The first visit of each page only starts its history (its ``changed`` is
-        ignored); each later visit closes one interval.  Visits at the same time as the
-        page's previous visit are dropped.  ``last_modified`` is the Last-Modified time
-        on the same clock as ``time`` (``nan`` when absent).
-        """
-        p = np.asarray(page, dtype=np.int64)
-        t = np.asarray(time, dtype=np.float64)
-        c = np.asarray(changed, dtype=bool)
-        lm = (np.full(t.shape, np.nan) if last_modified is None
-              else np.asarray(last_modified, dtype=np.float64))
-        order = np.lexsort((t, p))
-        p, t, c, lm = p[order], t[order], c[order], lm[order]
-        same_page = p[1:] == p[:-1]
-        dt = np.diff(t)
-        keep = same_page & (dt > 0)
-        idx = np.flatnonzero(keep) + 1
-        since = t[idx] - lm[idx]
-        # Last-Modified is informative only if it falls inside the interval.
-        since = np.where(c[idx] & (since >= 0), since, np.nan)
-        n = int(p.max()) + 1 if n_pages is None and p.size else int(n_pages or 0)
-        return cls.from_arrays(p[idx], dt[keep], c[idx], since, n_pages=n)
-
-    @classmethod
-    def regular(cls, n_visits: ArrayLike, n_changed: ArrayLike, interval: float) -> VisitHistory:
-        """Histories with ``n_visits[i]`` intervals of length ``interval``, the first
-        ``n_changed[i]`` of them with a change (order does not matter to any estimator)."""
-        n = np.asarray(n_visits, dtype=np.int64)
-        x = np.asarray(n_changed, dtype=np.int64)
-        page = np.repeat(np.arange(n.size), n)
-        rank = np.arange(page.size) - np.repeat(np.cumsum(n) - n, n)
-        return cls.from_arrays(page, np.full(page.size, float(interval)), rank < x[page],
-                               n_pages=n.size)
-
-    # --- per-page sufficient statistics -------------------------------------------
-    def _sum(self, weights: ArrayLike) -> FloatArray:
-        return np.bincount(self.page, weights=np.asarray(weights, dtype=np.float64),
-                           minlength=self.n_pages).astype(np.float64)
-
-    @property
-    def n_visits(self) -> IntArray:
-        """Number of intervals (visits after the first) per page."""
-        return np.bincount(self.page, minlength=self.n_pages).astype(np.int64)
-
-    @property
-    def n_changed(self) -> IntArray:
-        """Number of visits that saw a change, per page (``X``)."""
-        return np.bincount(self.page[self.changed], minlength=self.n_pages).astype(np.int64)
-
-    @property
-    def total_time(self) -> FloatArray:
-        """Observed time per page (``T``: sum of intervals)."""
-        return self._sum(self.interval)
-
-    @property
-    def unchanged_time(self) -> FloatArray:
-        """Sum of the intervals that saw no change, per page."""
-        return self._sum(np.where(self.changed, 0.0, self.interval))
-
-    @property
-    def has_last_modified(self) -> BoolArray:
-        """Pages whose every changed visit carries a usable Last-Modified time."""
-        missing = self.changed & np.isnan(self.since_modified)
-        return np.asarray(np.bincount(self.page[missing], minlength=self.n_pages) == 0)
-
-    @property
-    def exposure(self) -> FloatArray:
-        """Per page, time known to be free of changes: since-modified for visits that
-        saw a change, the whole interval otherwise (``T`` of the Last-Modified
-        estimator).  ``nan`` where a changed visit lacks Last-Modified."""
-        part = np.where(self.changed, self.since_modified, self.interval)
-        return self._sum(part)
-
-    def interval_cv(self) -> FloatArray:
-        """Coefficient of variation of each page's intervals (0 for regular visits)."""
-        n = np.maximum(self.n_visits, 1)
-        mean = self.total_time / n
-        var = self._sum(self.interval**2) / n - mean**2
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.sqrt(np.maximum(var, 0.0)) / mean
-
-
-# --- a vectorised safeguarded Newton root finder ----------------------------------------
-
-def solve_monotone(
-    fun: Callable[[FloatArray, BoolArray], tuple[FloatArray, FloatArray]],
-    lo: FloatArray,
-    hi: FloatArray,
-    *,
-    increasing: bool,
-    geometric: bool = True,
-    rtol: float = 1e-12,
-    max_iter: int = 200,
-) -> FloatArray:
-    """Solve ``fun(x) = 0`` element-wise for monotone functions bracketed by ``[lo, hi]``.
-
-    Parameters
-    ----------
-    fun : callable ``(x, active) -> (value, derivative)``
-        Evaluated on the full array ``x``; ``active`` marks the elements still being
-        solved (the others may be skipped).
-    lo, hi : ndarray
-        Brackets, ``lo < root <= hi`` (finite, and positive when ``geometric``).
-    increasing : bool
-        Sign of the function's slope.
-    geometric : bool
-        Bisect at the geometric (not arithmetic) mean when Newton leaves the bracket.
-
-    Returns
-    -------
-    ndarray
-        The roots.
-
-    Raises
-    ------
-    AnalysisError
-        If some root has not converged after ``max_iter`` steps.
-
-    Notes
-    -----
-    Newton steps, replaced by a bisection whenever they leave the current bracket,
-    which shrinks with every evaluation: quadratic convergence near the root,
-    guaranteed convergence everywhere.
-    """
-    lo = np.array(lo, dtype=np.float64)
-    hi = np.array(hi, dtype=np.float64)
-    x = np.sqrt(lo * hi) if geometric else 0.5 * (lo + hi)
-    active = np.ones(x.shape, dtype=bool)
-    sign = 1.0 if increasing else -1.0
-    for _ in range(max_iter):
-        value, deriv = fun(x, active)
-        value = sign * value
-        below = value < 0
-        lo = np.where(active & below, x, lo)
-        hi = np.where(active & ~below, x, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = x - value / (sign * deriv)
-        mid = np.sqrt(lo * hi) if geometric else 0.5 * (lo + hi)
-        ok = np.isfinite(step) & (step >= lo) & (step <= hi)
-        new = np.where(value == 0, x, np.where(ok, step, mid))
-        done = (np.abs(new - x) <= rtol * np.abs(x)) | (hi - lo <= rtol * hi)
-        x = np.where(active, new, x)
-        active &= ~done
-        if not active.any():
-            return x
-    raise AnalysisError(f"rate root finding did not converge in {max_iter} iterations")
 
 
 # --- the Bernoulli-model likelihood ----------------------------------------------------
@@ -359,6 +150,19 @@ def _check_confidence(confidence: float) -> float:
 
 
 # --- estimators ---------------------------------------------------------------------------
+
+
+def _counts(n_visits: ArrayLike, n_changed: ArrayLike, time: ArrayLike,
+            what: str) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``n``, ``X`` and a time per page as floats; ConfigError unless ``n > 0``,
+    ``0 <= X <= n`` and the time (``what``) is positive."""
+    n = np.asarray(n_visits, dtype=np.float64)
+    x = np.asarray(n_changed, dtype=np.float64)
+    t = np.asarray(time, dtype=np.float64)
+    if np.any(n <= 0) or np.any((x < 0) | (x > n)) or np.any(~(t > 0)):
+        raise ConfigError(f"need n > 0 visits, 0 <= X <= n and a positive {what}")
+    return n, x, t
+
 
 def naive_rate(
     n_changed: ArrayLike, total_time: ArrayLike, *, confidence: float = 0.95
@@ -457,11 +261,8 @@ def bias_reduced_rate(
     True
     """
     q = _check_confidence(confidence)
-    n = np.asarray(n_visits, dtype=np.float64)
-    x = np.asarray(n_changed, dtype=np.float64)
-    i = np.broadcast_to(np.asarray(interval, dtype=np.float64), n.shape)
-    if np.any(n <= 0) or np.any((x < 0) | (x > n)) or np.any(i <= 0):
-        raise ConfigError("need n > 0 visits, 0 <= X <= n and a positive interval")
+    n, x, i = _counts(n_visits, n_changed, interval, "interval")
+    i = np.broadcast_to(i, n.shape)
     rate = -np.log((n - x + 0.5) / (n + 0.5)) / i
     # Wilson score interval for p.
     z2 = q  # z^2 = chi2(conf; 1)
@@ -697,11 +498,7 @@ def last_modified_rate(
     1.8
     """
     q = _check_confidence(confidence)
-    n = np.asarray(n_visits, dtype=np.float64)
-    x = np.asarray(n_changed, dtype=np.float64)
-    t = np.asarray(exposure, dtype=np.float64)
-    if np.any(n <= 0) or np.any((x < 0) | (x > n)) or np.any(~(t > 0)):
-        raise ConfigError("need n > 0 visits, 0 <= X <= n and a positive exposure")
+    n, x, t = _counts(n_visits, n_changed, exposure, "exposure")
     frac = x / n
     inner = (x > 0) & (x < n)
     # phi_hat = p_hat / (-ln(1 - p_hat)): 1 as X/n -> 0, 0 at X = n.

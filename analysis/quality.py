@@ -44,6 +44,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from analysis.graph import CapturedGraph
+from analysis.quality_links import discovery_rate, sink_fraction, top_n_overlap
+from analysis.quality_order import (
+    default_top_ns,
+    pagerank_capture,
+    rank_positions,
+    slice_bounds,
+    slice_mean_pagerank,
+    time_slice_bounds,
+    top_n_fetched,
+)
 from storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
@@ -63,9 +73,6 @@ __all__ = [
     "top_n_fetched",
     "top_n_overlap",
 ]
-
-#: Time code of a URL never known (larger than any ``2p + 1``).
-_NEVER = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -180,43 +187,6 @@ class QualityReport:
         }
 
 
-# --------------------------------------------------------------------------- slices
-
-
-def slice_bounds(pages: int, slices: int) -> np.ndarray:
-    """Boundaries ``0 = b_0 < b_1 < ... < b_S = pages`` of S slices of equal page counts.
-
-    S is ``min(slices, pages)`` so that no slice is empty.
-
-    Examples
-    --------
-    >>> slice_bounds(10, 4).tolist()
-    [0, 2, 5, 8, 10]
-    """
-    if pages < 1:
-        raise EmptyGraphError("the crawl order is empty")
-    s = max(1, min(slices, pages))
-    return np.rint(np.linspace(0, pages, s + 1)).astype(np.int64)
-
-
-def time_slice_bounds(fetch_times: np.ndarray, slices: int) -> np.ndarray:
-    """Boundaries of S slices of equal duration over ``fetch_times`` (non-decreasing).
-
-    Slice i holds the fetches with ``t0 + i w <= t < t0 + (i + 1) w`` (the last one is
-    closed); slices with no fetch are empty (their per-slice metrics are NaN).
-    """
-    times = np.asarray(fetch_times, dtype=np.float64)
-    if times.size < 1:
-        raise EmptyGraphError("the crawl order is empty")
-    if not np.isfinite(times).all():
-        raise ConfigError("some fetch times are missing: slice by pages instead")
-    if np.any(np.diff(times) < 0):
-        raise ConfigError("fetch times must be non-decreasing in fetch order")
-    edges = np.linspace(times[0], times[-1], slices + 1)[1:-1]
-    inner = np.searchsorted(times, edges, side="left")
-    return np.concatenate(([0], inner, [times.size])).astype(np.int64)
-
-
 # ------------------------------------------------------------------------- PageRank
 
 
@@ -257,249 +227,6 @@ def final_pagerank(
         raise EmptyGraphError("the graph has no nodes")
     adj = remote_adjacency(graph) if remote_only else graph.adjacency
     return np.asarray(pagerank(adj, alpha, tol=tol, normalize="sum").scores, np.float64)
-
-
-def default_top_ns(n: int) -> tuple[int, ...]:
-    """1, 10, 100, ... up to n (at least (1,))."""
-    return tuple(10**e for e in range(int(math.log10(max(n, 1))) + 1))
-
-
-def _rank_positions(scores: np.ndarray) -> np.ndarray:
-    """Rank of each node by descending score (0 = best; ties -> lower index first)."""
-    by_score = np.argsort(-scores, kind="stable")
-    rank = np.empty(scores.size, dtype=np.int64)
-    rank[by_score] = np.arange(scores.size)
-    return rank
-
-
-# ------------------------------------------------------------- order-only metrics
-
-
-def pagerank_capture(order: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """Cumulative fraction of the total PageRank held by the first k pages of ``order``.
-
-    Parameters
-    ----------
-    order : ndarray of int
-        Node indices in fetch order.
-    scores : ndarray of float
-        Final-graph PageRank of every node (any scale).
-
-    Returns
-    -------
-    ndarray of float64, length ``len(order) + 1``
-        Entry k is the fraction after k pages (entry 0 is 0).
-
-    Examples
-    --------
-    >>> pagerank_capture(np.array([2, 0]), np.array([1.0, 1.0, 2.0])).tolist()
-    [0.0, 0.5, 0.75]
-
-    References
-    ----------
-    .. [1] Bennouas and de Montgolfier 2007, figure 11 "PageRank capture".
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    total = scores.sum()
-    if not total > 0:
-        raise ConfigError("scores must have a positive sum")
-    return np.concatenate(([0.0], np.cumsum(scores[np.asarray(order)]) / total))
-
-
-def slice_mean_pagerank(order: np.ndarray, scores: np.ndarray,
-                        bounds: np.ndarray) -> np.ndarray:
-    """Average PageRank (normalised to mean 1 over all nodes) of each slice's pages.
-
-    Returns one value per slice (NaN for an empty slice).
-
-    References
-    ----------
-    .. [1] Najork and Wiener 2001, figure 1 (average PageRank per day of crawl).
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    normalised = scores * (scores.size / scores.sum())
-    cum = np.concatenate(([0.0], np.cumsum(normalised[np.asarray(order)])))
-    counts = np.diff(bounds)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, np.diff(cum[bounds]) / np.maximum(counts, 1), np.nan)
-
-
-def top_n_fetched(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
-                  top_ns: Sequence[int]) -> dict[int, np.ndarray]:
-    """Fraction of the top-N pages (by final PageRank) fetched by the end of each slice.
-
-    Ties in PageRank go to the lower node index.  Returns ``{N: array per slice end}``
-    for each N <= n.
-
-    References
-    ----------
-    .. [1] Najork and Wiener 2001, figures 2 and 3 (when the top-N pages were crawled).
-    """
-    rank = _rank_positions(np.asarray(scores, dtype=np.float64))[np.asarray(order)]
-    out: dict[int, np.ndarray] = {}
-    for n_top in top_ns:
-        if n_top > scores.size:
-            continue
-        found = np.concatenate(([0], np.cumsum(rank < n_top)))
-        out[int(n_top)] = found[bounds[1:]] / n_top
-    return out
-
-
-# ------------------------------------------------------------------- link metrics
-
-
-@dataclass(frozen=True)
-class _OrderLinks:
-    """The links revealed by an order, grouped by the position of their source."""
-
-    pos: np.ndarray          # crawl position of each link's source (non-decreasing)
-    src: np.ndarray          # source node
-    dst: np.ndarray          # target node
-    weight: np.ndarray       # adjacency weight (link count)
-    position: np.ndarray     # node -> crawl position, -1 if not in the order
-    first_known: np.ndarray  # node -> time code it became known (see module docstring)
-
-
-def _order_links(adjacency: sp.csr_array, order: np.ndarray,
-                 seeds: np.ndarray) -> _OrderLinks:
-    adj = sp.csr_array(adjacency)
-    n = adj.shape[0]
-    order = np.asarray(order, dtype=np.int64)
-    position = np.full(n, -1, dtype=np.int64)
-    position[order] = np.arange(order.size)
-    if np.count_nonzero(position >= 0) != order.size:
-        raise ConfigError("the crawl order fetches a node twice")
-    rows = adj[order]  # CSR rows in fetch order: links come out sorted by position
-    pos = np.repeat(np.arange(order.size, dtype=np.int64), np.diff(rows.indptr))
-    dst = rows.indices.astype(np.int64)
-    first_known = np.full(n, _NEVER, dtype=np.int64)
-    # First occurrence of a target in position order = the link that revealed it.
-    targets, first = np.unique(dst, return_index=True)
-    first_known[targets] = 2 * pos[first] + 1
-    first_known[order] = np.minimum(first_known[order], 2 * np.arange(order.size))
-    first_known[np.asarray(seeds, dtype=np.int64)] = -1
-    return _OrderLinks(pos=pos, src=order[pos], dst=dst, weight=rows.data.astype(np.float64),
-                       position=position, first_known=first_known)
-
-
-def discovery_rate(adjacency: sp.csr_array, order: np.ndarray, bounds: np.ndarray, *,
-                   seeds: np.ndarray | Sequence[int] = (0,),
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """Per slice, the probability that a link found points to an old URL.
-
-    A link is a distinct (source, target) pair revealed by fetching its source.
-
-    Returns
-    -------
-    known : ndarray of float64, one per slice
-        Fraction of the slice's links whose target was already known (a seed, fetched,
-        or linked from an earlier page) when the link was found.
-    crawled : ndarray of float64, one per slice
-        Fraction whose target was already fetched (the random-web-crawls paper's
-        "probability of seeing an old vertex"; a self-link counts as old).
-    Both are NaN for slices that found no link.
-
-    References
-    ----------
-    .. [1] Bennouas and de Montgolfier 2007, figure 12 "discovery rate".
-    """
-    links = _order_links(adjacency, order, np.asarray(seeds))
-    found_at = 2 * links.pos + 1
-    known = links.first_known[links.dst] < found_at
-    target_pos = links.position[links.dst]
-    crawled = (target_pos >= 0) & (target_pos <= links.pos)
-    slice_of = np.searchsorted(bounds, links.pos, side="right") - 1
-    s = bounds.size - 1
-    total = np.bincount(slice_of, minlength=s).astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate_known = np.bincount(slice_of, weights=known, minlength=s) / total
-        rate_crawled = np.bincount(slice_of, weights=crawled, minlength=s) / total
-    return rate_known, rate_crawled
-
-
-def sink_fraction(adjacency: sp.csr_array, order: np.ndarray,
-                  checkpoints: np.ndarray) -> np.ndarray:
-    """Fraction of the first k crawled pages with no successor among them, per k.
-
-    Self-links do not count as successors.
-
-    References
-    ----------
-    .. [1] Bennouas and de Montgolfier 2007, figure 13 (proportion of sinks).
-    """
-    links = _order_links(adjacency, order, np.empty(0, np.int64))
-    target_pos = links.position[links.dst]
-    inside = (target_pos >= 0) & (links.dst != links.src)
-    # A page stops being a sink once both it and one of its successors are crawled.
-    needed = np.maximum(links.pos[inside], target_pos[inside]) + 1
-    becomes = np.full(order.size, _NEVER, dtype=np.int64)
-    np.minimum.at(becomes, links.pos[inside], needed)
-    non_sinks = np.searchsorted(np.sort(becomes), checkpoints, side="right")
-    ks = np.asarray(checkpoints, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(ks > 0, 1.0 - non_sinks / np.maximum(ks, 1), np.nan)
-
-
-def top_n_overlap(
-    adjacency: sp.csr_array, order: np.ndarray, scores: np.ndarray,
-    checkpoints: np.ndarray, top_ns: Sequence[int], *,
-    seeds: np.ndarray | Sequence[int] = (0,), alpha: float = 0.85, tol: float = 1e-10,
-) -> dict[int, np.ndarray]:
-    """Overlap of the top-N of the partial graph at each checkpoint with the final top-N.
-
-    The partial graph after k pages holds every URL known then (seeds, fetched pages
-    and their link targets) and the links of the k fetched pages.  Its PageRank is
-    computed at each checkpoint, warm-started from the previous checkpoint's scores.
-
-    Parameters
-    ----------
-    adjacency : sparse array
-        The final graph's adjacency (filter it first for the remote-links variant).
-    order : ndarray of int
-    scores : ndarray of float
-        Final-graph PageRank (defines the final top-N; ties -> lower index).
-    checkpoints : ndarray of int
-        Page counts k at which to compute the partial PageRank.
-    top_ns : sequence of int
-    seeds, alpha, tol
-        Seeds of the crawl; PageRank parameters.
-
-    Returns
-    -------
-    dict
-        ``{N: ndarray}``, the fraction of the final top-N that is in the partial top-N,
-        one value per checkpoint.
-
-    References
-    ----------
-    .. [1] Najork and Wiener 2001, figure 4 (top pages of the graph induced by the
-       first days versus the final graph).
-    """
-    from analysis.pagerank import pagerank
-
-    links = _order_links(adjacency, order, np.asarray(seeds))
-    final_rank = _rank_positions(np.asarray(scores, dtype=np.float64))
-    n = final_rank.size
-    ns = [int(t) for t in top_ns if t <= n]
-    out = {t: np.empty(len(checkpoints)) for t in ns}
-    local = np.full(n, -1, dtype=np.int64)
-    prev_nodes = np.empty(0, np.int64)
-    prev_x = np.empty(0)
-    for i, k in enumerate(np.asarray(checkpoints, dtype=np.int64)):
-        nodes = np.flatnonzero(links.first_known < 2 * k)
-        local[nodes] = np.arange(nodes.size)
-        e = int(np.searchsorted(links.pos, k, side="left"))
-        sub = sp.csr_array((links.weight[:e], (local[links.src[:e]], local[links.dst[:e]])),
-                           shape=(nodes.size, nodes.size))
-        # Warm start: known nodes only ever grow; newcomers start at the uniform value.
-        x0 = np.full(nodes.size, 1.0 / nodes.size)
-        x0[local[prev_nodes]] = prev_x * (prev_nodes.size / nodes.size)
-        x = np.asarray(pagerank(sub, alpha, tol=tol, normalize="sum", x0=x0).scores)
-        best = nodes[np.argsort(-x, kind="stable")]
-        for t in ns:
-            out[t][i] = np.count_nonzero(final_rank[best[:t]] < t) / t
-        prev_nodes, prev_x = nodes, x
-    return out
 
 
 # ---------------------------------------------------------------------- all at once
@@ -637,7 +364,7 @@ def _summary(order: np.ndarray, scores: np.ndarray, capture: np.ndarray, referen
                for f in settings.summary_fractions}
     early = at(settings.summary_early_fraction)
     t = min(settings.summary_top_n, scores.size)
-    rank = _rank_positions(scores)
+    rank = rank_positions(scores)
     summary[f"top{t}_found_by_{_pct(settings.summary_early_fraction)}"] = float(
         np.count_nonzero(rank[order[:early]] < t) / t)
     normalised = scores * (scores.size / scores.sum())

@@ -27,7 +27,6 @@ References
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import html
 import json
@@ -39,19 +38,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from analysis.history import SECONDS_PER_DAY
+from analysis.report_changes import DAY_SECONDS_KEYS, changes_section
+from analysis.report_html import Section, page, table, url_cell
 from storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from analysis.bowtie import BowTie
-    from analysis.change_stats import VisitLog
     from analysis.degrees import DegreeLaws
     from analysis.graph import CapturedGraph
     from analysis.hits import HitsResult
     from analysis.quality import QualityReport
 
-__all__ = ["SECTIONS", "ReportInputs", "ReportSettings", "ReportSummary", "build_report"]
+__all__ = [
+    "DAY_SECONDS_KEYS",
+    "SECONDS_PER_DAY",
+    "SECTIONS",
+    "ReportInputs",
+    "ReportSettings",
+    "ReportSummary",
+    "build_report",
+    "compare_orderings",
+]
 
 #: Section id -> heading, in report order.
 SECTIONS: dict[str, str] = {
@@ -63,9 +71,6 @@ SECTIONS: dict[str, str] = {
     "comparison": "Comparison of crawl orderings",
     "changes": "Change rates and freshness",
 }
-#: Meta keys that may give the length of a day on the revisit clock (seconds).
-DAY_SECONDS_KEYS = ("revisit_day_seconds", "day_seconds")
-SECONDS_PER_DAY = 86400.0
 
 Progress = Callable[[str], None]
 
@@ -176,47 +181,17 @@ class ReportSummary:
         return [k for k, v in self.sections.items() if v is not None]
 
 
-@dataclass
-class _Section:
-    """One section being written: its HTML parts and images."""
-
-    key: str
-    parts: list[str] = field(default_factory=list)
-    images: int = 0
-    missing: str | None = None
-
-    def add(self, markup: str) -> None:
-        self.parts.append(markup)
-
-    def text(self, text: str) -> None:
-        self.parts.append(f"<p>{html.escape(text)}</p>")
-
-    def image(self, fig: Figure, alt: str) -> None:
-        from analysis.plots import png_bytes
-
-        data = base64.b64encode(png_bytes(fig)).decode("ascii")
-        self.parts.append(f'<figure><img alt="{html.escape(alt)}" '
-                          f'src="data:image/png;base64,{data}"></figure>')
-        self.images += 1
-
-    def none(self, reason: str) -> None:
-        self.missing = reason
-        self.parts.append(f'<p class="missing">{html.escape(reason)}</p>')
-
-
 class _Context:
     """Everything read from the database once, and analyses shared between sections."""
 
     def __init__(self, db: Path, settings: ReportSettings, inputs: ReportInputs) -> None:
+        from analysis.history import read_history
         from analysis.loader import load_graph
-        from storage.reader import CrawlReader
 
         self.db, self.settings, self.inputs = db, settings, inputs
-        with CrawlReader(db) as reader, reader.snapshot():
-            self.meta = reader.meta()
-            self.host_ids, self.host_names = reader.hosts()
-            self.urls = reader.urls()
-            self.fetches = reader.fetches()
+        self.history = read_history(db)
+        self.meta, self.urls = self.history.meta, self.history.urls
+        self.host_names, self.fetches = self.history.host_names, self.history.fetches
         self.graph = inputs.graph if inputs.graph is not None else load_graph(db)
         self.pages = (inputs.pages_graph if inputs.pages_graph is not None
                       else load_graph(db, include_frontier=False))
@@ -271,15 +246,15 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
     settings = settings or ReportSettings()
     db, out = Path(db_path), Path(out_path)
     ctx = _Context(db, settings, inputs or ReportInputs())
-    writers: dict[str, Callable[[_Context, _Section], None]] = {
+    writers: dict[str, Callable[[_Context, Section], None]] = {
         "summary": _summary, "ranking": _ranking, "bowtie": _bowtie, "degrees": _degrees,
-        "quality": _quality, "comparison": _comparison, "changes": _changes,
+        "quality": _quality, "comparison": _comparison, "changes": changes_section,
     }
     sections = []
     for key, write in writers.items():
         if progress:
             progress(f"report: {SECTIONS[key].lower()}")
-        section = _Section(key)
+        section = Section(key)
         try:
             write(ctx, section)
         except AnalysisError as exc:  # empty graph, nothing to fit: say so, keep going
@@ -302,7 +277,7 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
 
 
 # ----------------------------------------------------------------------------- summary
-def _summary(ctx: _Context, sec: _Section) -> None:
+def _summary(ctx: _Context, sec: Section) -> None:
     from storage.reader import FETCH_KINDS, OUTCOMES
 
     urls, f = ctx.urls, ctx.fetches
@@ -336,7 +311,7 @@ def _summary(ctx: _Context, sec: _Section) -> None:
     _timeline(ctx, sec, f["ended_at"][crawl])
 
 
-def _timeline(ctx: _Context, sec: _Section, ended: np.ndarray) -> None:
+def _timeline(ctx: _Context, sec: Section, ended: np.ndarray) -> None:
     from analysis.report_figures import rate_timeline_figure
 
     t = np.sort(ended - ended.min())
@@ -350,7 +325,7 @@ def _timeline(ctx: _Context, sec: _Section, ended: np.ndarray) -> None:
 
 
 # ----------------------------------------------------------------------------- ranking
-def _ranking(ctx: _Context, sec: _Section) -> None:
+def _ranking(ctx: _Context, sec: Section) -> None:
     from analysis.hits import hits
 
     scores = ctx.pagerank
@@ -368,18 +343,14 @@ def _top_table(title: str, g: CapturedGraph, scores: np.ndarray, indeg: np.ndarr
                name: str) -> str:
     top = np.argsort(-scores, kind="stable")[:k]
     mean = 1.0 / scores.size
-    rows = [[i + 1, _url(g.urls[node]), f"{scores[node]:.3e}",
+    rows = [[i + 1, url_cell(g.urls[node]), f"{scores[node]:.3e}",
              f"{scores[node] / mean:.1f}", int(indeg[node])] for i, node in enumerate(top)]
     return f"<h3>{html.escape(title)}</h3>" + table(
         ["#", "URL", name, "x mean", "in-links"], rows, raw_columns=(1,))
 
 
-def _url(url: str) -> str:
-    return f'<code class="url">{html.escape(url)}</code>'
-
-
 # ----------------------------------------------------------------------------- structure
-def _bowtie(ctx: _Context, sec: _Section) -> None:
+def _bowtie(ctx: _Context, sec: Section) -> None:
     from analysis.bowtie import bowtie
     from analysis.report_figures import bowtie_figure
 
@@ -397,7 +368,7 @@ def _bowtie(ctx: _Context, sec: _Section) -> None:
     sec.image(bowtie_figure(bt), "bow-tie diagram with region sizes")
 
 
-def _degrees(ctx: _Context, sec: _Section) -> None:
+def _degrees(ctx: _Context, sec: Section) -> None:
     from analysis.degrees import degree_laws
     from analysis.report_figures import degree_figure
 
@@ -423,7 +394,7 @@ def _opt(value: float | None) -> str:
 
 
 # ----------------------------------------------------------------------------- quality
-def _quality(ctx: _Context, sec: _Section) -> None:
+def _quality(ctx: _Context, sec: Section) -> None:
     from analysis.quality import crawl_quality
 
     report = ctx.inputs.quality or crawl_quality(ctx.graph)
@@ -433,7 +404,7 @@ def _quality(ctx: _Context, sec: _Section) -> None:
     _quality_parts(sec, {"recorded": report}, None)
 
 
-def _comparison(ctx: _Context, sec: _Section) -> None:
+def _comparison(ctx: _Context, sec: Section) -> None:
     reports = ctx.inputs.comparison
     if reports is None:
         if not ctx.settings.compare:
@@ -461,7 +432,7 @@ def compare_orderings(graph: CapturedGraph, strategies: Sequence[str],
     return compare_orders(graph, orders, progress=progress)
 
 
-def _quality_parts(sec: _Section, reports: Mapping[str, QualityReport],
+def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],
                    keys: Sequence[str] | None) -> None:
     from analysis.plots import METRIC_TITLES, quality_figures
     from analysis.quality import summary_label
@@ -473,224 +444,3 @@ def _quality_parts(sec: _Section, reports: Mapping[str, QualityReport],
     for key, fig in quality_figures(reports).items():
         if keys is None or key in keys:
             sec.image(fig, METRIC_TITLES[key])
-
-
-# ----------------------------------------------------------------------------- changes
-def _changes(ctx: _Context, sec: _Section) -> None:
-    from analysis.change_stats import CHANGE_BUCKETS, bucket_fractions
-    from analysis.changes import map_rate
-    from analysis.report_figures import rate_histogram_figure
-    from storage.reader import FETCH_KINDS
-
-    revisits = int(np.count_nonzero(ctx.fetches["kind"] == FETCH_KINDS.index("revisit")))
-    if revisits == 0:
-        sec.none("No revisit data: this crawl was not revisited, so there are no change "
-                 "rates or freshness to show (webcrawl revisit adds them).")
-        return
-    day = _day_seconds(ctx)
-    log, page_ids, t0 = _visit_log(ctx, day)
-    hist = log.history()
-    est = map_rate(hist, prior_changes=ctx.settings.rate_prior_changes,
-                   prior_time=ctx.settings.rate_prior_days)
-    known = hist.n_visits > 0
-    est[~known] = np.nan  # the prior alone says nothing about the page
-    if not known.any():
-        sec.none(f"{revisits} revisits, but no page was visited twice with an answer: "
-                 "no change rate can be estimated.")
-        return
-    true = _true_rates(ctx, page_ids)
-    rows: list[list[Any]] = [["revisits", revisits], ["pages with a rate estimate",
-                                                       int(known.sum())],
-                             ["length of a day on the clock", f"{day:g} s"],
-                             ["estimator", "posterior mode (Gamma prior: "
-                              f"{ctx.settings.rate_prior_changes:g} change in "
-                              f"{ctx.settings.rate_prior_days:g} days), Last-Modified used"],
-                             ["median estimated rate", f"{np.median(est[known]):.3g} / day"]]
-    if true is not None:
-        ok = known & np.isfinite(true) & (true > 0)
-        if ok.any():
-            rel = np.abs(est[ok] - true[ok]) / true[ok]
-            ctx.rate_error = (float(np.median(rel)), int(ok.sum()))
-            rows.append(["median relative error vs truth",
-                         f"{ctx.rate_error[0]:.3f} over {ctx.rate_error[1]:,} pages"])
-    rows += [[k, v] for k, v in ctx.inputs.change_facts.items()]
-    sec.add(table(["", ""], rows, header=False))
-    with np.errstate(divide="ignore"):  # a rate of 0: an infinite interval, the last bucket
-        buckets = bucket_fractions(1.0 / est[known])
-    sec.add("<h3>Pages by estimated mean change interval</h3>")
-    sec.add(table([label for label, _ in CHANGE_BUCKETS],
-                  [[f"{100.0 * b:.1f}%" for b in buckets]]))
-    sec.image(rate_histogram_figure(est, true, bins=ctx.settings.rate_bins),
-              "histogram of estimated change rates")
-    _freshness(ctx, sec, log, est, (t0, day))
-
-
-def _day_seconds(ctx: _Context) -> float:
-    if ctx.settings.seconds_per_day is not None:
-        return ctx.settings.seconds_per_day
-    for key in DAY_SECONDS_KEYS:
-        try:
-            value = float(ctx.meta[key])
-        except (KeyError, ValueError):
-            continue
-        if math.isfinite(value) and value > 0:
-            return value
-    return SECONDS_PER_DAY
-
-
-def _visit_log(ctx: _Context, day: float) -> tuple[VisitLog, np.ndarray, float]:
-    """Every fetch with an HTTP answer as a visit (2xx/304 present, 404/410 gone), in days
-    since the first fetch (a request's midpoint); returns the log, the URL id of each log
-    page and the wall time of day 0."""
-    from analysis.change_stats import VisitLog
-
-    f = ctx.fetches
-    status = f["status"]
-    present = ((status >= 200) & (status < 300)) | (status == 304)
-    keep = present | (status == 404) | (status == 410)
-    if not keep.any():
-        raise AnalysisError("no fetch has an HTTP answer")
-    mid = 0.5 * (f["started_at"][keep] + f["ended_at"][keep])
-    t0 = float(mid.min())
-    changed = f["changed"][keep].astype(np.int8)
-    changed[(status[keep] == 304) & (changed < 0)] = 0
-    lm = _modified_days(f["last_modified"][keep], (mid - t0) / day, day, t0)
-    page_ids, page = np.unique(f["url_id"][keep], return_inverse=True)
-    url_host = ctx.urls.host_ids[np.searchsorted(ctx.urls.ids, page_ids)]
-    host = np.searchsorted(ctx.host_ids, url_host)
-    log = VisitLog.from_arrays(page, (mid - t0) / day, present[keep], changed,
-                               last_modified=lm, host=host,
-                               host_names=ctx.host_names or ["?"],
-                               digest=list(f["digest"][keep]))
-    return log, page_ids, t0
-
-
-def _modified_days(headers: np.ndarray, visit_days: np.ndarray, day: float,
-                   t0: float) -> np.ndarray:
-    """Last-Modified headers on the visits' clock (days since the first visit).
-
-    HTTP dates run on the server's clock.  On a real one (86400 s a day) it is the
-    crawler's, and the first visit's wall time ``t0`` is day 0.  An accelerated server clock
-    (the fixture web) has HTTP days of ``day`` real seconds and an unknown origin: the
-    origin is taken as the smallest one consistent with every visit, since no page was
-    modified after it was seen (``max(Last-Modified - visit)``); fast-changing pages
-    make that bound tight.
-    """
-    from email.utils import parsedate_to_datetime
-
-    stamps: dict[str, float] = {}
-    for value in set(headers.tolist()) - {None}:
-        try:
-            stamps[value] = parsedate_to_datetime(value).timestamp() / SECONDS_PER_DAY
-        except (TypeError, ValueError, IndexError):
-            stamps[value] = math.nan
-    http_days = np.array([stamps.get(v, math.nan) if v else math.nan for v in headers.tolist()],
-                         dtype=np.float64)
-    known = np.isfinite(http_days)
-    if not known.any():
-        return http_days
-    if day == SECONDS_PER_DAY:
-        return http_days - t0 / SECONDS_PER_DAY
-    return http_days - float(np.max(http_days[known] - visit_days[known]))
-def _true_rates(ctx: _Context, page_ids: np.ndarray) -> np.ndarray | None:
-    truth = ctx.inputs.true_rates
-    if truth is None:
-        return None
-    pos = np.searchsorted(ctx.urls.ids, page_ids)
-    return np.array([truth.get(ctx.urls.urls[p], math.nan) for p in pos.tolist()])
-
-
-def _freshness(ctx: _Context, sec: _Section, log: VisitLog, est: np.ndarray,
-               clock: tuple[float, float]) -> None:
-    """Observed freshness at revisits, expected freshness under the estimates, and the
-    truth when given; ``clock`` is (wall time of day 0, seconds per day)."""
-    from analysis.freshness import estimated_freshness, expected_freshness
-    from analysis.report_figures import freshness_figure
-
-    pres = log.present
-    page, t = log.page[pres], log.time[pres]
-    start, end = float(log.time.min()), float(log.time.max())
-    if not end > start:
-        return
-    points = ctx.settings.freshness_points
-    edges = np.linspace(start, end, points + 1)
-    seen = log.changed[pres] >= 0
-    which = np.clip(np.searchsorted(edges, t[seen], side="right") - 1, 0, points - 1)
-    n_bin = np.bincount(which, minlength=points)
-    fresh_bin = np.bincount(which, weights=(log.changed[pres][seen] == 0), minlength=points)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = np.where(n_bin > 0, fresh_bin / np.maximum(n_bin, 1), np.nan)
-    rated = np.isfinite(est[page])
-    grid = edges[1:]
-    expected = np.array([_expected_at(est, page[rated], t[rated], at, expected_freshness)
-                         for at in grid])
-    curves: dict[str, tuple[Any, Any]] = {
-        "revisits that found the copy unchanged": (0.5 * (edges[:-1] + edges[1:]), observed),
-        "expected under the estimated rates": (grid, expected)}
-    if ctx.inputs.truth_freshness is not None:
-        wall, fresh = ctx.inputs.truth_freshness
-        curves["true (fixture ground truth)"] = ((np.asarray(wall) - clock[0]) / clock[1], fresh)
-    keep = np.isfinite(est)
-    remap = np.cumsum(keep) - 1
-    mean_f, mean_a = estimated_freshness(est[keep], remap[page[rated]], t[rated], start, end)
-    sec.add("<h3>Freshness</h3>")
-    sec.text(f"Expected time-averaged freshness over the {end - start:.3g}-day window: "
-             f"{mean_f:.3f}; expected age {mean_a:.3g} days (Cho and Garcia-Molina).")
-    sec.image(freshness_figure(curves), "freshness of the collection over time")
-
-
-def _expected_at(rate: np.ndarray, page: np.ndarray, t: np.ndarray, at: float,
-                 expected_freshness: Callable[..., np.ndarray]) -> float:
-    """Mean expected freshness at ``at`` of the pages visited by then (last visit <= at)."""
-    before = t <= at
-    if not before.any():
-        return math.nan
-    last = np.full(rate.size, -np.inf)
-    np.maximum.at(last, page[before], t[before])
-    have = np.isfinite(last)
-    return float(np.mean(expected_freshness(rate[have], last[have], at)))
-
-
-# ----------------------------------------------------------------------------- HTML
-_CSS = """
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #222;
-       max-width: 1180px; margin: 0 auto; padding: 0 24px 48px; background: #fafafa; }
-header { border-bottom: 3px solid #d95f02; margin-bottom: 8px; }
-h1 { margin: 24px 0 4px; } h2 { margin-top: 40px; border-bottom: 1px solid #ddd; }
-nav ol { columns: 2; padding-left: 20px; } .sub { color: #666; margin-top: 0; }
-table { border-collapse: collapse; margin: 10px 0 18px; background: #fff; }
-th, td { border: 1px solid #ddd; padding: 4px 10px; text-align: left; vertical-align: top; }
-th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-code.url { font-size: 13px; word-break: break-all; }
-figure { margin: 12px 0; } img { max-width: 100%; border: 1px solid #e4e4e4; background: #fff; }
-p.missing { background: #fff4e5; border-left: 4px solid #f0a020; padding: 8px 12px; }
-"""
-
-
-def page(title: str, subtitle: str, sections: Sequence[tuple[str, str, str]]) -> str:
-    """The whole document: ``sections`` are ``(id, heading, inner HTML)``."""
-    toc = "".join(f'<li><a href="#{key}">{html.escape(head)}</a></li>'
-                  for key, head, _ in sections)
-    body = "".join(f'<section id="{key}"><h2>{html.escape(head)}</h2>{inner}</section>'
-                   for key, head, inner in sections)
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>"
-            f"<header><h1>{html.escape(title)}</h1><p class=\"sub\">{html.escape(subtitle)}"
-            f"</p></header><nav><ol>{toc}</ol></nav>{body}</body></html>\n")
-
-
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, header: bool = True,
-          raw_columns: Sequence[int] = ()) -> str:
-    """An HTML table; cells are escaped except in ``raw_columns`` (already markup)."""
-    def cell(j: int, value: Any) -> str:
-        if j in raw_columns:
-            return f"<td>{value}</td>"
-        numeric = isinstance(value, int | float | np.integer | np.floating)
-        text = f"{value:,}" if isinstance(value, int | np.integer) else str(value)
-        return f'<td{" class=num" if numeric else ""}>{html.escape(text)}</td>'
-
-    head = ("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in headers) + "</tr>"
-            if header else "")
-    body = "".join("<tr>" + "".join(cell(j, v) for j, v in enumerate(row)) + "</tr>"
-                   for row in rows)
-    return f"<table>{head}{body}</table>"

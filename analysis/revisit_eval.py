@@ -36,8 +36,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from analysis.changes import VisitHistory, map_rate
 from analysis.freshness import FreshnessResult, estimated_freshness, evaluate_freshness
+from analysis.history import Refreshes, load_refreshes
 from storage.errors import AnalysisError, ConfigError
-from storage.records import FetchKind, Outcome
 
 __all__ = [
     "Refreshes",
@@ -50,7 +50,6 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
-_OK_REVISIT = (Outcome.FETCHED, Outcome.NOT_MODIFIED, Outcome.NOT_HTML, Outcome.TOO_LARGE)
 
 
 @dataclass(frozen=True)
@@ -73,72 +72,6 @@ class SimClock:
     def days(self, wall: ArrayLike) -> FloatArray:
         return np.asarray(self.sim_day + (np.asarray(wall, dtype=np.float64) - self.wall_ref)
                           / self.day_seconds, dtype=np.float64)
-
-
-@dataclass(frozen=True, eq=False)
-class Refreshes:
-    """The collection's refreshes, flat, sorted by (page, time).
-
-    Attributes
-    ----------
-    urls : list of str
-        The collection (pages the crawl fetched as HTML); page ``i`` is ``urls[i]``.
-    url_ids : ndarray of int64
-        Their ids in the database.
-    page, time : ndarray
-        Each refresh: page index and wall-clock time (request midpoint).
-    changed : ndarray of int8
-        Per refresh: 1 changed since the previous one, 0 unchanged, -1 unknown (the
-        crawl fetch, a digest not comparable, or a revisit after a failed one).
-    revisit_start, revisit_end : float
-        Wall time of the first revisit's start and the last one's end (nan if none).
-    """
-
-    urls: list[str]
-    url_ids: NDArray[np.int64]
-    page: NDArray[np.int64]
-    time: FloatArray
-    changed: NDArray[np.int8]
-    revisit_start: float
-    revisit_end: float
-
-    @property
-    def n_pages(self) -> int:
-        return len(self.urls)
-
-    @property
-    def visits_per_page(self) -> NDArray[np.int64]:
-        return np.bincount(self.page, minlength=self.n_pages).astype(np.int64)
-
-
-def load_refreshes(db: str | Path) -> Refreshes:
-    """Read the collection and its refreshes from a crawl database."""
-    from storage.reader import OUTCOMES, CrawlReader
-
-    with CrawlReader(db) as reader, reader.snapshot():
-        table = reader.urls()
-        f = reader.fetches()
-    coll = table.has_outcome(Outcome.FETCHED)
-    ids = table.ids[coll]
-    urls = [u for u, keep in zip(table.urls, coll, strict=True) if keep]
-    if not urls:
-        raise AnalysisError(f"{db} holds no page fetched as HTML")
-    code = {o: OUTCOMES.index(o) for o in OUTCOMES}
-    crawl = f["kind"] == list(FetchKind).index(FetchKind.CRAWL)
-    ok = np.where(crawl, f["outcome"] == code[Outcome.FETCHED],
-                  np.isin(f["outcome"], [code[o] for o in _OK_REVISIT]))
-    pos = np.searchsorted(ids, f["url_id"])
-    pos_c = np.minimum(pos, ids.size - 1)
-    ok &= ids[pos_c] == f["url_id"]
-    mid = 0.5 * (f["started_at"] + f["ended_at"])
-    page, t = pos_c[ok].astype(np.int64), mid[ok]
-    changed = np.where(crawl[ok], -1, f["changed"][ok]).astype(np.int8)
-    order = np.lexsort((t, page))
-    revisit = ~crawl & np.isin(f["url_id"], ids)
-    start = float(f["started_at"][revisit].min()) if revisit.any() else float("nan")
-    end = float(f["ended_at"][revisit].max()) if revisit.any() else float("nan")
-    return Refreshes(urls, ids.astype(np.int64), page[order], t[order], changed[order],
-                     start, end)
 
 
 def revisit_rates(ref: Refreshes, day_seconds: float, *, prior_changes: float = 1.0,

@@ -47,26 +47,29 @@ repeated early.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import email.utils
-import hashlib
 import logging
 import math
-import re
-import sys
 import time
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from analysis.history import OK_REVISIT, http_date_seconds
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.revisit_progress import RevisitStats, run_with_progress
+from crawler.revisit_settings import (
+    REVISIT_POLICIES,
+    RevisitSettings,
+    body_digest,
+    volatile_pattern,
+)
 from crawler.robots import RobotsCache
 from crawler.settings import CrawlSettings
+from crawler.token_bucket import TokenBucket
 from storage.errors import ConfigError, FetchError, FetchTimeoutError
 from storage.records import FetchKind, FetchRecord, Outcome
 
@@ -82,185 +85,19 @@ __all__ = [
     "TokenBucket",
     "body_digest",
     "revisit",
+    "run_with_progress",
+    "volatile_pattern",
 ]
 
 log = logging.getLogger(__name__)
 
-#: Policies of ``webcrawl revisit`` (CLI spelling ``optimal-age`` is ``optimal_age``).
-REVISIT_POLICIES = ("uniform", "proportional", "optimal", "optimal_age")
 #: Statuses that mean the page is gone for good.
 GONE_STATUSES = frozenset((404, 410))
 #: Meta keys written by the revisit loop.
 META_VOLATILE = "revisit_volatile"
 META_VOLATILE_SINCE = "revisit_volatile_since_seq"
 _HTTP_DAY = 86400.0
-_OK_REVISIT = frozenset((Outcome.FETCHED, Outcome.NOT_MODIFIED, Outcome.NOT_HTML,
-                         Outcome.TOO_LARGE))
-
-
-@dataclass(frozen=True)
-class RevisitSettings:
-    """Settings of a revisit run (politeness, fetching and robots come from CrawlSettings).
-
-    Attributes
-    ----------
-    policy : str
-        One of :data:`REVISIT_POLICIES` (default ``"optimal"``).
-    budget : float
-        Fetch starts per second over all hosts, at most (default 1).
-    burst : float
-        Token-bucket capacity: starts that may be saved up and spent at once (default 1).
-    duration : float or None
-        Seconds to run; None (default) until stopped.
-    day_seconds : float
-        Wall seconds per planner day (default 86400).
-    volatile : str or None
-        Regex whose matches are deleted from a body before digesting (default None:
-        the raw body).  Changing it between runs makes the next 2xx of each page
-        incomparable (recorded ``changed`` NULL).
-    prior_changes, prior_days : float
-        The planner's Gamma prior (defaults 1 and 7: ``1/7`` change per day).
-    recompute_every : int or None
-        Visits between reallocations; None (default): ``clip(pages // 20, 1, 1000)``.
-    min_frequency : float
-        Floor on every page's revisit frequency, per day (default 0).
-    progress_interval : float
-        Seconds between progress-line refreshes (default 0.5).
-    """
-
-    policy: str = "optimal"
-    budget: float = 1.0
-    burst: float = 1.0
-    duration: float | None = None
-    day_seconds: float = 86400.0
-    volatile: str | None = None
-    prior_changes: float = 1.0
-    prior_days: float = 7.0
-    recompute_every: int | None = None
-    min_frequency: float = 0.0
-    progress_interval: float = 0.5
-
-    def __post_init__(self) -> None:
-        if self.policy not in REVISIT_POLICIES:
-            raise ConfigError(f"unknown policy {self.policy!r}; choose from "
-                              f"{', '.join(p.replace('_', '-') for p in REVISIT_POLICIES)}")
-        for name in ("budget", "day_seconds", "progress_interval"):
-            value = getattr(self, name)
-            if not (math.isfinite(value) and value > 0):
-                raise ConfigError(f"{name} must be a positive number, got {value!r}")
-        if not (math.isfinite(self.burst) and self.burst >= 1):
-            raise ConfigError(f"burst must be >= 1, got {self.burst!r}")
-        if self.duration is not None and not self.duration >= 0:
-            raise ConfigError(f"duration must be >= 0 seconds, got {self.duration!r}")
-        if not self.prior_changes >= 0 or not self.prior_days > 0:
-            raise ConfigError("prior_changes must be >= 0 and prior_days > 0")
-        if self.recompute_every is not None and self.recompute_every < 1:
-            raise ConfigError("recompute_every must be >= 1")
-        if not self.min_frequency >= 0:
-            raise ConfigError("min_frequency must be >= 0")
-        volatile_pattern(self.volatile)
-
-    @property
-    def budget_per_day(self) -> float:
-        """The planner's budget: fetches per planner day."""
-        return self.budget * self.day_seconds
-
-
-def volatile_pattern(rule: str | None) -> re.Pattern[bytes] | None:
-    """Compile the volatile-content rule (a regex over the body bytes), ConfigError if bad."""
-    if not rule:
-        return None
-    try:
-        return re.compile(rule.encode("utf-8"))
-    except re.error as exc:
-        raise ConfigError(f"bad volatile regex {rule!r}: {exc}") from None
-
-
-def body_digest(body: bytes, pattern: re.Pattern[bytes] | None = None) -> str:
-    """blake2b-128 hex of ``body`` with every ``pattern`` match deleted (crawl's digest if None)."""
-    if pattern is not None:
-        body = pattern.sub(b"", body)
-    return hashlib.blake2b(body, digest_size=16).hexdigest()
-
-
-class TokenBucket:
-    """At most ``rate`` takes per second on average, ``capacity`` at once (monotonic clock)."""
-
-    def __init__(self, rate: float, capacity: float = 1.0, now: float | None = None) -> None:
-        self.rate = float(rate)
-        self.capacity = float(capacity)
-        self.tokens = float(capacity)
-        self.stamp = time.monotonic() if now is None else now
-
-    def _refill(self, now: float) -> None:
-        if now > self.stamp:
-            self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-            self.stamp = now
-
-    def wait(self, now: float) -> float:
-        """Seconds until a token is available (0 if one is)."""
-        self._refill(now)
-        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
-
-    def take(self, now: float) -> None:
-        self._refill(now)
-        self.tokens -= 1.0
-
-
-@dataclass(slots=True)
-class RevisitStats:
-    """Live counters and the final summary of a revisit run."""
-
-    started: float = field(default_factory=time.monotonic)
-    ended: float | None = None
-    budget: float = 0.0
-    pages: int = 0            # pages in the collection being revisited
-    excluded: int = 0         # collection pages left out (gone earlier, robots)
-    fetches: int = 0          # completed revisits (any outcome)
-    changed: int = 0
-    unchanged: int = 0        # includes not_modified
-    not_modified: int = 0
-    unknown: int = 0          # 2xx not comparable with the previous digest
-    gone: int = 0
-    errors: int = 0
-    outcomes: Counter[str] = field(default_factory=Counter)
-    stopped: str = "running"  # 'duration', 'stopped'
-
-    @property
-    def elapsed(self) -> float:
-        return (self.ended or time.monotonic()) - self.started
-
-    @property
-    def rate(self) -> float:
-        return self.fetches / self.elapsed if self.elapsed > 0 else 0.0
-
-    @property
-    def budget_use(self) -> float:
-        """Fraction of the budget spent (completed fetches / (budget * elapsed))."""
-        return self.rate / self.budget if self.budget > 0 else 0.0
-
-    def line(self) -> str:
-        return (f"{self.fetches:>8} revisits  {self.changed} changed  {self.unchanged} unchanged"
-                f" ({self.not_modified} 304)  {self.gone} gone  {self.errors} errors  "
-                f"{self.rate:6.1f}/s of {self.budget:g}/s ({100 * self.budget_use:3.0f}%)")
-
-    def summary(self) -> str:
-        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items()))
-        return (f"revisit {self.stopped}: {self.fetches} revisits of {self.pages} pages in "
-                f"{self.elapsed:.1f} s ({self.rate:.1f}/s, {100 * self.budget_use:.0f}% of the "
-                f"{self.budget:g}/s budget); {self.changed} changed, {self.unchanged} unchanged "
-                f"({self.not_modified} not modified), {self.unknown} unknown, {self.gone} gone, "
-                f"{self.errors} errors; {self.excluded} pages excluded"
-                + (f"; {outcomes}" if outcomes else ""))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"pages": self.pages, "excluded": self.excluded, "fetches": self.fetches,
-                "changed": self.changed, "unchanged": self.unchanged,
-                "not_modified": self.not_modified, "unknown": self.unknown,
-                "gone": self.gone, "errors": self.errors, "seconds": round(self.elapsed, 3),
-                "rate": round(self.rate, 3), "budget": self.budget,
-                "budget_use": round(self.budget_use, 4), "stopped": self.stopped,
-                "outcomes": dict(sorted(self.outcomes.items()))}
+_OK_REVISIT = frozenset(OK_REVISIT)
 
 
 @dataclass(slots=True)
@@ -290,23 +127,13 @@ class _History:
     visit_changed: list[bool | None]
 
 
-def http_seconds(value: str | None) -> float | None:
-    """An HTTP date as Unix seconds (None if absent or unparsable)."""
-    if not value:
-        return None
-    try:
-        return email.utils.parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError, IndexError):
-        return None
-
-
 def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
     """Read the collection (pages fetched as HTML) and its visits from the database."""
-    from storage.reader import OUTCOMES, CrawlReader
+    from analysis.history import read_history
+    from storage.reader import OUTCOMES
 
-    with CrawlReader(db) as reader, reader.snapshot():
-        table = reader.urls()
-        f = reader.fetches()
+    history = read_history(db)
+    table, f = history.urls, history.fetches
     fetched = table.has_outcome(Outcome.FETCHED)
     pages = {int(i): _Page(int(i), table.urls[k], int(table.host_ids[k]))
              for k, i in enumerate(table.ids) if fetched[k]}
@@ -642,7 +469,7 @@ class RevisitCrawler:
 
     def _modified_day(self, result: FetchResult, t_day: float) -> float | None:
         """Planner day of the last change: visit day - (Date - Last-Modified) in days."""
-        date, modified = http_seconds(result.date), http_seconds(result.last_modified)
+        date, modified = http_date_seconds(result.date), http_date_seconds(result.last_modified)
         if date is None or modified is None or modified > date:
             return None
         return t_day - (date - modified) / _HTTP_DAY
@@ -660,41 +487,6 @@ class RevisitCrawler:
         self.stats.errors += 1
         page.resync = True
         self.planner.update(page.url_id, self.day(0.5 * (started_at + ended_at)))
-
-
-async def run_with_progress(crawler: RevisitCrawler, *, show: bool = True,
-                            stream: TextIO | None = None) -> RevisitStats:
-    """Run ``crawler`` with a one-line progress display on a terminal and signal handling."""
-    import signal
-
-    out = stream or sys.stderr
-    loop = asyncio.get_running_loop()
-    handled = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, crawler.stop)
-            handled.append(sig)
-        except (ValueError, RuntimeError):  # not the main thread
-            pass
-
-    async def progress() -> None:
-        while True:
-            await asyncio.sleep(crawler.settings.progress_interval)
-            out.write("\r\x1b[K" + crawler.stats.line())
-            out.flush()
-
-    task = loop.create_task(progress()) if show and out.isatty() else None
-    try:
-        return await crawler.run()
-    finally:
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            out.write("\r\x1b[K")
-            out.flush()
-        for sig in handled:
-            loop.remove_signal_handler(sig)
 
 
 def revisit(db: str | Path, settings: RevisitSettings | None = None,

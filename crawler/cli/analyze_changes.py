@@ -37,68 +37,9 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def load_visit_log(db: Path, seconds_per_day: float = SECONDS_PER_DAY) -> Any:
-    """Build an :class:`analysis.change_stats.VisitLog` from a crawl database.
-
-    Every fetch row with an HTTP answer is a visit: 2xx and 304 mean the page was
-    there, 404 and 410 that it was gone; other statuses and network failures say
-    nothing and are skipped.  ``changed`` comes from the row (304: unchanged), else
-    from the digest against the previous visit.  Times are days since the first fetch.
-    """
-    import numpy as np
-
-    from analysis.change_stats import VisitLog
-    from storage.reader import CrawlReader
-
-    with CrawlReader(db) as reader, reader.snapshot():
-        rows = reader.fetches()
-        urls = reader.urls(text=False)
-        host_ids, host_names = reader.hosts()
-    status = rows["status"]
-    present = ((status >= 200) & (status < 300)) | (status == 304)
-    gone = (status == 404) | (status == 410)
-    keep = present | gone
-    if not keep.any():
-        raise ConfigError(f"{db} has no fetches with an HTTP answer: nothing to analyse")
-    url_id = rows["url_id"][keep]
-    started = rows["started_at"][keep]
-    t0 = float(started.min())
-    changed = rows["changed"][keep].astype(np.int8)
-    changed[(status[keep] == 304) & (changed < 0)] = 0
-    lm = _parse_http_dates(rows["last_modified"][keep])
-    page_ids, page = np.unique(url_id, return_inverse=True)
-    host_of_url = dict(zip(urls.ids.tolist(), urls.host_ids.tolist(), strict=True))
-    host_pos = {h: i for i, h in enumerate(host_ids.tolist())}
-    host = np.array([host_pos.get(host_of_url.get(u, -1), 0) for u in page_ids.tolist()],
-                    dtype=np.int64)
-    return VisitLog.from_arrays(
-        page, (started - t0) / seconds_per_day, present[keep], changed,
-        last_modified=(lm - t0) / seconds_per_day, host=host,
-        host_names=host_names or ["?"], digest=list(rows["digest"][keep]))
-
-
-def _parse_http_dates(values: Any) -> Any:
-    """Epoch seconds of Last-Modified headers (``nan`` when absent or unparsable)."""
-    import email.utils
-
-    import numpy as np
-
-    cache: dict[str, float] = {}
-    out = np.full(len(values), np.nan)
-    for i, v in enumerate(values):
-        if not v:
-            continue
-        if v not in cache:
-            try:
-                cache[v] = email.utils.parsedate_to_datetime(v).timestamp()
-            except (TypeError, ValueError, IndexError):
-                cache[v] = float("nan")
-        out[i] = cache[v]
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from analysis.change_stats import CHANGE_BUCKETS, LIFESPAN_BUCKETS, change_report
+    from analysis.history import load_visit_log
 
     if not args.seconds_per_day > 0:
         raise ConfigError("--seconds-per-day must be positive")

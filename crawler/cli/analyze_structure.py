@@ -41,24 +41,22 @@ def _add_frontier_option(parser: argparse.ArgumentParser, *, default: bool) -> N
                             help="also the discovered but never fetched pages")
 
 
-def _positive(text: str) -> int:
+def _int_at_least(text: str, minimum: int, rule: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {rule}, got {value}")
     return value
+
+
+def _positive(text: str) -> int:
+    return _int_at_least(text, 1, "at least 1")
 
 
 def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be non-negative, got {value}")
-    return value
+    return _int_at_least(text, 0, "non-negative")
 
 
 def _load(args: argparse.Namespace) -> Any:
