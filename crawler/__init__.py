@@ -1,8 +1,11 @@
 """The polite asyncio crawler.
 
->>> from crawler import CrawlSettings, crawl                     # doctest: +SKIP
->>> stats = crawl(["http://site0.test:8400/"], "crawl.db",
-...               CrawlSettings(scope_hosts=("*.test",), resolve=("*.test=127.0.0.1",)))
+Crawl a fixture web served by ``webcrawl fixture serve --port 8400``::
+
+    from crawler import CrawlSettings, crawl
+
+    stats = crawl(["http://site0.test:8400/"], "crawl.db",
+                  CrawlSettings(scope_hosts=("*.test",), resolve=("*.test=127.0.0.1",)))
 """
 
 from __future__ import annotations
