@@ -14,7 +14,7 @@ Redirects are recorded as the page's one link and followed within scope for at m
 ``fetch_max_redirects`` hops.  A stop (Ctrl-C, SIGTERM, :meth:`Crawler.stop`) cancels
 requests in flight (their URLs stay in the frontier) and flushes the store; a resume
 rebuilds the frontier from the store and replays the strategy over the stored fetch
-order and links.
+order and links (:mod:`crawler.resume`).
 """
 
 from __future__ import annotations
@@ -33,12 +33,14 @@ from crawler.fetcher import Fetcher, FetchResult
 from crawler.frontier import Frontier, Taken
 from crawler.links import extract_links
 from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.resume import restore
 from crawler.retry import RetryPolicy, is_retryable_status
 from crawler.robots import RobotsCache, RobotsState
 from crawler.scope import Scope
 from crawler.settings import CrawlSettings
 from crawler.strategies import Strategy, get_strategy
 from crawler.urls import host_key, normalize_url
+from storage import _testhooks
 from storage.errors import (
     ConfigError,
     FetchError,
@@ -48,7 +50,7 @@ from storage.errors import (
     StoreError,
 )
 from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, ResumeState, UrlRow
+from storage.store import CrawlStore, HostRow, UrlRow
 
 __all__ = ["CrawlStats", "Crawler"]
 
@@ -187,7 +189,7 @@ class Crawler:
                                                flush_interval=s.store_flush_interval)
             try:
                 if self.resume:
-                    self._restore(await self.store.load_state())
+                    restore(self, await self.store.load_state())
                 else:
                     self._start()
                 await self._dispatch()
@@ -209,85 +211,6 @@ class Crawler:
         self.store.set_meta("settings", json.dumps(_settings_dict(self.settings)))
         for url in self.seeds:
             self._discover(url, 0, -1)
-
-    def _restore(self, state: ResumeState) -> None:
-        """Rebuild id maps, host state, scope counts, the strategy and the frontier."""
-        assert self.store is not None
-        stored_seeds = json.loads(state.meta.get("seeds", "[]"))
-        new_seeds = [u for u in self.seeds if u not in stored_seeds]
-        self.seeds = stored_seeds + new_seeds
-        if new_seeds:
-            self.store.set_meta("seeds", json.dumps(self.seeds))
-        if not self.seeds:
-            raise ConfigError(f"{self.db_path} holds no crawl to resume")
-        self.scope = Scope(self.settings, self.seeds)
-        for h in sorted(state.hosts, key=lambda h: h.id):
-            assert h.id == len(self._slots), "host ids must be dense"
-            self._host_id[h.name] = h.id
-            self._slots.append(HostSlot(h.id, h.name))
-            self._scheme.append("http")
-            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
-            rules = self.robots.rules(h.id)
-            self._slots[h.id].crawl_delay = self.politeness.clamp_crawl_delay(rules.crawl_delay)
-        scheme_known = [False] * len(self._slots)
-        for u in state.urls:
-            assert u.id == len(self._urls), "URL ids must be dense"
-            self._url_id[u.url] = u.id
-            self._urls.append(u.url)
-            self._depth.append(u.depth)
-            self._url_host.append(u.host_id)
-            if not scheme_known[u.host_id]:
-                scheme_known[u.host_id] = True
-                self._scheme[u.host_id] = u.url.split(":", 1)[0]
-            if u.outcome is not Outcome.OUT_OF_SCOPE:
-                self.scope.count(host_key(u.url))
-            if u.outcome is not None:
-                self.stats.outcomes[u.outcome] += 1
-                if u.outcome not in (Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED,
-                                     Outcome.ABANDONED):
-                    self._taken += 1
-        self._next_seq = state.next_seq
-        self.stats.resumed_pages = self.stats.pages
-        priority = self._replay(state)
-        for u in state.urls:
-            if u.outcome is None:
-                self.frontier.add(u.id, u.host_id, priority[u.id])
-        for url in new_seeds:
-            self._discover(url, 0, -1)
-        log.info("resumed: %d URLs known, %d in the frontier, next seq %d",
-                 len(self._urls), len(self.frontier), self._next_seq)
-
-    def _replay(self, state: ResumeState) -> dict[int, float]:
-        """Drive the strategy over the stored crawl; return every URL's last priority."""
-        strategy = self.strategy
-        priority: dict[int, float] = {}
-        urls = state.urls
-        by_seq = {u.id: u.seq for u in urls}
-        announced = 0
-
-        def announce(upto: int) -> None:
-            nonlocal announced
-            while announced <= upto and announced < len(urls):
-                u = urls[announced]
-                priority[u.id] = strategy.discovered(u.id, u.depth)
-                announced += 1
-
-        discovered_by: dict[int, int] = {}
-        for u in urls:
-            if u.discovered_seq >= 0:
-                discovered_by[u.discovered_seq] = max(discovered_by.get(u.discovered_seq, -1), u.id)
-        announce(max((u.id for u in urls if u.discovered_seq < 0), default=-1))
-        for src, dsts in state.fetched_links:
-            seq = by_seq.get(src)
-            upto = max(discovered_by.get(seq, -1) if seq is not None else -1,
-                       max(dsts, default=-1))
-            announce(upto)
-            for url_id, prio in strategy.fetched(src, list(dsts)):
-                priority[url_id] = prio
-        announce(len(urls))
-        for url_id, prio in type(strategy).recompute(strategy.snapshot()):
-            priority[url_id] = prio
-        return priority
 
     # -- ids ----------------------------------------------------------------------
     def _host(self, hostport: str, scheme: str) -> int:
@@ -412,7 +335,7 @@ class Crawler:
 
     # -- robots.txt ---------------------------------------------------------------
     async def _fetch_robots(self, host_id: int) -> None:
-        assert self.fetcher is not None and self.store is not None
+        assert self.fetcher is not None and self.store is not None and self.scope is not None
         slot = self._slots[host_id]
         url = f"{self._scheme[host_id]}://{slot.name}/robots.txt"
         wait = slot.ready_at - time.monotonic()
@@ -429,6 +352,13 @@ class Crawler:
                 if result.location and 300 <= status < 400:
                     target = normalize_url(result.location, url)
                     if target is None:
+                        break
+                    if not self.scope.host_allowed(host_key(target)):
+                        # Strict scope: never follow robots.txt off the sandbox; without
+                        # a file it may read, the host counts as unreachable.
+                        log.info("robots.txt of %s redirects out of scope to %s",
+                                 slot.name, target)
+                        status = None
                         break
                     url = target
                     continue
@@ -650,6 +580,7 @@ class Crawler:
 
 def _materialise(fn: Any, snapshot: Any) -> list[tuple[int, float]]:
     """Run a recomputation and materialise its updates (still in the worker thread)."""
+    _testhooks.reached("recompute")  # test-only: lets a kill land mid-recomputation
     return [(int(u), float(p)) for u, p in fn(snapshot)]
 
 

@@ -45,7 +45,11 @@ class CrawlSettings:
     fetch_read_timeout: float = 30.0
     #: seconds for a whole request, headers and body
     fetch_total_timeout: float = 60.0
-    #: bytes of body read at most; a larger body is cut and recorded as ``too_large``
+    #: bytes of body read at most; a larger body is cut (reading stops there, or is never
+    #: started when Content-Length says more) and recorded as ``too_large``, unparsed.
+    #: This cap is what bounds a page's memory: the fetcher holds at most this many
+    #: bytes, and the parsed DOM of an HTML page is about 20 times its size (lexbor), so
+    #: a 100 MB or a million-link page costs at most ~25x this cap, never its own size.
     fetch_max_body: int = 5 * 1024 * 1024
     #: the User-Agent header (names the crawler and a contact URL)
     fetch_user_agent: str = DEFAULT_USER_AGENT
@@ -113,7 +117,9 @@ class CrawlSettings:
         ".ttf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx")
 
     # -- links_ -------------------------------------------------------------------
-    #: links taken from one page at most (document order)
+    #: distinct link targets taken from one page at most (document order); the rest
+    #: are ignored, so one page adds at most this many URLs, edges and records however
+    #: many anchors its (capped, see ``fetch_max_body``) markup holds
     links_max_per_page: int = 1000
     #: follow links marked rel=nofollow (they are recorded, flagged, either way)
     links_follow_nofollow: bool = True

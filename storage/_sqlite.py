@@ -35,6 +35,9 @@ _SQLITE_CANTOPEN = 14
 _SQLITE_NOTADB = 26
 _SQLITE_IOERR = 10
 _SQLITE_CORRUPT = 11
+# Extended code of a failed write(2): EFBIG (file size limit), EIO, ...; SQLite itself
+# reports ENOSPC as SQLITE_FULL.
+_SQLITE_IOERR_WRITE = _SQLITE_IOERR | (3 << 8)
 
 _LITTLE_ENDIAN = sys.byteorder == "little"
 
@@ -87,6 +90,9 @@ def map_error(exc: BaseException, path: Path, action: str) -> StoreError:
         return StoreError(f"{path} is locked by another process (is another crawl writing it?)")
     if primary in (_SQLITE_NOTADB, _SQLITE_CORRUPT):
         return StoreError(f"{path} is not a crawl database ({text})")
+    if code == _SQLITE_IOERR_WRITE:
+        return StoreError(f"write error while {action} {path} (disk full, file size limit "
+                          "or I/O error); committed data is intact")
     if primary == _SQLITE_IOERR:
         return StoreError(f"I/O error while {action} {path}: {text}")
     return StoreError(f"error while {action} {path}: {text}")

@@ -32,6 +32,7 @@ from typing import Any
 
 import aiosqlite
 
+from storage import _testhooks
 from storage._sqlite import (
     SCHEMA_VERSION,
     check_crawl_db,
@@ -202,7 +203,8 @@ class CrawlStore:
         if resume and not existing and not path.exists():
             raise StoreError(f"nothing to resume: no crawl database at {path}")
         try:
-            db = await aiosqlite.connect(sqlite_uri(path, cls._open_mode), uri=True,
+            mode = _testhooks.open_mode(cls._open_mode)
+            db = await aiosqlite.connect(sqlite_uri(path, mode), uri=True,
                                          isolation_level=None)
         except sqlite3.Error as exc:
             raise map_error(exc, path, "opening") from exc
@@ -376,6 +378,7 @@ class CrawlStore:
             await db.execute(f"UPDATE hosts SET {cols} WHERE id = ?", [*fields.values(), host_id])
         if b.urls:
             await db.executemany(_INSERT_URL, b.urls)
+        _testhooks.reached("store_write")  # test-only: lets a kill land mid-transaction
         if b.fetches:
             await db.executemany(_INSERT_FETCH, b.fetches)
         if b.links:
@@ -408,6 +411,9 @@ async def _prepare(db: aiosqlite.Connection, existing: bool) -> None:
     await db.execute("PRAGMA synchronous = NORMAL")
     await db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     await db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    limit = _testhooks.max_page_count()  # test-only: a full disk without root
+    if limit is not None:
+        await db.execute(f"PRAGMA max_page_count = {int(limit)}")
     if existing:
         # Take (and release) the write lock now: a read-only file or a second
         # writer fails here, at open, not at the first commit.
