@@ -32,8 +32,8 @@ class _Resolver:
     (``x.html``, ``../x``) href resolve by plain string concatenation (the base's
     origin or directory + href; the normalisation removes dot-segments), which
     ``normalize_url``'s cached absolute form then normalises.  Anything else (``?q``,
-    ``#f``, other schemes, backslashes) goes through ``normalize_url`` itself.  The
-    equivalence is tested form by form in ``tests/crawler/test_links.py``.
+    ``#f``, other schemes, backslashes, tabs and newlines) goes through ``normalize_url``
+    itself.  The equivalence is tested form by form in ``tests/crawler/test_links.py``.
     """
 
     __slots__ = ("base", "directory", "origin", "scheme")
@@ -49,6 +49,8 @@ class _Resolver:
 
     def __call__(self, raw: str) -> str | None:
         href = raw.strip()
+        if "\\" in href or "\t" in href or "\n" in href or "\r" in href:
+            return normalize_url(raw, self.base)  # browser clean-up rules first
         if href[:1] == "/":
             if href[1:2] == "/":
                 if href[2:3] not in ("", "/", "?", "#", "\\"):  # '//host...'

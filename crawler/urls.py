@@ -2,7 +2,10 @@
 
 The rules (applied in this order by :func:`normalize_url`):
 
-1. Resolve against ``base`` (RFC 3986 section 5) when one is given.
+1. Resolve against ``base`` when one is given: RFC 3986 section 5.2, with the rules
+   browsers (the WHATWG URL standard) apply to http(s): a backslash before the query
+   counts as a slash, tabs and newlines anywhere are removed, and ``http:x`` relative
+   to an ``http`` base is a relative reference.
 2. Only ``http`` and ``https`` survive; any other scheme (``mailto:``, ``javascript:``,
    ``data:``, ``file:``, ``ftp:`` ...) or an unparsable URL gives ``None``.
 3. Scheme and host are lower-cased; a trailing dot on the host is dropped; a non-ASCII
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 __all__ = ["MAX_URL_LENGTH", "host_key", "normalize_url", "remove_dot_segments"]
 
@@ -86,10 +89,48 @@ def _normalize_host(host: str) -> str | None:
     return host if _HOST_OK.match(host) else None
 
 
+# RFC 3986 appendix B: scheme, authority, path, query, fragment.
+_REFERENCE = re.compile(r"^(?:([A-Za-z][A-Za-z0-9+.-]*):)?(//[^/?#]*)?([^?#]*)(\?[^#]*)?(#.*)?$",
+                        re.S)
+_TAB_NEWLINE = str.maketrans("", "", "\t\n\r")
+
+
+def _browser_clean(url: str) -> str:
+    """Strip, drop tabs/newlines, and read backslashes before the query as slashes."""
+    url = url.strip().translate(_TAB_NEWLINE)
+    if "\\" in url:
+        cut = min(i for i in (url.find("?"), url.find("#"), len(url)) if i >= 0)
+        url = url[:cut].replace("\\", "/") + url[cut:]
+    return url
+
+
+def _resolve(base: str, ref: str) -> str | None:
+    """Resolve ``ref`` against the absolute ``base`` (RFC 3986 section 5.2.2)."""
+    b, r = _REFERENCE.match(base), _REFERENCE.match(ref)
+    if b is None or r is None or b.group(1) is None:
+        return None
+    b_scheme, b_auth, b_path, b_query = b.group(1), b.group(2), b.group(3), b.group(4)
+    scheme, auth, path, query = r.group(1), r.group(2), r.group(3), r.group(4)
+    if scheme is not None and scheme.lower() == b_scheme.lower() and auth is None:
+        scheme = None  # 'http:x' relative to an http base, as browsers read it
+    if scheme is not None:
+        return ref
+    if auth is None:
+        auth = b_auth or ""
+        if not path:
+            path = b_path
+            query = b_query if query is None else query
+        elif not path.startswith("/"):
+            directory = b_path[: b_path.rfind("/") + 1] if b_path else "/"
+            path = directory + path
+    return f"{b_scheme}:{auth}{remove_dot_segments(path) if path else ''}{query or ''}"
+
+
 @lru_cache(maxsize=1 << 17)
 def _normalize_absolute(url: str) -> str | None:
+    url = _browser_clean(url)
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(url)
         port = parts.port
         hostname = parts.hostname
     except ValueError:
@@ -135,10 +176,10 @@ def normalize_url(url: str, base: str | None = None) -> str | None:
     True
     """
     if base is not None:
-        try:
-            url = urljoin(base, url.strip())
-        except ValueError:
+        resolved = _resolve(_browser_clean(base), _browser_clean(url))
+        if resolved is None:
             return None
+        url = resolved
     return _normalize_absolute(url)
 
 

@@ -4,13 +4,95 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from storage.errors import ConfigError
 
-__all__ = ["add_db_option", "add_json_option", "existing_db", "print_json", "print_table"]
+__all__ = [
+    "add_db_option",
+    "add_json_option",
+    "add_politeness_options",
+    "existing_db",
+    "float_at_least",
+    "int_at_least",
+    "nonneg_float",
+    "nonneg_int",
+    "politeness_settings",
+    "positive_float",
+    "positive_int",
+    "print_json",
+    "print_table",
+]
+
+
+def int_at_least(low: int) -> Callable[[str], int]:
+    """An argparse ``type`` accepting integers >= ``low``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {text}")
+        return value
+    return parse
+
+
+def float_at_least(low: float, *, strict: bool = False) -> Callable[[str], float]:
+    """An argparse ``type`` accepting finite numbers >= ``low`` (> ``low`` if strict)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value) or value < low or (strict and value == low):
+            bound = f"> {low:g}" if strict else f">= {low:g}"
+            raise argparse.ArgumentTypeError(f"must be a finite number {bound}, got {text}")
+        return value
+    return parse
+
+
+positive_int = int_at_least(1)
+nonneg_int = int_at_least(0)
+positive_float = float_at_least(0.0, strict=True)
+nonneg_float = float_at_least(0.0)
+
+
+def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str) -> None:
+    """The sandboxing and politeness options shared by ``crawl`` and ``revisit``."""
+    from crawler.settings import CrawlSettings
+
+    d = CrawlSettings()
+    parser.add_argument("--resolve", action="append", default=[], metavar="PATTERN=ADDR",
+                        help="resolve hosts matching a glob (e.g. '*.test=127.0.0.1', "
+                             "'*:443=127.0.0.1:8443') to ADDR; repeatable")
+    parser.add_argument("--delay-factor", type=nonneg_float, default=d.polite_delay_factor,
+                        metavar="F", help="wait F times the last fetch time (default %(default)s)")
+    parser.add_argument("--min-delay", type=nonneg_float, default=d.polite_min_delay,
+                        metavar="S",
+                        help="minimum seconds between requests to a host (default %(default)s)")
+    parser.add_argument("--max-delay", type=nonneg_float, default=d.polite_max_delay,
+                        metavar="S", help="cap of the computed wait (default %(default)s)")
+    parser.add_argument("--concurrency", type=positive_int, default=d.concurrency, metavar="C",
+                        help="requests in flight over all hosts (default %(default)s)")
+    parser.add_argument("--timeout", type=positive_float, default=d.fetch_total_timeout,
+                        metavar="S", help="total seconds per request (default %(default)s)")
+    parser.add_argument("--user-agent", default=d.fetch_user_agent, metavar="UA")
+    parser.add_argument("--ignore-robots", action="store_true", help=robots_help)
+
+
+def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``CrawlSettings`` keyword arguments from :func:`add_politeness_options`' options."""
+    if args.min_delay > args.max_delay:
+        raise ConfigError(f"--min-delay ({args.min_delay}) exceeds --max-delay ({args.max_delay})")
+    return {"resolve": tuple(args.resolve), "polite_delay_factor": args.delay_factor,
+            "polite_min_delay": args.min_delay, "polite_max_delay": args.max_delay,
+            "concurrency": args.concurrency, "fetch_total_timeout": args.timeout,
+            "fetch_user_agent": args.user_agent, "robots_obey": not args.ignore_robots}
 
 
 def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -> None:

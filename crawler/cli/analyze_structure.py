@@ -18,6 +18,8 @@ from crawler.cli._common import (
     add_db_option,
     add_json_option,
     existing_db,
+    nonneg_int,
+    positive_int,
     print_json,
     print_table,
 )
@@ -39,24 +41,6 @@ def _add_frontier_option(parser: argparse.ArgumentParser, *, default: bool) -> N
     else:
         parser.add_argument("--include-frontier", action="store_true",
                             help="also the discovered but never fetched pages")
-
-
-def _int_at_least(text: str, minimum: int, rule: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"must be {rule}, got {value}")
-    return value
-
-
-def _positive(text: str) -> int:
-    return _int_at_least(text, 1, "at least 1")
-
-
-def _non_negative(text: str) -> int:
-    return _int_at_least(text, 0, "non-negative")
 
 
 def _load(args: argparse.Namespace) -> Any:
@@ -81,16 +65,16 @@ def _register_sample(sub: Any) -> None:
     add_db_option(parser)
     parser.add_argument("--method", choices=SAMPLE_METHODS, default="undirected",
                         help="sampler (default undirected)")
-    parser.add_argument("--size", type=_positive, required=True, metavar="K",
+    parser.add_argument("--size", type=positive_int, required=True, metavar="K",
                         help="number of pages to sample")
-    parser.add_argument("--burn-in", type=_non_negative, default=200, metavar="B",
+    parser.add_argument("--burn-in", type=nonneg_int, default=200, metavar="B",
                         help="link traversals per walker before recording (default 200)")
-    parser.add_argument("--walk-length", type=_positive, default=200, metavar="L",
+    parser.add_argument("--walk-length", type=positive_int, default=200, metavar="L",
                         help="recorded traversals per walker per round (default 200)")
-    parser.add_argument("--walkers", type=_positive, default=32, metavar="W",
+    parser.add_argument("--walkers", type=positive_int, default=32, metavar="W",
                         help="independent walks run together (default 32)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--show", type=_non_negative, default=20, metavar="N",
+    parser.add_argument("--show", type=nonneg_int, default=20, metavar="N",
                         help="sampled pages to list (default 20; JSON lists all)")
     _add_frontier_option(parser, default=False)
     add_json_option(parser)
@@ -162,9 +146,9 @@ def _register_smallworld(sub: Any) -> None:
                     "undirected) from sampled BFS sources; optionally along the crawl "
                     "order.")
     add_db_option(parser)
-    parser.add_argument("--sources", type=_non_negative, default=100, metavar="K",
+    parser.add_argument("--sources", type=nonneg_int, default=100, metavar="K",
                         help="BFS sources (default 100; 0: every page, exact)")
-    parser.add_argument("--along-order", type=_non_negative, default=0, metavar="C",
+    parser.add_argument("--along-order", type=nonneg_int, default=0, metavar="C",
                         help="also measure the first k crawled pages at C checkpoints")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_frontier_option(parser, default=False)
@@ -239,17 +223,17 @@ def _register_cores(sub: Any) -> None:
         description="Count center sets of j pages that at least i pages all link to "
                     "(Kumar et al.'s (i, j) cores), for i and j up to the given maxima.")
     add_db_option(parser)
-    parser.add_argument("--max-i", type=_positive, default=4, metavar="I",
+    parser.add_argument("--max-i", type=positive_int, default=4, metavar="I",
                         help="most fans counted (default 4)")
-    parser.add_argument("--max-j", type=_positive, default=4, metavar="J",
+    parser.add_argument("--max-j", type=positive_int, default=4, metavar="J",
                         help="most centers counted (default 4)")
-    parser.add_argument("--min-i", type=_positive, default=2, metavar="I",
+    parser.add_argument("--min-i", type=positive_int, default=2, metavar="I",
                         help="fewest fans counted (default 2)")
-    parser.add_argument("--min-j", type=_positive, default=2, metavar="J",
+    parser.add_argument("--min-j", type=positive_int, default=2, metavar="J",
                         help="fewest centers counted (default 2)")
     parser.add_argument("--diverse", action="store_true",
                         help="ignore links between pages of the same host")
-    parser.add_argument("--examples", type=_non_negative, default=5, metavar="N",
+    parser.add_argument("--examples", type=nonneg_int, default=5, metavar="N",
                         help="example cores to list (default 5)")
     _add_frontier_option(parser, default=True)
     add_json_option(parser)

@@ -10,29 +10,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from crawler.cli._common import nonneg_float, nonneg_int, positive_int
+
 __all__ = ["register", "run"]
-
-
-def _int_at_least(low: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be >= {low}, got {text}")
-        return value
-    return parse
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
 
 
 def register(sub: Any) -> None:
@@ -45,15 +25,15 @@ def register(sub: Any) -> None:
                     "politely (bfs), run the analyses (PageRank, HITS, bow-tie, degree "
                     "laws, quality over time, orderings, revisits) and write "
                     "OUT/crawl.db and OUT/report.html.  No network is used.")
-    p.add_argument("--pages", type=_int_at_least(1), default=d.pages, metavar="N",
+    p.add_argument("--pages", type=positive_int, default=d.pages, metavar="N",
                    help="pages of the fixture web (default %(default)s)")
-    p.add_argument("--hosts", type=_int_at_least(1), default=d.hosts, metavar="H",
+    p.add_argument("--hosts", type=positive_int, default=d.hosts, metavar="H",
                    help="hosts of the fixture web (default %(default)s)")
-    p.add_argument("--seed", type=_int_at_least(0), default=d.seed, metavar="S",
+    p.add_argument("--seed", type=nonneg_int, default=d.seed, metavar="S",
                    help="seed of the fixture web (default %(default)s)")
     p.add_argument("--out", type=Path, default=Path("demo-out"), metavar="DIR",
                    help="output folder (default %(default)s)")
-    p.add_argument("--revisit-seconds", type=_seconds, default=d.revisit_seconds, metavar="S",
+    p.add_argument("--revisit-seconds", type=nonneg_float, default=d.revisit_seconds, metavar="S",
                    help="real seconds of the revisit run (default %(default)s)")
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing OUT/crawl.db")

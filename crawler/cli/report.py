@@ -11,29 +11,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import add_db_option, existing_db
+from crawler.cli._common import add_db_option, existing_db, positive_float, positive_int
 
 __all__ = ["register", "run"]
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (value > 0 and value != float("inf")):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
-    return value
-
-
-def _top(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
 
 
 def register(sub: Any) -> None:
@@ -45,9 +25,9 @@ def register(sub: Any) -> None:
     p.add_argument("--compare", default="", metavar="NAMES",
                    help="also replay these orderings virtually over the captured graph "
                         "(comma-separated, e.g. bfs,dfs,random,backlink,pagerank,opic)")
-    p.add_argument("--top", type=_top, default=20, metavar="K",
+    p.add_argument("--top", type=positive_int, default=20, metavar="K",
                    help="rows of the top-pages tables (default %(default)s)")
-    p.add_argument("--seconds-per-day", type=_positive_float, default=None, metavar="S",
+    p.add_argument("--seconds-per-day", type=positive_float, default=None, metavar="S",
                    help="length of a day on the crawl's clock for change rates (default: "
                         "the revisit run's, else 86400)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")

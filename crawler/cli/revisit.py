@@ -8,6 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from crawler.cli._common import (
+    add_politeness_options,
+    nonneg_float,
+    politeness_settings,
+    positive_float,
+)
 from storage.errors import ConfigError
 
 __all__ = ["parse_budget", "read_true_rates", "register", "run"]
@@ -56,10 +62,6 @@ def read_true_rates(path: Path) -> dict[str, float]:
 
 
 def register(sub: Any) -> None:
-    from crawler.cli.crawl import _nonneg_float, _pos_int
-    from crawler.settings import CrawlSettings
-
-    d = CrawlSettings()
     p = sub.add_parser(
         "revisit", help="keep a crawled collection fresh within a fetch budget",
         description="Revisit the pages of --db (those the crawl fetched as HTML) with "
@@ -72,9 +74,9 @@ def register(sub: Any) -> None:
     p.add_argument("--policy", default="optimal", metavar="P",
                    help="uniform, proportional, optimal (default: freshness-maximising) or "
                         "optimal-age (age-minimising)")
-    p.add_argument("--duration", type=_nonneg_float, default=None, metavar="S",
+    p.add_argument("--duration", type=nonneg_float, default=None, metavar="S",
                    help="seconds to run (default: until Ctrl-C)")
-    p.add_argument("--day-seconds", type=_nonneg_float, default=86400.0, metavar="S",
+    p.add_argument("--day-seconds", type=positive_float, default=86400.0, metavar="S",
                    help="wall seconds per planner day (default 86400; an accelerated fixture "
                         "web's day_seconds)")
     p.add_argument("--volatile", default=None, metavar="REGEX",
@@ -82,23 +84,10 @@ def register(sub: Any) -> None:
                         "none, the raw body)")
     p.add_argument("--true-rates", type=Path, default=None, metavar="PAGES_TSV",
                    help="plan with known rates (a fixture truth pages.tsv: url, lambda)")
-    p.add_argument("--min-frequency", type=_nonneg_float, default=0.0, metavar="F",
+    p.add_argument("--min-frequency", type=nonneg_float, default=0.0, metavar="F",
                    help="revisit every page at least F times per day (default 0)")
-    p.add_argument("--resolve", action="append", default=[], metavar="PATTERN=ADDR",
-                   help="resolve hosts matching a glob to ADDR; repeatable")
-    p.add_argument("--delay-factor", type=_nonneg_float, default=d.polite_delay_factor,
-                   metavar="F", help="wait F times the last fetch time (default %(default)s)")
-    p.add_argument("--min-delay", type=_nonneg_float, default=d.polite_min_delay, metavar="S",
-                   help="minimum seconds between requests to a host (default %(default)s)")
-    p.add_argument("--max-delay", type=_nonneg_float, default=d.polite_max_delay, metavar="S",
-                   help="cap of the computed wait (default %(default)s)")
-    p.add_argument("--concurrency", type=_pos_int, default=d.concurrency, metavar="C",
-                   help="requests in flight over all hosts (default %(default)s)")
-    p.add_argument("--timeout", type=_nonneg_float, default=d.fetch_total_timeout, metavar="S",
-                   help="total seconds per request (default %(default)s)")
-    p.add_argument("--user-agent", default=d.fetch_user_agent, metavar="UA")
-    p.add_argument("--ignore-robots", action="store_true",
-                   help="do not obey the stored robots.txt (only for your own sites)")
+    add_politeness_options(
+        p, robots_help="do not obey the stored robots.txt (only for your own sites)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
@@ -115,19 +104,11 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget)
     if args.policy not in _POLICIES:
         raise ConfigError(f"unknown policy {args.policy!r}; choose from {', '.join(_POLICIES)}")
-    if not args.day_seconds > 0:
-        raise ConfigError("--day-seconds must be positive")
-    if args.min_delay > args.max_delay:
-        raise ConfigError(f"--min-delay ({args.min_delay}) exceeds --max-delay ({args.max_delay})")
     existing_db(args.db)
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
                                duration=args.duration, day_seconds=args.day_seconds,
                                volatile=args.volatile, min_frequency=args.min_frequency)
-    crawl_settings = CrawlSettings(
-        polite_delay_factor=args.delay_factor, polite_min_delay=args.min_delay,
-        polite_max_delay=args.max_delay, concurrency=args.concurrency,
-        fetch_total_timeout=args.timeout or 1e-3, fetch_user_agent=args.user_agent,
-        resolve=tuple(args.resolve), robots_obey=not args.ignore_robots)
+    crawl_settings = CrawlSettings(**politeness_settings(args))
     true_rates = read_true_rates(args.true_rates) if args.true_rates else None
     crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
     stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))

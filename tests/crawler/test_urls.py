@@ -111,3 +111,49 @@ def test_normalisation_is_idempotent(href: str, base: str | None) -> None:
     once = normalize_url(href, base)
     if once is not None:
         assert normalize_url(once) == once
+
+
+RFC3986_BASE = "http://a/b/c/d;p?q"
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        # RFC 3986 section 5.4.1, normal examples (fragments dropped by our rule 5).
+        ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"),
+        ("/g", "http://a/g"), ("//g", "http://g/"), ("?y", "http://a/b/c/d;p?y"),
+        ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q"),
+        ("g#s", "http://a/b/c/g"), ("g?y#s", "http://a/b/c/g?y"), (";x", "http://a/b/c/;x"),
+        ("g;x", "http://a/b/c/g;x"), ("g;x?y#s", "http://a/b/c/g;x?y"),
+        ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"), ("./", "http://a/b/c/"),
+        ("..", "http://a/b/"), ("../", "http://a/b/"), ("../g", "http://a/b/g"),
+        ("../..", "http://a/"), ("../../", "http://a/"), ("../../g", "http://a/g"),
+        # Section 5.4.2, abnormal examples.
+        ("../../../g", "http://a/g"), ("../../../../g", "http://a/g"),
+        ("/./g", "http://a/g"), ("/../g", "http://a/g"), ("g.", "http://a/b/c/g."),
+        (".g", "http://a/b/c/.g"), ("g..", "http://a/b/c/g.."), ("..g", "http://a/b/c/..g"),
+        ("./../g", "http://a/b/g"), ("./g/.", "http://a/b/c/g/"),
+        ("g/./h", "http://a/b/c/g/h"), ("g/../h", "http://a/b/c/h"),
+        ("g;x=1/./y", "http://a/b/c/g;x=1/y"), ("g;x=1/../y", "http://a/b/c/y"),
+        ("g?y/./x", "http://a/b/c/g?y/./x"), ("g?y/../x", "http://a/b/c/g?y/../x"),
+        # 'http:g' relative to an http base: the non-strict reading browsers use.
+        ("http:g", "http://a/b/c/g"),
+    ],
+)
+def test_rfc3986_reference_resolution(ref: str, expected: str) -> None:
+    assert normalize_url(ref, RFC3986_BASE) == expected
+
+
+@pytest.mark.parametrize(
+    ("ref", "expected"),
+    [
+        ("0;", "http://s.test/dir/0;"),            # an empty parameter is kept
+        ("0//x", "http://s.test/dir/0//x"),        # empty segments are kept
+        ("..\\up\\x.html", "http://s.test/up/x.html"),  # backslash reads as slash
+        ("\\\\other.test\\x", "http://other.test/x"),
+        ("/a\\b?q=\\", "http://s.test/a/b?q=%5C"),  # ... but not in the query
+        ("x\n.ht\tml", "http://s.test/dir/x.html"),  # tabs and newlines removed
+    ],
+)
+def test_browser_rules_for_http(ref: str, expected: str) -> None:
+    assert normalize_url(ref, "http://s.test/dir/page.html") == expected
