@@ -562,20 +562,34 @@ class Crawler:
             self._fetches_since = 0
             self._recomputed_at = time.monotonic()
             self._recompute = asyncio.get_running_loop().create_task(
-                asyncio.to_thread(_materialise, type(self.strategy).recompute, snapshot))
+                self._run_recompute(snapshot))
             self._recompute.add_done_callback(self._recomputed)
 
-    def _recomputed(self, task: asyncio.Task[Any]) -> None:
-        self._recompute = None
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            log.error("strategy recompute failed", exc_info=exc)
-            return
-        for target, priority in task.result():
-            self.frontier.update(target, priority)
+    async def _run_recompute(self, snapshot: Any) -> None:
+        """Recompute in a worker thread, then apply the updates without stalling fetches.
+
+        A recomputation over a large frontier yields an update per frontier URL; they
+        are applied in chunks of :data:`UPDATE_CHUNK`, yielding to the event loop in
+        between, so fetching goes on while a million priorities change.
+        """
+        updates = await asyncio.to_thread(_materialise, type(self.strategy).recompute,
+                                          snapshot)
+        frontier = self.frontier
+        for start in range(0, len(updates), UPDATE_CHUNK):
+            if start:
+                await asyncio.sleep(0)
+            for target, priority in updates[start:start + UPDATE_CHUNK]:
+                frontier.update(target, priority)
         self._wake.set()
+
+    def _recomputed(self, task: asyncio.Task[None]) -> None:
+        self._recompute = None
+        if not task.cancelled() and task.exception() is not None:
+            log.error("strategy recompute failed", exc_info=task.exception())
+
+
+#: Priority updates applied between two yields to the event loop (see _run_recompute).
+UPDATE_CHUNK = 5000
 
 
 def _materialise(fn: Any, snapshot: Any) -> list[tuple[int, float]]:

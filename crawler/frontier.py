@@ -5,7 +5,9 @@ discovered).  The frontier keeps
 
 * a heap per host of ``(-priority, url_id)``, with **lazy deletion**: a priority update
   pushes a new entry and the old one is skipped when it surfaces (its priority no
-  longer matches), so updates cost O(log n);
+  longer matches), so updates cost O(log n); when stale entries outnumber live ones
+  the heap is rebuilt from its live entries (amortised O(1) per update), so memory
+  stays proportional to the frontier however often priorities change;
 * a heap of *ready* hosts keyed by their best URL's ``(-priority, url_id)`` (entries
   are validated when popped, so a host whose best URL changed is simply re-pushed);
 * a heap of *waiting* hosts keyed by the monotonic time they may be contacted again.
@@ -35,6 +37,8 @@ __all__ = ["Frontier", "Taken"]
 _Key = tuple[float, int]  # (-priority, url_id): smaller is better
 
 _EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
+#: Stale heap entries tolerated beyond twice the live ones before a rebuild.
+_SLACK = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +134,7 @@ class Frontier:
         self._queues: dict[int, list[_Key]] = {}    # host -> heap of keys (lazy)
         self._state: dict[int, int] = {}            # host -> _EMPTY/_WAITING/_READY/_BUSY
         self._ready_at: dict[int, float] = {}       # host -> monotonic time
+        self._live: dict[int, int] = {}             # host -> frontier URLs it holds
         self._ready: list[tuple[float, int, int]] = []   # (-prio, url_id, host)
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
         self._ranks = _RankIndex() if record_rank else None
@@ -154,6 +159,7 @@ class Frontier:
         """Enqueue a new URL (ids must be unique)."""
         self._prio[url_id] = priority
         self._host_of[url_id] = host_id
+        self._live[host_id] = self._live.get(host_id, 0) + 1
         if self._ranks is not None:
             self._ranks.add((-priority, url_id))
         self._push(url_id, host_id, priority)
@@ -174,14 +180,41 @@ class Frontier:
         if queue is None:
             queue = self._queues[host_id] = []
         heapq.heappush(queue, (-priority, url_id))
+        if len(queue) > 2 * self._live.get(host_id, 0) + _SLACK:
+            self._compact(host_id)
         state = self._state.get(host_id, _EMPTY)
         if state == _READY:
             # The new entry may now be the host's best; an outdated entry is re-pushed
             # with the right key when it surfaces.
             heapq.heappush(self._ready, (-priority, url_id, host_id))
+            if len(self._ready) > 2 * len(self._state) + _SLACK:
+                self._compact_ready()
         elif state == _EMPTY:
             self._state[host_id] = _WAITING
             heapq.heappush(self._waiting, (self._ready_at.get(host_id, 0.0), host_id))
+
+    def _compact(self, host_id: int) -> None:
+        """Rebuild a host's heap from its live entries (drop superseded ones)."""
+        prio, host_of = self._prio, self._host_of
+        live: dict[int, _Key] = {}
+        for neg, url_id in self._queues[host_id]:
+            if prio.get(url_id) == -neg and host_of.get(url_id) == host_id:
+                live[url_id] = (neg, url_id)
+        heap = list(live.values())
+        heapq.heapify(heap)
+        self._queues[host_id] = heap
+
+    def _compact_ready(self) -> None:
+        """Rebuild the ready-host heap: one entry per ready host, keyed by its best URL."""
+        ready: list[tuple[float, int, int]] = []
+        for host in [h for h, st in self._state.items() if st == _READY]:
+            best = self._best(host)
+            if best is None:
+                self._state[host] = _EMPTY
+            else:
+                ready.append((best[0], best[1], host))
+        heapq.heapify(ready)
+        self._ready = ready
 
     def _best(self, host_id: int) -> _Key | None:
         queue = self._queues.get(host_id)
@@ -239,6 +272,7 @@ class Frontier:
             rank = self._ranks.rank(best)
             self._ranks.remove(best)
         del self._prio[url_id], self._host_of[url_id]
+        self._live[host_id] -= 1
         return Taken(url_id, host_id, -neg, rank)
 
     def release(self, host_id: int, ready_at: float) -> None:
@@ -270,6 +304,7 @@ class Frontier:
         ids = sorted(self._prio)
         self._prio.clear()
         self._host_of.clear()
+        self._live.clear()
         self._queues.clear()
         self._ready.clear()
         self._waiting.clear()

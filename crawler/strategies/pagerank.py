@@ -31,10 +31,19 @@ class PageRankOrderSettings:
     Attributes
     ----------
     every_fetches : int
-        Recompute after this many fetches since the last recomputation (default 1000).
+        Recompute after ``max(every_fetches, every_growth * fetched)`` fetches since the
+        last recomputation (default 1000).
+    every_growth : float
+        ... so on a large crawl PageRank is recomputed each time the crawl has grown by
+        this fraction (default 0.1): a recomputation costs O(known graph) and updates
+        every frontier URL, so recomputing at a fixed interval would make the total
+        work quadratic in the crawl's size; geometric growth keeps it near-linear.
+        Crawls under ``every_fetches / every_growth`` pages (10,000 by default) are
+        unaffected.
     every_seconds : float
-        ... or after this many seconds, if at least one page was fetched (default 5.0).
-        Virtual crawls ignore time, so they recompute at the same fetch counts.
+        ... or after this many seconds, if at least one page was fetched (default 30;
+        for slow, polite crawls). Virtual crawls ignore time, so they recompute at the
+        same fetch counts.
     alpha : float
         Damping factor (default 0.85).
     tol : float
@@ -46,7 +55,8 @@ class PageRankOrderSettings:
     """
 
     every_fetches: int = 1000
-    every_seconds: float = 5.0
+    every_growth: float = 0.1
+    every_seconds: float = 30.0
     alpha: float = 0.85
     tol: float = 1e-6
     max_iter: int = 200
@@ -54,6 +64,8 @@ class PageRankOrderSettings:
     def __post_init__(self) -> None:
         if self.every_fetches < 1:
             raise ConfigError(f"every_fetches must be >= 1, got {self.every_fetches}")
+        if not self.every_growth >= 0:
+            raise ConfigError(f"every_growth must be >= 0, got {self.every_growth}")
         if not self.every_seconds > 0:
             raise ConfigError(f"every_seconds must be > 0, got {self.every_seconds}")
         if not 0.0 < self.alpha < 1.0:
@@ -96,6 +108,7 @@ class PageRankOrder(Strategy):
     the fetched pages' distinct out-links as edges; frontier URLs are dangling
     (their out-links are unknown) and spread their rank uniformly, the usual
     PageRank treatment.  Every :attr:`PageRankOrderSettings.every_fetches` fetches
+    (or every 10% of growth on large crawls, see :class:`PageRankOrderSettings`)
     or :attr:`~PageRankOrderSettings.every_seconds` seconds the caller takes a
     :meth:`snapshot` (O(1) for the edges, a copy of two per-URL arrays) and runs
     :meth:`recompute` in a worker thread; it warm-starts from the previous scores.
@@ -124,6 +137,7 @@ class PageRankOrder(Strategy):
         self._estimate = GrowableArray(np.float64, 0.0)  # by local index
         self._edges = EdgeList()
         self._n = 0
+        self._fetches = 0
         self._slot = _ResultSlot()
         #: Number of recomputations absorbed so far.
         self.recomputations = 0
@@ -143,6 +157,7 @@ class PageRankOrder(Strategy):
         local_of = self._local.data
         p = int(local_of[url_id])
         self._fetched.data[p] = True
+        self._fetches += 1
         ids = np.unique(np.asarray(out_links, dtype=np.int64))
         if ids.size == 0:
             return []
@@ -155,9 +170,10 @@ class PageRankOrder(Strategy):
         return list(zip(ids[open_mask].tolist(), estimate[open_targets].tolist(), strict=True))
 
     def wants_recompute(self, fetches_since: int, seconds_since: float) -> bool:
-        if fetches_since >= self.settings.every_fetches:
+        s = self.settings
+        if fetches_since >= max(s.every_fetches, s.every_growth * self._fetches):
             return True
-        return fetches_since > 0 and seconds_since >= self.settings.every_seconds
+        return fetches_since > 0 and seconds_since >= s.every_seconds
 
     def snapshot(self) -> PageRankSnapshot:
         n = self._n

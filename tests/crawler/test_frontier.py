@@ -127,3 +127,36 @@ async def test_single_host_zero_delay_order_is_bfs(mini_web: MiniWeb, tmp_path: 
     assert taken == bfs_order(graph, "/p0")
     assert [seq for _, seq, *_ in rows] == list(range(len(rows)))
     assert {(priority, rank) for *_, priority, rank, _ in rows} == {(0.0, 0)}
+
+
+def test_heaps_stay_bounded_under_many_updates() -> None:
+    """A million priority updates on a small frontier: heaps are compacted, order exact."""
+    rng = random.Random(3)
+    frontier = Frontier(record_rank=False)
+    prio: dict[int, float] = {}
+    hosts = 4
+    for url_id in range(400):
+        prio[url_id] = rng.random()
+        frontier.add(url_id, url_id % hosts, prio[url_id])
+    for host in range(hosts):  # every host ready, so updates also feed the ready heap
+        frontier.release(host, 0.0)
+    frontier.pop_ready(0.0)
+    frontier.release(frontier.pop_ready(0.0) or 0, 0.0)
+    for _ in range(20):
+        for url_id in range(400):
+            prio[url_id] = rng.random()
+            frontier.update(url_id, prio[url_id])
+        for host in range(hosts):
+            assert frontier.host_size(host) <= 2 * 100 + 64
+        assert len(frontier._ready) <= 2 * hosts + 64
+    # Draining host by host returns each host's URLs best first, by the latest priority.
+    for host in range(hosts):
+        frontier.release(host, 0.0)
+    taken: list[int] = []
+    while (host := frontier.pop_ready(0.0)) is not None:
+        url = frontier.take(host)
+        assert url is not None
+        taken.append(url.url_id)
+        frontier.release(host, 0.0)
+    assert sorted(taken) == list(range(400))
+    assert [prio[u] for u in taken] == sorted(prio.values(), reverse=True)

@@ -275,3 +275,21 @@ def test_strategy_memory_is_flat_arrays() -> None:
     for u in range(0, n, 1000):
         p.discovered(u, 1)
     assert p._local.data.nbytes < 8 * n
+
+
+def test_pagerank_recomputes_on_growth_for_large_crawls() -> None:
+    from crawler.strategies.pagerank import PageRankOrder, PageRankOrderSettings
+
+    s = PageRankOrder(settings=PageRankOrderSettings(every_fetches=100, every_growth=0.1))
+    s.discovered(0, 0)
+    for page in range(5000):  # a chain: page i links to i + 1
+        s.discovered(page + 1, page + 1)
+        s.fetched(page, [page + 1])
+    # 5000 fetched: max(100, 0.1 * 5000) = 500 fetches between recomputations.
+    assert not s.wants_recompute(499, 0.0)
+    assert s.wants_recompute(500, 0.0)
+    small = PageRankOrder(settings=PageRankOrderSettings(every_fetches=100, every_growth=0.1))
+    small.discovered(0, 0)
+    small.discovered(1, 1)
+    small.fetched(0, [1])
+    assert small.wants_recompute(100, 0.0) and not small.wants_recompute(99, 0.0)
