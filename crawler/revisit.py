@@ -211,6 +211,7 @@ class RevisitCrawler:
         self._busy: set[int] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._stop = asyncio.Event()
+        self._fatal: BaseException | None = None
         self._wake = asyncio.Event()
         self._origin = 0.0
         self._next_seq = 0
@@ -241,6 +242,8 @@ class RevisitCrawler:
                 await self._setup(self.store)
                 self.stats.started = time.monotonic()
                 await self._loop()
+                if self._fatal is not None:
+                    raise self._fatal
             finally:
                 await self._cancel_tasks()
                 self.stats.ended = time.monotonic()
@@ -378,7 +381,11 @@ class RevisitCrawler:
         self._tasks.discard(task)
         self._wake.set()
         if not task.cancelled() and task.exception() is not None:
-            log.error("revisit task failed", exc_info=task.exception())
+            # Fetch failures are recorded inside the task; what escapes it is a store
+            # failure (disk full, read-only): it ends the run, like a crawl's.
+            if self._fatal is None:
+                self._fatal = task.exception()
+            self.stop()
 
     async def _cancel_tasks(self) -> None:
         tasks = list(self._tasks)

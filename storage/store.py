@@ -323,7 +323,9 @@ class CrawlStore:
 
     def _check_open(self) -> None:
         if self._error is not None:
-            raise self._error
+            # A fresh traceback each time: re-raising the stored object would append
+            # every caller's frames to the same traceback, growing without bound.
+            raise self._error.with_traceback(None)
         if self._closed:
             raise StoreError(f"the crawl store {self.path} is closed")
 

@@ -123,3 +123,35 @@ def test_revisit_survives_ten_kills(tmp_path: Path) -> None:
             pairs += 1
         last[url] = (started + ended) / 2
     assert pairs >= n_pages
+
+
+def test_revisit_disk_full_stops_with_one_line(tmp_path: Path) -> None:
+    """A full disk mid-revisit: one error line, exit 1, committed rows intact."""
+    web = FixtureWeb.build(FixtureConfig(pages=120, hosts=3, seed=2))
+    db = tmp_path / "c.db"
+    with serve_in_thread(web, day_seconds=DAY_SECONDS) as server:
+        settings = CrawlSettings.polite_off(resolve=("*.test=127.0.0.1",),
+                                            scope_hosts=("*.test",))
+        asyncio.run(Crawler(db, [server.seed_url], settings).run())
+        cmd = [*WEBCRAWL, "revisit", "--db", str(db), "--resolve", "*.test=127.0.0.1",
+               "--delay-factor", "0", "--min-delay", "0", "--max-delay", "0", "--quiet",
+               "--budget", "400/s", "--day-seconds", str(DAY_SECONDS)]
+        first = subprocess.run([*cmd, "--duration", "1"], stderr=subprocess.PIPE, timeout=60)
+        assert first.returncode == 0, first.stderr.decode()
+        with sqlite3.connect(db) as conn:
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            before = conn.execute("SELECT * FROM fetches ORDER BY id").fetchall()
+            revisits = conn.execute("SELECT count(*) FROM fetches WHERE kind = 'revisit'"
+                                    ).fetchone()[0]
+        assert revisits > 0
+        # The file may not grow by more than a page: the next batch hits SQLITE_FULL.
+        env = {**os.environ, "WEBCRAWL_TEST_MAX_PAGE_COUNT": str(pages + 1)}
+        done = subprocess.run([*cmd, "--duration", "20"], stderr=subprocess.PIPE, timeout=60,
+                              env=env)
+    err = done.stderr.decode()
+    assert done.returncode == 1
+    assert err.count("\n") == 1 and "disk full" in err and "Traceback" not in err, err[:2000]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        rows = conn.execute("SELECT * FROM fetches ORDER BY id").fetchall()
+    assert rows[: len(before)] == before  # the earlier run's revisits are intact
