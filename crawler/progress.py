@@ -4,13 +4,35 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import sys
 import time
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from crawler.engine import CrawlStats
 
-__all__ = ["Progress", "format_line", "format_summary"]
+__all__ = ["Progress", "format_line", "format_summary", "stop_on_signals"]
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM call ``stop`` (a clean stop that flushes the
+    store) instead of raising KeyboardInterrupt; needs a running loop in the main thread
+    (elsewhere signals keep their default handling)."""
+    loop = asyncio.get_running_loop()
+    handled = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop)
+            handled.append(sig)
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
+            pass
+    try:
+        yield
+    finally:
+        for sig in handled:
+            loop.remove_signal_handler(sig)
 
 
 def format_line(stats: CrawlStats, rate: float) -> str:

@@ -75,17 +75,10 @@ class RevisitStats:
 async def run_with_progress(crawler: RevisitCrawler, *, show: bool = True,
                             stream: TextIO | None = None) -> RevisitStats:
     """Run ``crawler`` with a one-line progress display on a terminal and signal handling."""
-    import signal
+    from crawler.progress import stop_on_signals
 
     out = stream or sys.stderr
     loop = asyncio.get_running_loop()
-    handled = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
-            loop.add_signal_handler(sig, crawler.stop)
-            handled.append(sig)
-        except (ValueError, RuntimeError):  # not the main thread
-            pass
 
     async def progress() -> None:
         while True:
@@ -94,16 +87,15 @@ async def run_with_progress(crawler: RevisitCrawler, *, show: bool = True,
             out.flush()
 
     task = loop.create_task(progress()) if show and out.isatty() else None
-    try:
-        return await crawler.run()
-    finally:
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            out.write("\r\x1b[K")
-            out.flush()
-        for sig in handled:
-            loop.remove_signal_handler(sig)
+    with stop_on_signals(crawler.stop):
+        try:
+            return await crawler.run()
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                out.write("\r\x1b[K")
+                out.flush()
 
 

@@ -68,11 +68,10 @@ def _settings(args: argparse.Namespace, strategy: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
     import asyncio
-    import signal
     import sqlite3
 
     from crawler.engine import Crawler
-    from crawler.progress import Progress, format_summary
+    from crawler.progress import Progress, format_summary, stop_on_signals
     from crawler.strategies import get_strategy
 
     if not args.seeds and not args.resume:
@@ -96,23 +95,14 @@ def run(args: argparse.Namespace) -> int:
     crawler = Crawler(args.db, args.seeds, settings, resume=args.resume)
 
     async def main() -> None:
-        loop = asyncio.get_running_loop()
-        handled = []
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, crawler.stop)
-                handled.append(sig)
-            except (ValueError, RuntimeError):  # not the main thread: no handlers
-                pass
         progress = Progress(crawler.stats, interval=settings.progress_interval)
         if not args.quiet:
             progress.start()
-        try:
-            await crawler.run()
-        finally:
-            await progress.stop()
-            for sig in handled:
-                loop.remove_signal_handler(sig)
+        with stop_on_signals(crawler.stop):
+            try:
+                await crawler.run()
+            finally:
+                await progress.stop()
 
     asyncio.run(main())
     if not args.quiet:
