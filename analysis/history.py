@@ -151,7 +151,7 @@ class LoadedVisits(NamedTuple):
 
 def history_visit_log(history: FetchHistory, seconds_per_day: float = SECONDS_PER_DAY, *,
                       at: Literal["start", "midpoint"] = "start",
-                      server_clock: Literal["wall", "fitted"] = "wall") -> LoadedVisits:
+                      server_clock: Literal["wall", "fitted"] = "fitted") -> LoadedVisits:
     """Every fetch with an HTTP answer as a visit of a :class:`~analysis.change_stats.VisitLog`.
 
     Parameters
@@ -161,11 +161,12 @@ def history_visit_log(history: FetchHistory, seconds_per_day: float = SECONDS_PE
         Length of a day on the crawl's clock; times are days since the first visit.
     at : {"start", "midpoint"}
         A visit's time: its request's start or midpoint.
-    server_clock : {"wall", "fitted"}
-        How Last-Modified maps to the visits' clock: ``"wall"`` takes HTTP dates as wall
-        seconds; ``"fitted"`` assumes HTTP days of ``seconds_per_day`` real seconds with
-        the origin fitted to the visits (:func:`modified_days`; the same as ``"wall"`` at
-        86400 s a day).
+    server_clock : {"fitted", "wall"}
+        How Last-Modified maps to the visits' clock: ``"fitted"`` (default) assumes HTTP
+        days of ``seconds_per_day`` real seconds with the origin fitted to the visits
+        (:func:`modified_days`), right for an accelerated fixture clock and identical to
+        ``"wall"`` at 86400 s a day; ``"wall"`` takes HTTP dates as wall seconds whatever
+        the day length.
 
     Returns
     -------
