@@ -160,3 +160,141 @@ def test_heaps_stay_bounded_under_many_updates() -> None:
         frontier.release(host, 0.0)
     assert sorted(taken) == list(range(400))
     assert [prio[u] for u in taken] == sorted(prio.values(), reverse=True)
+
+
+# -- bulk updates ---------------------------------------------------------------------
+def _setup(seed: int) -> tuple[Frontier, list[int], float]:
+    """A frontier with hosts in every state: busy, waiting (future), ready, empty."""
+    rng = random.Random(seed)
+    f = Frontier()
+    hosts = 12
+    for url_id in range(3000):
+        # few distinct priorities: many ties, broken by url id
+        f.add(url_id, rng.randrange(hosts), float(rng.randint(0, 30)))
+    now = 10.0
+    busy: list[int] = []
+    for _ in range(4):                          # busy hosts (one holds nothing any more)
+        host = f.pop_ready(now)
+        assert host is not None
+        busy.append(host)
+        assert f.take(host) is not None
+    while f.take(busy[0]) is not None:
+        pass
+    for host in busy[1:3]:
+        f.release(host, now + 5.0 + host)       # waiting, ready_at in the future
+    busy = [busy[0], busy[3]]
+    host = f.pop_ready(now)                     # wakes every other host: ready
+    assert host is not None
+    f.take(host)
+    busy.append(host)
+    empty = [u for u in range(3000, 3005)]      # a host emptied by takes: host 99
+    for url_id in empty:
+        f.add(url_id, 99, 100.0)
+    while (h := f.pop_ready(now)) != 99:
+        assert h is not None
+        busy.append(h)
+    while f.take(99) is not None:
+        pass
+    f.release(99, now)
+    assert f._state[99] == 0                     # _EMPTY
+    f.release(busy.pop(), now - 1.0)            # waiting, ready_at already past
+    return f, busy, now
+
+
+def _batch(seed: int, f: Frontier, size: int) -> list[tuple[int, float]]:
+    rng = random.Random(seed + 1000)
+    ids = sorted(f._prio)
+    batch: list[tuple[int, float]] = []
+    for _ in range(size):
+        r = rng.random()
+        # a few taken or unknown ids (ignored); repeats (the later pair wins)
+        url_id = rng.randrange(3000, 3100) if r < 0.05 else rng.choice(ids)
+        unchanged = r > 0.9 and url_id in f
+        priority = f._prio[url_id] if unchanged else float(rng.randint(0, 30))
+        batch.append((url_id, priority))
+    return batch
+
+
+def _drive(seed: int, f: Frontier, busy: list[int], now: float) -> list[object]:
+    """Crawl the frontier to exhaustion (adds and updates on the way); the trace."""
+    rng = random.Random(seed + 2000)
+    busy = list(busy)
+    trace: list[object] = []
+    next_id = 5000
+    while len(f) or busy:
+        r = rng.random()
+        if r < 0.03:
+            f.add(next_id, rng.choice([99, 100, rng.randrange(12)]), float(rng.randint(0, 30)))
+            next_id += 1
+        elif r < 0.08 and len(f):
+            f.update(rng.choice(list(f._prio)), float(rng.randint(0, 30)))
+        elif r < 0.6 and (host := f.pop_ready(now)) is not None:
+            busy.append(host)
+            trace.append(("take", f.take(host)))
+        elif busy:
+            host = busy.pop(rng.randrange(len(busy)))
+            f.release(host, now + rng.choice([0.0, 0.5, 3.0]))
+        else:
+            wake = f.next_wakeup()   # None: some host is ready, pop it next time
+            trace.append(("wake", wake))
+            if wake is not None:
+                now = max(now, wake)
+    return trace
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("size", [4000, 300])
+def test_update_many_equals_per_item_updates(seed: int, size: int) -> None:
+    bulk, busy, now = _setup(seed)
+    single, _, _ = _setup(seed)
+    batch = _batch(seed, bulk, size)
+    assert bulk.rebuilds(len(batch)) == (size == 4000)
+    bulk.update_many(batch)
+    for url_id, priority in batch:
+        single.update(url_id, priority)
+    assert bulk._prio == single._prio
+    trace = _drive(seed, bulk, busy, now)
+    assert trace == _drive(seed, single, busy, now)
+    takes = [t for kind, t in trace if kind == "take" and t is not None]
+    assert len(takes) > 2900
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ranks_after_bulk_rebuild_are_exact(seed: int) -> None:
+    rng = random.Random(seed)
+    f = Frontier()
+    for url_id in range(3000):
+        f.add(url_id, rng.randrange(5), float(rng.randint(0, 50)))
+    batch = [(u, float(rng.randint(0, 50))) for u in range(0, 3000, 2)]
+    assert f.rebuilds(len(batch))
+    f.update_many(batch)
+    prio = dict(f._prio)
+    assert prio == {u: dict(batch).get(u, p) for u, p in prio.items()}
+    ranks = f._ranks
+    assert ranks is not None
+    next_id = 10_000
+    for url_id in rng.sample(sorted(prio), 300):  # the index itself, before any take
+        assert ranks.rank((-prio[url_id], url_id)) == brute_rank(prio, url_id)
+    while (host := f.pop_ready(0.0)) is not None:
+        taken = f.take(host)
+        assert taken is not None
+        assert taken.rank == brute_rank(prio, taken.url_id)
+        del prio[taken.url_id]
+        if rng.random() < 0.2:                  # later adds land in the rebuilt index
+            next_id += 1
+            prio[next_id] = float(rng.randint(0, 50))
+            f.add(next_id, rng.randrange(5), prio[next_id])
+        f.release(host, 0.0)
+    assert not prio
+
+
+def test_large_frontiers_take_chunked_updates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above BULK_MAX_FRONTIER a whole-frontier batch is not applied by one rebuild."""
+    import crawler.frontier as frontier_module
+
+    frontier = Frontier(record_rank=False)
+    for url_id in range(3000):
+        frontier.add(url_id, url_id % 7, 0.0)
+    assert frontier.rebuilds(3000)
+    monkeypatch.setattr(frontier_module, "BULK_MAX_FRONTIER", 2999)
+    assert not frontier.rebuilds(3000)
