@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import networkx as nx
 import numpy as np
 import pytest
+from crawldb import write_crawl
 
 from crawler.cli import main
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
 
 URLS = [
     "http://a.test/", "http://a.test/x", "http://a.test/y",  # host 0
@@ -26,30 +24,10 @@ def host_of(url_id):
     return URLS[url_id].split("/")[2]
 
 
-async def write_crawl(path):
-    store = await CrawlStore.open(path)
-    try:
-        for h, name in enumerate(["a.test", "b.test", "c.test"]):
-            store.add_host(HostRow(h, name, robots_status=404))
-        store.set_meta("seeds", json.dumps([URLS[0]]))
-        hosts = {"a.test": 0, "b.test": 1, "c.test": 2}
-        for i, url in enumerate(URLS):
-            store.add_url(UrlRow(i, url, hosts[host_of(i)], 0 if i == 0 else 1, -1 if i == 0
-                                 else 0))
-        for seq, (src, dsts) in enumerate(LINKS.items()):
-            store.add_fetch(FetchRecord(src, seq, 1000.0 + seq, 1000.5 + seq, Outcome.FETCHED,
-                                        200, "text/html"))
-            store.add_links(src, dsts)
-            store.set_outcome(src, Outcome.FETCHED, seq)
-    finally:
-        await store.aclose()
-
-
 @pytest.fixture
 def crawl_db(tmp_path):
     path = tmp_path / "crawl.db"
-    asyncio.run(write_crawl(path))
-    return path
+    return write_crawl(path, URLS, LINKS)
 
 
 def expected_graph(*, remote_only=False, crawled_only=False):

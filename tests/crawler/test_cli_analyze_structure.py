@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import networkx as nx
 import pytest
+from crawldb import write_crawl
 
 from crawler.cli import main
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
 
 # Host a.test: fans 0, 1, 2 each link to centers 3, 4, 5 on host b.test (a K(3,3)
 # across hosts), plus a second K(2,2) inside host a.test: 0, 1 -> 6, 7.
@@ -26,28 +24,10 @@ LINKS = {
 }
 
 
-async def write_crawl(path):
-    store = await CrawlStore.open(path)
-    try:
-        for h, name in enumerate(HOSTS):
-            store.add_host(HostRow(h, name, robots_status=404))
-        store.set_meta("seeds", json.dumps([URLS[0]]))
-        for i, url in enumerate(URLS):
-            store.add_url(UrlRow(i, url, HOST_OF[i], 0 if i == 0 else 1, -1 if i == 0 else 0))
-        for seq, (src, dsts) in enumerate(LINKS.items()):
-            store.add_fetch(FetchRecord(src, seq, 1000.0 + seq, 1000.5 + seq, Outcome.FETCHED,
-                                        200, "text/html"))
-            store.add_links(src, dsts)
-            store.set_outcome(src, Outcome.FETCHED, seq)
-    finally:
-        await store.aclose()
-
-
 @pytest.fixture
 def crawl_db(tmp_path):
     path = tmp_path / "crawl.db"
-    asyncio.run(write_crawl(path))
-    return path
+    return write_crawl(path, URLS, LINKS)
 
 
 def run_json(capsys, *argv):
