@@ -137,7 +137,7 @@ class CrawlSettings:
     # -- concurrency, frontier, store ---------------------------------------------
     #: requests in flight at once over all hosts (always one per host)
     concurrency: int = 64
-    #: the crawl ordering (see ``crawler.strategies``)
+    #: the crawl ordering (see ``analysis.ordering.strategies``)
     frontier_strategy: str = "bfs"
     #: seed of randomised strategies
     frontier_seed: int = 0
