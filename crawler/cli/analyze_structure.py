@@ -25,7 +25,7 @@ from crawler.cli._common import (
 )
 from storage.errors import ConfigError
 
-SAMPLE_METHODS = ("directed", "undirected", "pagerank", "regular", "plain")
+SAMPLE_METHODS = ("directed", "directed-jump", "undirected", "pagerank", "regular", "plain")
 
 
 def register(sub: Any) -> None:
@@ -59,7 +59,8 @@ def _register_sample(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "sample", help="sample pages uniformly by random walks, with a bias report",
         description="Draw pages by a random walk on the captured graph (Rusmevichientong "
-                    "et al.: directed, undirected; Henzinger et al.: pagerank; Bar-Yossef "
+                    "et al.: directed (links and self-loops, no jumps), directed-jump, "
+                    "undirected; Henzinger et al.: pagerank; Bar-Yossef "
                     "et al.: regular; plain: the uncorrected walk) and compare the "
                     "sample's in- and out-degree distributions with the true ones.")
     add_db_option(parser)
