@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analysis.ordering.strategies import Strategy, get_strategy
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.frontier import Frontier, Taken
 from crawler.links import extract_links
@@ -38,7 +39,6 @@ from crawler.retry import RetryPolicy, is_retryable_status
 from crawler.robots import RobotsCache, RobotsState
 from crawler.scope import Scope
 from crawler.settings import CrawlSettings
-from crawler.strategies import Strategy, get_strategy
 from crawler.urls import host_key, normalize_url
 from storage import _testhooks
 from storage.errors import (
