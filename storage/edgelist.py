@@ -83,7 +83,7 @@ def _is_gzip(path: Path) -> bool:
 
 
 def _open_binary(path: Path) -> Any:
-    return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")  # noqa: SIM115
+    return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
 
 
 def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes]:
@@ -144,8 +144,7 @@ def _read_table(path: Path, columns: int, types: dict[str, Any] | None) -> Any:
     names = [f"c{i}" for i in range(max(columns, width))]
     read = pacsv.ReadOptions(column_names=names, block_size=BLOCK_SIZE)
     parse = pacsv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False,
-                               ignore_empty_lines=True,
-                               invalid_row_handler=_short_rows_only(columns))
+                               ignore_empty_lines=True)
     convert = pacsv.ConvertOptions(include_columns=names[:columns], column_types=types or {},
                                    strings_can_be_null=False)
     try:
@@ -154,17 +153,6 @@ def _read_table(path: Path, columns: int, types: dict[str, Any] | None) -> Any:
     except pa.ArrowInvalid as exc:
         raise ConfigError(f"{path}: cannot parse as {columns}-column lines: "
                           f"{str(exc).splitlines()[0]}") from exc
-
-
-def _short_rows_only(columns: int) -> Callable[[Any], str]:
-    """An invalid-row handler: rows with enough fields (extra ones) are skipped, short
-    rows are an error."""
-    def handle(row: Any) -> str:
-        if row.actual_columns is not None and row.actual_columns >= columns:
-            return "skip"
-        raise ConfigError(f"line {row.number}: expected at least {columns} fields, "
-                          f"got {row.actual_columns}: {row.text[:80]!r}")
-    return handle
 
 
 def read_edge_arrays(path: str | Path) -> tuple[Any, Any]:
@@ -204,7 +192,7 @@ def _read_vertices(path: str | Path) -> tuple[np.ndarray, list[str]]:
     import pyarrow as pa
 
     path = _existing(path)
-    skip, first = _head(path)
+    _, first = _head(path)
     if not first:
         return np.zeros(0, np.int64), []
     if len(re.split(rb"[ \t]+", first)) == 1:

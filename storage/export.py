@@ -210,7 +210,7 @@ def export_pages(db_path: str | Path, out: TextIO, fmt: str = "tsv") -> int:
     """
     fetched_at = PAGE_COLUMNS.index("fetched_at")
     with CrawlReader(db_path) as reader, reader.snapshot():
-        rows = (row[:fetched_at] + (_iso(row[fetched_at]),) + row[fetched_at + 1:]
+        rows = ((*row[:fetched_at], _iso(row[fetched_at]), *row[fetched_at + 1:])
                 for row in reader.iter_pages())
         return write_rows(out, PAGE_COLUMNS, rows, fmt)
 
