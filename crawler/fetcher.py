@@ -145,8 +145,13 @@ class Fetcher:
 
     async def fetch(self, url: str, *, etag: str | None = None,
                     last_modified: str | None = None,
-                    max_body: int | None = None) -> FetchResult:
-        """GET ``url`` once; raise NetworkError/FetchTimeoutError on transport failure."""
+                    max_body: int | None = None, keep_prefix: bool = False) -> FetchResult:
+        """GET ``url`` once; raise NetworkError/FetchTimeoutError on transport failure.
+
+        A body over the cap is ``too_large``; with ``keep_prefix`` its first ``max_body``
+        bytes are read and returned (robots.txt: RFC 9309 obeys the first 500 KiB),
+        else reading stops at once (nothing is kept).
+        """
         if self._session is None:
             raise RuntimeError("Fetcher used outside 'async with'")
         cap = self.settings.fetch_max_body if max_body is None else max_body
@@ -160,7 +165,7 @@ class Fetcher:
         try:
             async with self._session.get(URL(url, encoded=True), allow_redirects=False,
                                          headers=headers or None) as resp:
-                body, too_large = await self._read(resp, cap)
+                body, too_large = await self._read(resp, cap, keep_prefix)
                 h = resp.headers
                 ctype = h.get("Content-Type", "")
                 media, _, params = ctype.partition(";")
@@ -183,11 +188,12 @@ class Fetcher:
                            date=h.get("Date"))
 
     @staticmethod
-    async def _read(resp: aiohttp.ClientResponse, cap: int) -> tuple[bytes, bool]:
+    async def _read(resp: aiohttp.ClientResponse, cap: int,
+                    keep_prefix: bool = False) -> tuple[bytes, bool]:
         length = resp.content_length
         if length is not None and length <= cap:
             return await resp.read(), False
-        if length is not None:
+        if length is not None and not keep_prefix:
             resp.close()  # do not download what we will not keep
             return b"", True
         chunks: list[bytes] = []
