@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analysis.ordering.strategies import Strategy, get_strategy
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.frontier import Frontier, Taken
 from crawler.links import extract_links
@@ -38,7 +39,6 @@ from crawler.retry import RetryPolicy, is_retryable_status
 from crawler.robots import RobotsCache, RobotsState
 from crawler.scope import Scope
 from crawler.settings import CrawlSettings
-from crawler.strategies import Strategy, get_strategy
 from crawler.urls import host_key, is_local_host, normalize_url
 from storage import _testhooks
 from storage.errors import (
@@ -359,8 +359,7 @@ class Crawler:
         started = time.monotonic()
         try:
             for _ in range(self.settings.fetch_max_redirects + 1):
-                result = await self.fetcher.fetch(url, max_body=self.settings.robots_max_size,
-                                                  keep_prefix=True)
+                result = await self.fetcher.fetch(url, max_body=self.settings.robots_max_size)
                 self.stats.requests += 1
                 status = result.status
                 if result.location and 300 <= status < 400:

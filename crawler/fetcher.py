@@ -1,17 +1,19 @@
 """HTTP fetching with aiohttp: one shared, kept-alive connector; one connection per host.
 
 :class:`Fetcher` performs single GET requests (redirects are *not* followed: the
-engine records each hop) with connect/read/total timeouts and a body size cap, decides
-whether a response is HTML (Content-Type, else sniffing the first bytes), and decodes
-it (charset from Content-Type, else ``<meta charset>``, else UTF-8; undecodable bytes
-are replaced).  Conditional headers (``If-None-Match``/``If-Modified-Since``) support
-revisits.  Transport failures are converted at this boundary to
-:class:`~storage.errors.NetworkError` and :class:`~storage.errors.FetchTimeoutError`;
-HTTP statuses are returned, never raised.
+engine records each hop) with connect/read/total timeouts and a cap on the *decoded*
+body (content codings are undone here as the body streams in, see
+:mod:`crawler.codings`), decides whether a response is HTML (Content-Type, else
+sniffing the first bytes), and decodes it (charset from Content-Type, else
+``<meta charset>``, else UTF-8; undecodable bytes are replaced).  Conditional headers
+(``If-None-Match``/``If-Modified-Since``) support revisits.  Transport failures are
+converted at this boundary to :class:`~storage.errors.NetworkError` and
+:class:`~storage.errors.FetchTimeoutError`; HTTP statuses are returned, never raised.
 """
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import hashlib
 import re
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 import aiohttp
 from yarl import URL
 
+from crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, UnsupportedCoding
 from crawler.politeness import parse_retry_after
 from crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from crawler.settings import CrawlSettings
@@ -35,6 +38,8 @@ _HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<script", b"
                  b"<b", b"<br", b"<p", b"<!--")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _CHUNK = 1 << 16
+#: decoded bytes between two forced turns of the event loop while reading one body
+_YIELD_EVERY = 1 << 20
 
 
 @dataclass(slots=True)
@@ -111,6 +116,7 @@ class Fetcher:
         self._headers = {
             "User-Agent": settings.fetch_user_agent,
             "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
+            "Accept-Encoding": ACCEPT_ENCODING,
         }
 
     async def __aenter__(self) -> Fetcher:
@@ -127,7 +133,7 @@ class Fetcher:
                                         sock_connect=s.fetch_connect_timeout,
                                         sock_read=s.fetch_read_timeout)
         self._session = aiohttp.ClientSession(connector=connector, timeout=timeout,
-                                              headers=self._headers, auto_decompress=True,
+                                              headers=self._headers, auto_decompress=False,
                                               cookie_jar=aiohttp.DummyCookieJar())
         # aiohttp silently re-sends a GET once when a kept-alive connection drops; that
         # request would be unrecorded, unpaced and beyond retry_attempts: every request
@@ -145,13 +151,8 @@ class Fetcher:
 
     async def fetch(self, url: str, *, etag: str | None = None,
                     last_modified: str | None = None,
-                    max_body: int | None = None, keep_prefix: bool = False) -> FetchResult:
-        """GET ``url`` once; raise NetworkError/FetchTimeoutError on transport failure.
-
-        A body over the cap is ``too_large``; with ``keep_prefix`` its first ``max_body``
-        bytes are read and returned (robots.txt: RFC 9309 obeys the first 500 KiB),
-        else reading stops at once (nothing is kept).
-        """
+                    max_body: int | None = None) -> FetchResult:
+        """GET ``url`` once; raise NetworkError/FetchTimeoutError on transport failure."""
         if self._session is None:
             raise RuntimeError("Fetcher used outside 'async with'")
         cap = self.settings.fetch_max_body if max_body is None else max_body
@@ -165,7 +166,7 @@ class Fetcher:
         try:
             async with self._session.get(URL(url, encoded=True), allow_redirects=False,
                                          headers=headers or None) as resp:
-                body, too_large = await self._read(resp, cap, keep_prefix)
+                body, too_large = await self._read(resp, cap)
                 h = resp.headers
                 ctype = h.get("Content-Type", "")
                 media, _, params = ctype.partition(";")
@@ -188,20 +189,35 @@ class Fetcher:
                            date=h.get("Date"))
 
     @staticmethod
-    async def _read(resp: aiohttp.ClientResponse, cap: int,
-                    keep_prefix: bool = False) -> tuple[bytes, bool]:
-        length = resp.content_length
-        if length is not None and length <= cap:
-            return await resp.read(), False
-        if length is not None and not keep_prefix:
-            resp.close()  # do not download what we will not keep
-            return b"", True
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in resp.content.iter_chunked(_CHUNK):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > cap:
-                resp.close()
-                return b"".join(chunks)[:cap], True
-        return b"".join(chunks), False
+    async def _read(resp: aiohttp.ClientResponse, cap: int) -> tuple[bytes, bool]:
+        """Up to ``cap`` *decoded* bytes of the body, and whether there was more.
+
+        The raw stream is decoded here (the session does not auto-decompress), a bounded
+        piece at a time, so a body that inflates a thousandfold still costs at most
+        ``cap`` bytes of memory and ``cap`` bytes of decompression work; the event loop
+        gets a turn every :data:`_YIELD_EVERY` decoded bytes even when the socket
+        buffer is full.
+        """
+        try:
+            decoder = BodyDecoder(resp.headers.get("Content-Encoding"))
+        except UnsupportedCoding as exc:
+            resp.close()
+            raise NetworkError(str(exc)) from exc
+        body = bytearray()
+        since_yield = 0
+        try:
+            async for raw in resp.content.iter_chunked(_CHUNK):
+                for piece in decoder.feed(raw):
+                    body += piece
+                    if len(body) > cap:
+                        resp.close()  # stop downloading what we will not keep
+                        del body[cap:]
+                        return bytes(body), True
+                    since_yield += len(piece)
+                    if since_yield >= _YIELD_EVERY:
+                        since_yield = 0
+                        await asyncio.sleep(0)
+        except CorruptBody as exc:
+            resp.close()
+            raise NetworkError(str(exc)) from exc
+        return bytes(body), False

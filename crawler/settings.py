@@ -69,8 +69,9 @@ class CrawlSettings:
     fetch_read_timeout: float = 30.0
     #: seconds for a whole request, headers and body
     fetch_total_timeout: float = 60.0
-    #: bytes of body read at most; a larger body is cut (reading stops there, or is never
-    #: started when Content-Length says more) and recorded as ``too_large``, unparsed.
+    #: bytes of *decoded* body read at most (gzip/deflate/br are inflated as they stream
+    #: in); a larger body is cut there (reading stops) and recorded as ``too_large``,
+    #: unparsed, with the bytes kept.  Whatever the compression ratio.
     #: This cap is what bounds a page's memory: the fetcher holds at most this many
     #: bytes, and the parsed DOM of an HTML page is about 20 times its size (lexbor), so
     #: a 100 MB or a million-link page costs at most ~25x this cap, never its own size.
@@ -168,7 +169,7 @@ class CrawlSettings:
     # -- concurrency, frontier, store ---------------------------------------------
     #: requests in flight at once over all hosts (always one per host)
     concurrency: int = 64
-    #: the crawl ordering (see ``crawler.strategies``)
+    #: the crawl ordering (see ``analysis.ordering.strategies``)
     frontier_strategy: str = "bfs"
     #: seed of randomised strategies
     frontier_seed: int = 0

@@ -38,8 +38,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.change_stats import CHANGE_BUCKETS, LIFESPAN_BUCKETS, change_report
-    from analysis.history import load_visit_log
+    from analysis.change.change_stats import CHANGE_BUCKETS, LIFESPAN_BUCKETS, change_report
+    from analysis.change.fetch_history import load_visit_log
 
     if not args.seconds_per_day > 0:
         raise ConfigError("--seconds-per-day must be positive")
@@ -76,6 +76,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plot(report: Any, out: Path) -> list[Path]:
-    from analysis.change_stats import plot_change_report
+    from analysis.report.change_figures import plot_change_report
 
     return plot_change_report(report, out)

@@ -1,10 +1,10 @@
 """``webcrawl analyze sample|smallworld|cores``: structure measurements of a crawl's graph.
 
-Thin layers over :func:`analysis.sampling.sample_pages` (with
-:func:`analysis.sampling.bias_report`), :func:`analysis.smallworld.smallworld` (and
-:func:`analysis.smallworld.smallworld_along_order`) and
-:func:`analysis.cores.bipartite_cores`, on the graph loaded by
-:func:`analysis.loader.load_graph`.
+Thin layers over :func:`analysis.sampling.walks.sample_pages` (with
+:func:`analysis.sampling.walks.bias_report`), :func:`analysis.graph.smallworld_alg.smallworld` (and
+:func:`analysis.graph.smallworld_alg.smallworld_along_order`) and
+:func:`analysis.graph.cores.bipartite_cores`, on the graph loaded by
+:func:`analysis.graph.loader.load_graph`.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def _add_frontier_option(parser: argparse.ArgumentParser, *, default: bool) -> N
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from analysis.loader import load_graph
+    from analysis.graph.loader import load_graph
 
     graph = load_graph(existing_db(args.db), include_frontier=args.include_frontier)
     if graph.n == 0:
@@ -84,7 +84,7 @@ def _register_sample(sub: Any) -> None:
 def run_sample(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from analysis.sampling import SamplerConfig, bias_report, sample_pages
+    from analysis.sampling.walks import SamplerConfig, bias_report, sample_pages
 
     config = SamplerConfig(walkers=args.walkers, burn_in=args.burn_in,
                            walk_length=args.walk_length)
@@ -157,7 +157,7 @@ def _register_smallworld(sub: Any) -> None:
 
 
 def run_smallworld(args: argparse.Namespace) -> int:
-    from analysis.smallworld import smallworld, smallworld_along_order
+    from analysis.graph.smallworld_alg import smallworld, smallworld_along_order
 
     graph = _load(args)
     sources = args.sources or None
@@ -241,7 +241,7 @@ def _register_cores(sub: Any) -> None:
 
 
 def run_cores(args: argparse.Namespace) -> int:
-    from analysis.cores import CoreConfig, bipartite_cores
+    from analysis.graph.cores import CoreConfig, bipartite_cores
 
     config = CoreConfig(max_i=args.max_i, max_j=args.max_j, min_i=args.min_i,
                         min_j=args.min_j, diverse=args.diverse, examples=args.examples)

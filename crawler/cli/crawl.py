@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import sqlite3
 
+    from analysis.ordering.strategies import get_strategy
     from crawler.engine import Crawler
     from crawler.progress import Progress, format_summary, stop_on_signals
-    from crawler.strategies import get_strategy
 
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED_URL (or --resume)")

@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from crawler.cli._common import existing_db, print_json
-    from crawler.revisit import RevisitCrawler, RevisitSettings, run_with_progress
+    from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
     from crawler.settings import CrawlSettings
 
     budget = parse_budget(args.budget)

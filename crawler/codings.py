@@ -1,0 +1,143 @@
+"""Bounded streaming decoders for HTTP content codings (gzip, deflate, br, identity).
+
+A compressed body can inflate a thousand times or more (a 1 MB gzip response may hold
+1 GiB of zeros), so the fetcher never lets the HTTP library inflate a whole body: it
+reads the raw bytes and pushes them through :class:`BodyDecoder`, which hands out the
+decoded bytes in pieces of at most :data:`PIECE` bytes.  The caller stops pulling at
+its cap, so memory stays bounded by the cap (plus one piece and the decompressors'
+windows, 32 KiB for zlib and at most 16 MiB for brotli's) whatever the ratio, and the
+CPU spent on one body is bounded by the cap too.
+
+Codings are applied in the order the server listed them, so they are undone in
+reverse (RFC 9110 section 8.4); ``identity`` and an absent header pass bytes through.
+An unknown coding raises :class:`UnsupportedCoding`; corrupt data raises
+:class:`CorruptBody` (the fetcher turns both into a network error).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+__all__ = ["ACCEPT_ENCODING", "PIECE", "BodyDecoder", "CorruptBody", "UnsupportedCoding"]
+
+#: decoded bytes produced per step at most
+PIECE = 1 << 16
+
+try:  # brotli is optional: offered only when it can be decoded
+    import brotli as _brotli
+except ImportError:  # pragma: no cover - depends on the environment
+    _brotli = None
+
+#: the Accept-Encoding the fetcher sends: exactly the codings decoded here
+ACCEPT_ENCODING = "gzip, deflate, br" if _brotli is not None else "gzip, deflate"
+
+
+class UnsupportedCoding(ValueError):
+    """A Content-Encoding we did not offer and cannot decode."""
+
+
+class CorruptBody(ValueError):
+    """Compressed data that does not decode."""
+
+
+class _Stage(Protocol):
+    def feed(self, data: bytes) -> Iterator[bytes]: ...
+
+
+class _Zlib:
+    """gzip (wbits 47 also accepts a zlib header) or deflate (zlib-wrapped or raw)."""
+
+    def __init__(self, gzip: bool) -> None:
+        self._gzip = gzip
+        self._d: Any = zlib.decompressobj(47) if gzip else None
+        self._done = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if self._d is None:  # deflate: RFC 9110 says zlib, some servers send raw deflate
+            if not data:
+                return
+            zlib_header = len(data) >= 2 and data[0] & 0x0F == 8 and \
+                ((data[0] << 8) | data[1]) % 31 == 0
+            self._d = zlib.decompressobj(15 if zlib_header else -15)
+        try:
+            while data and not self._done:
+                out = self._d.decompress(data, PIECE)
+                data = self._d.unconsumed_tail
+                if out:
+                    yield out
+                if self._d.eof:
+                    rest = self._d.unused_data
+                    if self._gzip and rest.lstrip(b"\0"):
+                        # another gzip member (RFC 1952 allows concatenation)
+                        self._d = zlib.decompressobj(47)
+                        data = rest.lstrip(b"\0")
+                    else:
+                        self._done = True
+        except zlib.error as exc:
+            raise CorruptBody(f"bad {'gzip' if self._gzip else 'deflate'} data: {exc}") \
+                from exc
+
+
+class _Brotli:
+    def __init__(self) -> None:
+        assert _brotli is not None
+        self._d = _brotli.Decompressor()
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        d = self._d
+        try:
+            if d.is_finished():
+                return
+            out = d.process(data, output_buffer_limit=PIECE)
+            while out:  # the limit is soft: slice, then drain what is still pending
+                for start in range(0, len(out), PIECE):
+                    yield out[start:start + PIECE]
+                out = b"" if d.is_finished() else d.process(b"", output_buffer_limit=PIECE)
+        except _brotli.error as exc:
+            raise CorruptBody(f"bad brotli data: {exc}") from exc
+
+
+def _stage(coding: str) -> _Stage | None:
+    if coding in ("", "identity"):
+        return None
+    if coding in ("gzip", "x-gzip"):
+        return _Zlib(gzip=True)
+    if coding == "deflate":
+        return _Zlib(gzip=False)
+    if coding == "br" and _brotli is not None:
+        return _Brotli()
+    raise UnsupportedCoding(f"unsupported Content-Encoding {coding!r}")
+
+
+class BodyDecoder:
+    """Undo a ``Content-Encoding`` header's codings, a bounded piece at a time.
+
+    >>> import gzip
+    >>> dec = BodyDecoder("gzip")
+    >>> pieces = list(dec.feed(gzip.compress(b"x" * 200_000)))
+    >>> max(map(len, pieces)) <= PIECE, sum(map(len, pieces))
+    (True, 200000)
+    """
+
+    def __init__(self, content_encoding: str | None) -> None:
+        codings = [c.strip().lower() for c in (content_encoding or "").split(",")]
+        stages = [_stage(c) for c in reversed(codings)]
+        self._stages: list[_Stage] = [s for s in stages if s is not None]
+
+    @property
+    def identity(self) -> bool:
+        return not self._stages
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        """Decoded pieces (each at most :data:`PIECE` bytes) of the next raw bytes."""
+        yield from self._through(0, data)
+
+    def _through(self, i: int, data: bytes) -> Iterator[bytes]:
+        if i == len(self._stages):
+            for start in range(0, len(data), PIECE):
+                yield data[start:start + PIECE]
+            return
+        for piece in self._stages[i].feed(data):
+            yield from self._through(i + 1, piece)
