@@ -16,7 +16,7 @@ def as_adjacency(adjacency: Any, *, allow_empty: bool = False) -> sp.csr_array:
     """Return ``adjacency`` as a square float64 CSR array with non-negative weights.
 
     Accepts any scipy sparse matrix or array, a dense array, or a
-    :class:`analysis.graph.CapturedGraph` (its ``adjacency`` is used).  Duplicate
+    :class:`analysis.graph.captured.CapturedGraph` (its ``adjacency`` is used).  Duplicate
     entries are summed (link counts).
     """
     adjacency = getattr(adjacency, "adjacency", adjacency)

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.loader import load_graph
+from analysis.graph.loader import load_graph
 from benchmarks._graphdb import ensure_graph_db
 from storage.reader import CrawlReader
 

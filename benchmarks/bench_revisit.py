@@ -9,7 +9,7 @@ stored crawl visits sit at their true simulated times.  The server is reached th
 ``--resolve '*.test:PORT=127.0.0.1:NEWPORT'`` so the stored URLs stay valid.
 
 Freshness and age are integrated exactly against the fixture's change times
-(:func:`analysis.revisit_eval.evaluate_revisit`) over one common simulated window;
+(:func:`analysis.change.revisit_eval.evaluate_revisit`) over one common simulated window;
 "estimated" is what the crawler infers from its own observations (no truth).
 
 Usage::
@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from analysis.revisit_eval import SimClock, evaluate_revisit, load_refreshes
+from analysis.change.revisit_eval import SimClock, evaluate_revisit, load_refreshes
 from crawler.engine import Crawler
 from crawler.settings import CrawlSettings
 from fixtures import FixtureConfig, FixtureWeb, serve_in_thread, write_truth

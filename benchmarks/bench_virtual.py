@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
-from analysis.pagerank import pagerank
-from analysis.randomweb import random_web_crawl
-from analysis.virtual import virtual_crawl
-from crawler.strategies import available_strategies
+from analysis.graph.pagerank_alg import pagerank
+from analysis.ordering.randomweb import random_web_crawl
+from analysis.ordering.strategies import available_strategies
+from analysis.ordering.virtual import virtual_crawl
 
 STRATEGIES = ["bfs", "dfs", "random", "backlink", "pagerank", "opic"]
 

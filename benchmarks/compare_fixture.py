@@ -23,10 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.compare import Comparison, compare_orders, write_comparison
-from analysis.graph import CapturedGraph
-from analysis.quality import QualitySettings
-from analysis.virtual import virtual_crawl
+from analysis.graph.captured import CapturedGraph
+from analysis.ordering.compare import Comparison, compare_orders
+from analysis.ordering.quality import QualitySettings
+from analysis.ordering.virtual import virtual_crawl
+from analysis.report.comparison_files import write_comparison
 from crawler.cli._common import print_table
 from fixtures.config import FixtureConfig
 from fixtures.web import FixtureWeb

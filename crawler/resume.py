@@ -29,8 +29,8 @@ from storage.records import Outcome
 from storage.store import ResumeState
 
 if TYPE_CHECKING:
+    from analysis.ordering.strategies import Strategy
     from crawler.engine import Crawler
-    from crawler.strategies import Strategy
 
 __all__ = ["replay", "restore"]
 

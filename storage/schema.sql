@@ -2,7 +2,7 @@
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
 -- storage.store.CrawlStore (aiosqlite) and read by storage.reader.CrawlReader and
--- analysis.loader.load_graph.  Any change to a table below bumps SCHEMA_VERSION in
+-- analysis.graph.loader.load_graph.  Any change to a table below bumps SCHEMA_VERSION in
 -- storage/store.py and the number in the first line; a file written by another
 -- version is refused with storage.errors.SchemaVersionError.
 --

@@ -1,8 +1,9 @@
 """``webcrawl analyze pagerank|hits|bowtie|degrees``: link-graph measurements of a crawl.
 
-Each topic loads the graph with :func:`analysis.loader.load_graph` and calls one library
-function (:func:`analysis.pagerank.pagerank`, :func:`analysis.hits.hits`,
-:func:`analysis.bowtie.bowtie`, :func:`analysis.degrees.degree_laws`); URLs are attached
+Each topic loads the graph with :func:`analysis.graph.loader.load_graph` and calls one library
+function (:func:`analysis.graph.pagerank_alg.pagerank`, :func:`analysis.graph.hits_alg.hits`,
+:func:`analysis.graph.bowtie_alg.bowtie`, :func:`analysis.graph.degree_dist.degree_laws`);
+URLs are attached
 here, at the edge.  Tables by default, ``--json`` for scripts.
 """
 
@@ -69,7 +70,7 @@ def _topic(sub: Any, name: str, help_text: str, description: str) -> argparse.Ar
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from analysis.loader import load_graph
+    from analysis.graph.loader import load_graph
 
     if args.top < 1:
         raise ConfigError(f"--top must be at least 1, got {args.top}")
@@ -103,7 +104,7 @@ def _print_ranked(rows: list[dict[str, Any]], title: str) -> None:
 
 
 def run_pagerank(args: argparse.Namespace) -> int:
-    from analysis.pagerank import pagerank
+    from analysis.graph.pagerank_alg import pagerank
 
     graph = _load(args)
     normalize: Literal["sum", "mean"] = "mean" if args.mean else "sum"
@@ -121,7 +122,7 @@ def run_pagerank(args: argparse.Namespace) -> int:
 
 
 def run_hits(args: argparse.Namespace) -> int:
-    from analysis.hits import hits
+    from analysis.graph.hits_alg import hits
 
     graph = _load(args)
     result = hits(graph.adjacency, tol=args.tol)
@@ -139,7 +140,7 @@ def run_hits(args: argparse.Namespace) -> int:
 
 
 def run_bowtie(args: argparse.Namespace) -> int:
-    from analysis.bowtie import bowtie
+    from analysis.graph.bowtie_alg import bowtie
 
     graph = _load(args)
     result = bowtie(graph.adjacency)
@@ -169,7 +170,7 @@ def run_bowtie(args: argparse.Namespace) -> int:
 
 
 def run_degrees(args: argparse.Namespace) -> int:
-    from analysis.degrees import degree_laws
+    from analysis.graph.degree_dist import degree_laws
 
     graph = _load(args)
     laws = degree_laws(graph.adjacency, min_tail=args.min_tail)

@@ -1,7 +1,7 @@
 """``webcrawl analyze quality``: quality over time of one crawl's recorded order.
 
-A thin layer over :func:`analysis.quality.crawl_quality` on the graph loaded by
-:func:`analysis.loader.load_graph`.
+A thin layer over :func:`analysis.ordering.quality.crawl_quality` on the graph loaded by
+:func:`analysis.graph.loader.load_graph`.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.loader import load_graph
-    from analysis.plots import quality_figures, save_png
-    from analysis.quality import QualitySettings, crawl_quality
+    from analysis.graph.loader import load_graph
+    from analysis.ordering.quality import QualitySettings, crawl_quality
+    from analysis.report.plots import quality_figures, save_png
 
     settings = QualitySettings(slices=args.slices, by=args.by, checkpoints=args.checkpoints,
                                remote_only=args.remote_only)
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_report(report: Any) -> None:
-    from analysis.quality import summary_label
+    from analysis.ordering.quality import summary_label
 
     pr = "remote-links PageRank" if report.remote_only else "PageRank"
     print_table(["figure", "value"],

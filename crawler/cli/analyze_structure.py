@@ -1,10 +1,10 @@
 """``webcrawl analyze sample|smallworld|cores``: structure measurements of a crawl's graph.
 
-Thin layers over :func:`analysis.sampling.sample_pages` (with
-:func:`analysis.sampling.bias_report`), :func:`analysis.smallworld.smallworld` (and
-:func:`analysis.smallworld.smallworld_along_order`) and
-:func:`analysis.cores.bipartite_cores`, on the graph loaded by
-:func:`analysis.loader.load_graph`.
+Thin layers over :func:`analysis.sampling.walks.sample_pages` (with
+:func:`analysis.sampling.walks.bias_report`), :func:`analysis.graph.smallworld_alg.smallworld` (and
+:func:`analysis.graph.smallworld_alg.smallworld_along_order`) and
+:func:`analysis.graph.cores.bipartite_cores`, on the graph loaded by
+:func:`analysis.graph.loader.load_graph`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from crawler.cli._common import (
 )
 from storage.errors import ConfigError
 
-SAMPLE_METHODS = ("directed", "undirected", "pagerank", "regular", "plain")
+SAMPLE_METHODS = ("directed", "directed-jump", "undirected", "pagerank", "regular", "plain")
 
 
 def register(sub: Any) -> None:
@@ -44,7 +44,7 @@ def _add_frontier_option(parser: argparse.ArgumentParser, *, default: bool) -> N
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from analysis.loader import load_graph
+    from analysis.graph.loader import load_graph
 
     graph = load_graph(existing_db(args.db), include_frontier=args.include_frontier)
     if graph.n == 0:
@@ -59,7 +59,8 @@ def _register_sample(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "sample", help="sample pages uniformly by random walks, with a bias report",
         description="Draw pages by a random walk on the captured graph (Rusmevichientong "
-                    "et al.: directed, undirected; Henzinger et al.: pagerank; Bar-Yossef "
+                    "et al.: directed (links and self-loops, no jumps), directed-jump, "
+                    "undirected; Henzinger et al.: pagerank; Bar-Yossef "
                     "et al.: regular; plain: the uncorrected walk) and compare the "
                     "sample's in- and out-degree distributions with the true ones.")
     add_db_option(parser)
@@ -84,7 +85,7 @@ def _register_sample(sub: Any) -> None:
 def run_sample(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from analysis.sampling import SamplerConfig, bias_report, sample_pages
+    from analysis.sampling.walks import SamplerConfig, bias_report, sample_pages
 
     config = SamplerConfig(walkers=args.walkers, burn_in=args.burn_in,
                            walk_length=args.walk_length)
@@ -157,7 +158,7 @@ def _register_smallworld(sub: Any) -> None:
 
 
 def run_smallworld(args: argparse.Namespace) -> int:
-    from analysis.smallworld import smallworld, smallworld_along_order
+    from analysis.graph.smallworld_alg import smallworld, smallworld_along_order
 
     graph = _load(args)
     sources = args.sources or None
@@ -232,7 +233,8 @@ def _register_cores(sub: Any) -> None:
     parser.add_argument("--min-j", type=positive_int, default=2, metavar="J",
                         help="fewest centers counted (default 2)")
     parser.add_argument("--diverse", action="store_true",
-                        help="ignore links between pages of the same host")
+                        help="Kumar's diverse cores: ignore same-host links and count "
+                             "fans on distinct hosts")
     parser.add_argument("--examples", type=nonneg_int, default=5, metavar="N",
                         help="example cores to list (default 5)")
     _add_frontier_option(parser, default=True)
@@ -241,7 +243,7 @@ def _register_cores(sub: Any) -> None:
 
 
 def run_cores(args: argparse.Namespace) -> int:
-    from analysis.cores import CoreConfig, bipartite_cores
+    from analysis.graph.cores import CoreConfig, bipartite_cores
 
     config = CoreConfig(max_i=args.max_i, max_j=args.max_j, min_i=args.min_i,
                         min_j=args.min_j, diverse=args.diverse, examples=args.examples)
@@ -253,14 +255,15 @@ def run_cores(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"diverse": cores.diverse, "links": cores.links,
                     "i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
-                    "pruned_links": cores.pruned_links, "examples": examples})
+                    "center_sets": cores.center_sets, "pruned_links": cores.pruned_links,
+                    "examples": examples})
         return 0
     kind = "diverse (i, j) cores" if cores.diverse else "(i, j) cores"
     print_table(["i \\ j", *(str(j) for j in cores.j_values.tolist())],
                 [[i, *row] for i, row in zip(cores.i_values.tolist(), cores.counts.tolist(),
                                              strict=True)],
-                title=f"{kind}: center sets of j pages with at least i common fans "
-                      f"({cores.links} links)")
+                title=f"maximal {kind}: exactly i fans all linking to the same j "
+                      f"centers, in no larger core ({cores.links} links)")
     for k, ex in enumerate(examples, 1):
         print(f"\nexample {k}: {len(ex['fans'])} fans -> {len(ex['centers'])} centers")
         for url in ex["centers"]:

@@ -1,6 +1,6 @@
 """``webcrawl compare``: which crawl ordering finds the important pages first?
 
-A thin layer over :func:`analysis.compare.compare_crawl`: prints the summary table
+A thin layer over :func:`analysis.ordering.compare.compare_crawl`: prints the summary table
 (or ``--json``), writes one PNG per metric and ``comparison.json`` into ``--out``.
 """
 
@@ -49,8 +49,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.compare import CompareSettings, compare_crawl, write_comparison
-    from analysis.quality import QualitySettings
+    from analysis.ordering.compare import CompareSettings, compare_crawl
+    from analysis.ordering.quality import QualitySettings
+    from analysis.report.comparison_files import write_comparison
 
     paths = [existing_db(p) for p in args.db]
     settings = CompareSettings(

@@ -79,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
     if args.db.exists():
         WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
 
+    from analysis.ordering.strategies import get_strategy
     from crawler.engine import Crawler
     from crawler.progress import Progress, format_summary, stop_on_signals
-    from crawler.strategies import get_strategy
 
     strategy = args.strategy
     if strategy is None and args.resume:

@@ -1,7 +1,7 @@
 """``webcrawl demo [--pages N] [--hosts H] [--seed S] [--out DIR] [--force]``.
 
 The whole product in one command, with no network: a fixture web served on loopback,
-a polite crawl, the analyses and the HTML report (see :mod:`crawler.demo`).
+a polite crawl, the analyses and the HTML report (see :mod:`crawler.cli.demo_job`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ __all__ = ["register", "run"]
 
 
 def register(sub: Any) -> None:
-    from crawler.demo import DemoSettings
+    from crawler.cli.demo_job import DemoSettings
 
     d = DemoSettings()
     p = sub.add_parser(
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl demo``."""
     import sys
 
-    from crawler.demo import DemoSettings, run_demo
+    from crawler.cli.demo_job import DemoSettings, run_demo
 
     settings = DemoSettings(pages=args.pages, hosts=args.hosts, seed=args.seed,
                             revisit_seconds=args.revisit_seconds, force=args.force)

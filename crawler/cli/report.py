@@ -2,7 +2,7 @@
 
 Crawl summary, top pages by PageRank and HITS authority, the bow-tie (numbers and a
 drawing), degree laws, quality over time and, when the crawl was revisited, change
-rates and freshness; every plot embedded as a PNG data URI (see :mod:`analysis.report`).
+rates and freshness; every plot embedded as a PNG data URI (see :mod:`analysis.report.document`).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
 
     compare = tuple(name.strip() for name in args.compare.split(",") if name.strip())
     if compare:
-        import crawler.strategies  # noqa: F401  (registers the built-in orderings)
-        from crawler.strategies.registry import get_strategy
+        import analysis.ordering.strategies  # noqa: F401  (registers the built-in orderings)
+        from analysis.ordering.strategies.registry import get_strategy
 
         for name in compare:
             get_strategy(name)  # unknown names: one line listing the known ones

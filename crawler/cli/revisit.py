@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     existing_db(args.db)
     WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
 
-    from crawler.revisit import RevisitCrawler, RevisitSettings, run_with_progress
+    from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
     from crawler.settings import CrawlSettings
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from analysis.virtual import virtual_crawl
+from analysis.ordering.virtual import virtual_crawl
 from crawler.cli import main
 from fixtures.config import FixtureConfig
 from fixtures.web import FixtureWeb
@@ -52,7 +52,7 @@ def write_crawl_db(path, src, dst, n, order, hosts):
 def crawl_db(tmp_path_factory):
     """A bfs crawl of the first 300 pages of a 600-page zipf fixture web."""
     web = FixtureWeb.build(FixtureConfig(model="zipf", pages=600, hosts=HOSTS, seed=3))
-    from analysis.graph import CapturedGraph
+    from analysis.graph.captured import CapturedGraph
 
     full = CapturedGraph.from_edges(web.src, web.dst, web.pages, seeds=[0])
     # Renumber nodes in bfs discovery order, like a crawler assigning URL ids.

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.report import SECTIONS
+from analysis.report.document import SECTIONS
 from crawler.cli import main
-from crawler.demo import DemoSettings, run_demo
+from crawler.cli.demo_job import DemoSettings, run_demo
 from storage.errors import ConfigError
 from storage.reader import CrawlReader
 

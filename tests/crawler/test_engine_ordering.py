@@ -1,5 +1,6 @@
 """The live frontier drives every part of the Strategy interface, and on one host with
-zero delay its order equals the strategy's own order (analysis.virtual.replay as oracle)."""
+zero delay its order equals the strategy's own order
+(analysis.ordering.virtual.replay as oracle)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import numpy as np
 import pytest
 from miniweb import MiniWeb, html, read_db
 
-from analysis.virtual import replay
+from analysis.ordering.strategies import PriorityUpdates, Strategy, get_strategy
+from analysis.ordering.virtual import replay
 from crawler.engine import Crawler
-from crawler.strategies import PriorityUpdates, Strategy, get_strategy
 
 
 def build_site(web: MiniWeb, n: int = 50, seed: int = 3) -> dict[int, list[int]]:

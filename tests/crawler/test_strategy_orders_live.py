@@ -15,16 +15,16 @@ import numpy as np
 import pytest
 from miniweb import read_db
 
-from analysis.loader import load_graph
-from analysis.virtual import virtual_crawl
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from crawler.strategies import (
+from analysis.graph.loader import load_graph
+from analysis.ordering.strategies import (
     PageRankOrder,
     PageRankOrderSettings,
     Strategy,
     register_strategy,
 )
+from analysis.ordering.virtual import virtual_crawl
+from crawler.engine import Crawler
+from crawler.settings import CrawlSettings
 from fixtures import FixtureServer, FixtureWeb
 
 # 0 -> 1, 2; 1 -> 3, 4; 2 -> 5, 6; 3 -> 7 (page 0 is the site root, the seed).

@@ -1,0 +1,97 @@
+"""The captured web graph and its structure: loading, PageRank, HITS, bow-tie, components,
+degree laws, small-world measures and bipartite cores.
+"""
+
+from __future__ import annotations
+
+from analysis.graph.bowtie_alg import (
+    BowTie,
+    Region,
+    bowtie,
+)
+from analysis.graph.captured import (
+    CapturedGraph,
+)
+from analysis.graph.connectivity import (
+    Components,
+    components,
+    reachable,
+)
+from analysis.graph.cores import (
+    BipartiteCores,
+    Core,
+    CoreConfig,
+    bipartite_cores,
+    drop_same_host_links,
+    eliminate,
+    generation_filter,
+)
+from analysis.graph.degree_dist import (
+    DegreeLaws,
+    PowerLawFit,
+    degree_distribution,
+    degree_laws,
+    degrees,
+    fit_power_law,
+)
+from analysis.graph.hits_alg import (
+    HitsResult,
+    hits,
+)
+from analysis.graph.loader import (
+    load_graph,
+)
+from analysis.graph.pagerank_alg import (
+    PageRankResult,
+    pagerank,
+    transition_transpose,
+)
+from analysis.graph.smallworld_alg import (
+    Clustering,
+    PathLengths,
+    SmallWorld,
+    SmallWorldSeries,
+    clustering,
+    path_lengths,
+    smallworld,
+    smallworld_along_order,
+    undirected_simple,
+)
+
+__all__ = [
+    "BipartiteCores",
+    "BowTie",
+    "CapturedGraph",
+    "Clustering",
+    "Components",
+    "Core",
+    "CoreConfig",
+    "DegreeLaws",
+    "HitsResult",
+    "PageRankResult",
+    "PathLengths",
+    "PowerLawFit",
+    "Region",
+    "SmallWorld",
+    "SmallWorldSeries",
+    "bipartite_cores",
+    "bowtie",
+    "clustering",
+    "components",
+    "degree_distribution",
+    "degree_laws",
+    "degrees",
+    "drop_same_host_links",
+    "eliminate",
+    "fit_power_law",
+    "generation_filter",
+    "hits",
+    "load_graph",
+    "pagerank",
+    "path_lengths",
+    "reachable",
+    "smallworld",
+    "smallworld_along_order",
+    "transition_transpose",
+    "undirected_simple",
+]

@@ -1,0 +1,110 @@
+"""Crawl orderings and their quality: the strategies (shared by live and virtual crawls),
+virtual crawls over a captured graph, quality over crawl time, comparisons of orderings and
+the random-web-crawls model.
+"""
+
+from __future__ import annotations
+
+from analysis.ordering.compare import (
+    RECORDED,
+    CompareSettings,
+    Comparison,
+    compare_crawl,
+    compare_orders,
+    virtual_orders,
+)
+from analysis.ordering.quality import (
+    QualityReport,
+    QualitySettings,
+    crawl_quality,
+    default_top_ns,
+    discovery_rate,
+    final_pagerank,
+    pagerank_capture,
+    remote_adjacency,
+    sink_fraction,
+    slice_bounds,
+    slice_mean_pagerank,
+    summary_label,
+    time_slice_bounds,
+    top_n_fetched,
+    top_n_overlap,
+)
+from analysis.ordering.quality_order import (
+    rank_positions,
+)
+from analysis.ordering.randomweb import (
+    GAMMA_IN,
+    GAMMA_OUT,
+    MIN_OUT_DEGREE,
+    MODEL_STRATEGIES,
+    RandomWebCrawl,
+    random_web_crawl,
+    zipf_degrees,
+)
+from analysis.ordering.strategies import (
+    BacklinkCount,
+    BreadthFirst,
+    DepthFirst,
+    OnlinePageImportance,
+    PageRankOrder,
+    PageRankOrderSettings,
+    PriorityUpdates,
+    RandomOrder,
+    Strategy,
+    available_strategies,
+    get_strategy,
+    register_strategy,
+)
+from analysis.ordering.virtual import (
+    VirtualCrawl,
+    replay,
+    virtual_crawl,
+)
+
+__all__ = [
+    "GAMMA_IN",
+    "GAMMA_OUT",
+    "MIN_OUT_DEGREE",
+    "MODEL_STRATEGIES",
+    "RECORDED",
+    "BacklinkCount",
+    "BreadthFirst",
+    "CompareSettings",
+    "Comparison",
+    "DepthFirst",
+    "OnlinePageImportance",
+    "PageRankOrder",
+    "PageRankOrderSettings",
+    "PriorityUpdates",
+    "QualityReport",
+    "QualitySettings",
+    "RandomOrder",
+    "RandomWebCrawl",
+    "Strategy",
+    "VirtualCrawl",
+    "available_strategies",
+    "compare_crawl",
+    "compare_orders",
+    "crawl_quality",
+    "default_top_ns",
+    "discovery_rate",
+    "final_pagerank",
+    "get_strategy",
+    "pagerank_capture",
+    "random_web_crawl",
+    "rank_positions",
+    "register_strategy",
+    "remote_adjacency",
+    "replay",
+    "sink_fraction",
+    "slice_bounds",
+    "slice_mean_pagerank",
+    "summary_label",
+    "time_slice_bounds",
+    "top_n_fetched",
+    "top_n_overlap",
+    "virtual_crawl",
+    "virtual_orders",
+    "zipf_degrees",
+]

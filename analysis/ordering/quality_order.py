@@ -1,0 +1,158 @@
+"""Order-only crawl-quality metrics: what the pages of a crawl order are worth.
+
+Functions of the crawl order and the final graph's PageRank alone (no links):
+slices of a crawl (:func:`slice_bounds`, :func:`time_slice_bounds`),
+:func:`pagerank_capture`, :func:`slice_mean_pagerank` and :func:`top_n_fetched`.
+:func:`analysis.ordering.quality.crawl_quality` computes them all.
+
+References
+----------
+.. [1] M. Najork and J. L. Wiener, "Breadth-first crawling yields high-quality pages",
+   Proc. 10th International World Wide Web Conference, 2001.
+.. [2] T. Bennouas and F. de Montgolfier, "Random web crawls", Proc. 16th
+   International World Wide Web Conference, 2007.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from storage.errors import ConfigError, EmptyGraphError
+
+__all__ = [
+    "default_top_ns",
+    "pagerank_capture",
+    "rank_positions",
+    "slice_bounds",
+    "slice_mean_pagerank",
+    "time_slice_bounds",
+    "top_n_fetched",
+]
+
+
+# --------------------------------------------------------------------------- slices
+
+
+def slice_bounds(pages: int, slices: int) -> np.ndarray:
+    """Boundaries ``0 = b_0 < b_1 < ... < b_S = pages`` of S slices of equal page counts.
+
+    S is ``min(slices, pages)`` so that no slice is empty.
+
+    Examples
+    --------
+    >>> slice_bounds(10, 4).tolist()
+    [0, 2, 5, 8, 10]
+    """
+    if pages < 1:
+        raise EmptyGraphError("the crawl order is empty")
+    s = max(1, min(slices, pages))
+    return np.rint(np.linspace(0, pages, s + 1)).astype(np.int64)
+
+
+def time_slice_bounds(fetch_times: np.ndarray, slices: int) -> np.ndarray:
+    """Boundaries of S slices of equal duration over ``fetch_times`` (non-decreasing).
+
+    Slice i holds the fetches with ``t0 + i w <= t < t0 + (i + 1) w`` (the last one is
+    closed); slices with no fetch are empty (their per-slice metrics are NaN).
+    """
+    times = np.asarray(fetch_times, dtype=np.float64)
+    if times.size < 1:
+        raise EmptyGraphError("the crawl order is empty")
+    if not np.isfinite(times).all():
+        raise ConfigError("some fetch times are missing: slice by pages instead")
+    if np.any(np.diff(times) < 0):
+        raise ConfigError("fetch times must be non-decreasing in fetch order")
+    edges = np.linspace(times[0], times[-1], slices + 1)[1:-1]
+    inner = np.searchsorted(times, edges, side="left")
+    return np.concatenate(([0], inner, [times.size])).astype(np.int64)
+
+
+def default_top_ns(n: int) -> tuple[int, ...]:
+    """1, 10, 100, ... up to n (at least (1,))."""
+    return tuple(10**e for e in range(int(math.log10(max(n, 1))) + 1))
+
+
+def rank_positions(scores: np.ndarray) -> np.ndarray:
+    """Rank of each node by descending score (0 = best; ties -> lower index first)."""
+    by_score = np.argsort(-scores, kind="stable")
+    rank = np.empty(scores.size, dtype=np.int64)
+    rank[by_score] = np.arange(scores.size)
+    return rank
+
+
+# ------------------------------------------------------------- order-only metrics
+
+
+def pagerank_capture(order: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Cumulative fraction of the total PageRank held by the first k pages of ``order``.
+
+    Parameters
+    ----------
+    order : ndarray of int
+        Node indices in fetch order.
+    scores : ndarray of float
+        Final-graph PageRank of every node (any scale).
+
+    Returns
+    -------
+    ndarray of float64, length ``len(order) + 1``
+        Entry k is the fraction after k pages (entry 0 is 0).
+
+    Examples
+    --------
+    >>> pagerank_capture(np.array([2, 0]), np.array([1.0, 1.0, 2.0])).tolist()
+    [0.0, 0.5, 0.75]
+
+    References
+    ----------
+    .. [1] Bennouas and de Montgolfier 2007, figure 11 "PageRank capture".
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    total = scores.sum()
+    if not total > 0:
+        raise ConfigError("scores must have a positive sum")
+    return np.concatenate(([0.0], np.cumsum(scores[np.asarray(order)]) / total))
+
+
+def slice_mean_pagerank(order: np.ndarray, scores: np.ndarray,
+                        bounds: np.ndarray) -> np.ndarray:
+    """Average PageRank (normalised to mean 1 over all nodes) of each slice's pages.
+
+    Returns one value per slice (NaN for an empty slice).
+
+    References
+    ----------
+    .. [1] Najork and Wiener 2001, figure 1 (average PageRank per day of crawl).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    normalised = scores * (scores.size / scores.sum())
+    cum = np.concatenate(([0.0], np.cumsum(normalised[np.asarray(order)])))
+    counts = np.diff(bounds)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, np.diff(cum[bounds]) / np.maximum(counts, 1), np.nan)
+
+
+def top_n_fetched(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
+                  top_ns: Sequence[int]) -> dict[int, np.ndarray]:
+    """Fraction of the top-N pages (by final PageRank) fetched by the end of each slice.
+
+    Ties in PageRank go to the lower node index.  Returns ``{N: array per slice end}``
+    for each N <= n.
+
+    References
+    ----------
+    .. [1] Najork and Wiener 2001, figures 2 and 3 (when the top-N pages were crawled).
+    """
+    rank = rank_positions(np.asarray(scores, dtype=np.float64))[np.asarray(order)]
+    out: dict[int, np.ndarray] = {}
+    for n_top in top_ns:
+        if n_top > scores.size:
+            continue
+        found = np.concatenate(([0], np.cumsum(rank < n_top)))
+        out[int(n_top)] = found[bounds[1:]] / n_top
+    return out
+
+

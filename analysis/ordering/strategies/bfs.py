@@ -1,0 +1,18 @@
+"""Breadth-first ordering: FIFO by discovery."""
+
+from __future__ import annotations
+
+from analysis.ordering.strategies.base import Strategy
+from analysis.ordering.strategies.registry import register_strategy
+
+__all__ = ["BreadthFirst"]
+
+
+@register_strategy
+class BreadthFirst(Strategy):
+    """Every URL has the same priority, so the tie rule (first discovered first) is FIFO."""
+
+    name = "bfs"
+
+    def discovered(self, url_id: int, depth: int) -> float:
+        return 0.0

@@ -1,0 +1,78 @@
+"""Presentation: the self-contained HTML report and every figure.
+
+The only place that imports matplotlib, always through the :class:`matplotlib.figure.Figure` API.
+"""
+
+from __future__ import annotations
+
+from analysis.report.change_figures import (
+    plot_change_report,
+)
+from analysis.report.comparison_files import (
+    write_comparison,
+)
+from analysis.report.context import (
+    ReportContext,
+    ReportInputs,
+    ReportSettings,
+)
+from analysis.report.document import (
+    SECTIONS,
+    ReportSummary,
+    build_report,
+    compare_orderings,
+)
+from analysis.report.figures import (
+    bowtie_figure,
+    degree_figure,
+    freshness_figure,
+    rate_histogram_figure,
+    rate_timeline_figure,
+)
+from analysis.report.html import (
+    Section,
+    page,
+    table,
+    url_cell,
+)
+from analysis.report.plots import (
+    METRIC_TITLES,
+    Panel,
+    line_figure,
+    png_bytes,
+    quality_figures,
+    save_png,
+)
+from analysis.report.section_changes import (
+    DAY_SECONDS_KEYS,
+    changes_section,
+)
+
+__all__ = [
+    "DAY_SECONDS_KEYS",
+    "METRIC_TITLES",
+    "SECTIONS",
+    "Panel",
+    "ReportContext",
+    "ReportInputs",
+    "ReportSettings",
+    "ReportSummary",
+    "Section",
+    "bowtie_figure",
+    "build_report",
+    "changes_section",
+    "compare_orderings",
+    "degree_figure",
+    "freshness_figure",
+    "line_figure",
+    "page",
+    "plot_change_report",
+    "png_bytes",
+    "quality_figures",
+    "rate_histogram_figure",
+    "rate_timeline_figure",
+    "save_png",
+    "table",
+    "url_cell",
+    "write_comparison",
+]

@@ -1,0 +1,133 @@
+"""What every report section reads: the settings, the caller's inputs, and the database
+read once (:class:`ReportContext`, shared by the sections so each analysis runs once)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from storage.errors import AnalysisError, ConfigError
+
+if TYPE_CHECKING:
+    from analysis.graph.bowtie_alg import BowTie
+    from analysis.graph.captured import CapturedGraph
+    from analysis.graph.degree_dist import DegreeLaws
+    from analysis.graph.hits_alg import HitsResult
+    from analysis.ordering.quality import QualityReport
+
+__all__ = ["ReportContext", "ReportInputs", "ReportSettings"]
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """What the report shows.
+
+    Attributes
+    ----------
+    top_k : int
+        Rows of the top-pages tables (default 20).
+    timeline_bins : int
+        Time bins of the pages-per-second plot (default 40).
+    rate_bins : int
+        Bins of the change-rate histogram (default 30).
+    freshness_points : int
+        Time points of the freshness curves (default 60).
+    compare : tuple of str
+        Orderings replayed virtually over the captured graph for the comparison
+        section (default none: the section says how to ask for it).
+    seconds_per_day : float or None
+        Length of a day on the crawl's clock for change rates; None reads the meta keys
+        :data:`DAY_SECONDS_KEYS` (an accelerated revisit records its own) and falls back
+        to 86400.
+    rate_prior_changes, rate_prior_days : float
+        The Gamma prior of the change-rate estimates (:func:`analysis.change.estimators.map_rate`,
+        defaults 0.1 and 1.0: weak, so one change timed by Last-Modified decides a fast
+        page's rate, while a page never seen changing still gets a positive rate).
+    title : str or None
+        Page title (default ``webcrawl report: <file name>``).
+    """
+
+    top_k: int = 20
+    timeline_bins: int = 40
+    rate_bins: int = 30
+    freshness_points: int = 60
+    compare: tuple[str, ...] = ()
+    seconds_per_day: float | None = None
+    rate_prior_changes: float = 0.1
+    rate_prior_days: float = 1.0
+    title: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("top_k", "timeline_bins", "rate_bins", "freshness_points"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not (self.rate_prior_changes >= 0 and self.rate_prior_days > 0):
+            raise ConfigError("rate_prior_changes must be >= 0 and rate_prior_days > 0")
+        if self.seconds_per_day is not None and not (
+                math.isfinite(self.seconds_per_day) and self.seconds_per_day > 0):
+            raise ConfigError(f"seconds_per_day must be > 0, got {self.seconds_per_day}")
+
+
+@dataclass(frozen=True, eq=False)
+class ReportInputs:
+    """Analyses already computed by the caller, and facts only the caller knows.
+
+    Every field is optional; missing analyses are computed from the database.
+    ``graph`` is the full captured graph (``load_graph(db)``), ``pages_graph`` the
+    crawled pages only (``include_frontier=False``: ranking, bow-tie and degrees use it);
+    ``pagerank`` and ``hits`` belong to ``pages_graph``; ``comparison`` maps an ordering
+    to its quality report over ``graph``.  ``facts`` are extra rows of the summary
+    (fixture, audit), ``expected_exponents`` the (in, out) exponents the graph was
+    generated with, ``true_rates`` the true change rate (per day) of each URL,
+    ``truth_freshness`` a true freshness curve ``(wall-clock seconds, freshness)`` and
+    ``change_facts`` extra rows of the change section (revisit policy, errors).
+    """
+
+    graph: CapturedGraph | None = None
+    pages_graph: CapturedGraph | None = None
+    pagerank: np.ndarray | None = None
+    hits: HitsResult | None = None
+    bowtie: BowTie | None = None
+    degree_laws: DegreeLaws | None = None
+    quality: QualityReport | None = None
+    comparison: Mapping[str, QualityReport] | None = None
+    facts: Mapping[str, str] = field(default_factory=dict)
+    expected_exponents: tuple[float | None, float | None] = (None, None)
+    true_rates: Mapping[str, float] | None = None
+    truth_freshness: tuple[np.ndarray, np.ndarray] | None = None
+    change_facts: Mapping[str, str] = field(default_factory=dict)
+
+
+
+class ReportContext:
+    """Everything read from the database once, and analyses shared between sections."""
+
+    def __init__(self, db: Path, settings: ReportSettings, inputs: ReportInputs) -> None:
+        from analysis.change.fetch_history import read_history
+        from analysis.graph.loader import load_graph
+
+        self.db, self.settings, self.inputs = db, settings, inputs
+        self.history = read_history(db)
+        self.meta, self.urls = self.history.meta, self.history.urls
+        self.host_names, self.fetches = self.history.host_names, self.history.fetches
+        self.graph = inputs.graph if inputs.graph is not None else load_graph(db)
+        self.pages = (inputs.pages_graph if inputs.pages_graph is not None
+                      else load_graph(db, include_frontier=False))
+        self._pagerank = inputs.pagerank
+        self.rate_error: tuple[float, int] | None = None
+
+    @property
+    def pagerank(self) -> np.ndarray:
+        """PageRank (sum 1) of the crawled-pages graph, computed once."""
+        if self._pagerank is None:
+            from analysis.graph.pagerank_alg import pagerank
+
+            if self.pages.n == 0:
+                raise AnalysisError("no page was crawled")
+            self._pagerank = np.asarray(pagerank(self.pages.adjacency).scores)
+        return self._pagerank

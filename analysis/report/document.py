@@ -1,0 +1,330 @@
+"""One self-contained HTML report of a crawl database (``webcrawl report``).
+
+:func:`build_report` reads a crawl database, runs the analyses and writes ONE HTML file:
+inline CSS, every plot a PNG ``data:`` URI, no script and no external asset, so it
+reads offline and can be mailed.  Sections (their ``id`` in the HTML):
+
+``summary``     pages, hosts, URL outcomes, pages per second over time
+``ranking``     top pages by PageRank and by HITS authority
+``bowtie``      the bow-tie decomposition: its numbers and a drawn diagram
+``degrees``     in/out-degree distributions on log-log axes with fitted power laws
+``quality``     quality over time of the crawl's own recorded order
+``comparison``  virtual crawls of other orderings over the captured graph (on request)
+``changes``     change-rate histogram and freshness, when the crawl was revisited
+
+A section whose data are missing (an empty crawl, no revisits) says so instead of
+failing.  Every URL and text from the database is escaped (:func:`html.escape`): page
+content is data, never markup.  Callers that already computed an analysis (the demo)
+pass it in :class:`ReportInputs` so nothing is computed twice.
+
+References
+----------
+.. [1] A. Broder et al., "Graph structure in the Web", WWW9, 2000.
+.. [2] M. Najork and J. L. Wiener, "Breadth-first crawling yields high-quality pages",
+   WWW 2001.
+.. [3] J. Cho and H. Garcia-Molina, "Estimating frequency of change", ACM TOIT 3(3), 2003.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analysis.report.context import ReportContext, ReportInputs, ReportSettings
+from analysis.report.html import Section, page, table, url_cell
+from analysis.report.section_changes import changes_section
+from storage.errors import AnalysisError
+
+if TYPE_CHECKING:
+    from analysis.graph.captured import CapturedGraph
+    from analysis.ordering.quality import QualityReport
+
+__all__ = [
+    "SECTIONS",
+    "ReportSummary",
+    "build_report",
+    "compare_orderings",
+]
+
+#: Section id -> heading, in report order.
+SECTIONS: dict[str, str] = {
+    "summary": "Crawl summary",
+    "ranking": "Top pages",
+    "bowtie": "Bow-tie structure",
+    "degrees": "Degree distributions",
+    "quality": "Crawl quality over time",
+    "comparison": "Comparison of crawl orderings",
+    "changes": "Change rates and freshness",
+}
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    """What :func:`build_report` wrote.
+
+    ``sections`` maps every section id to None when it has its data, else to the
+    sentence the report shows instead.  ``rate_error`` is the median relative error of
+    the change-rate estimates against ``ReportInputs.true_rates`` over ``rate_pages``
+    revisited pages (None without revisits or truth).
+    """
+
+    path: Path
+    sections: dict[str, str | None]
+    images: int
+    size_bytes: int
+    pages: int
+    urls: int
+    hosts: int
+    rate_error: float | None = None
+    rate_pages: int = 0
+
+    @property
+    def missing(self) -> list[str]:
+        """Ids of the sections that had no data."""
+        return [k for k, v in self.sections.items() if v is not None]
+
+
+def build_report(db_path: str | Path, out_path: str | Path, *,
+                 settings: ReportSettings | None = None, inputs: ReportInputs | None = None,
+                 progress: Progress | None = None) -> ReportSummary:
+    """Write the HTML report of a crawl database.
+
+    Parameters
+    ----------
+    db_path : str or Path
+        The crawl database.
+    out_path : str or Path
+        The HTML file to write (folders created).
+    settings : ReportSettings, optional
+    inputs : ReportInputs, optional
+        Analyses already computed (not recomputed) and facts only the caller knows.
+    progress : callable, optional
+        Called with one line per section (the CLI prints it on stderr).
+
+    Returns
+    -------
+    ReportSummary
+
+    Raises
+    ------
+    StoreError
+        The database is missing or not a crawl database.
+    ConfigError
+        Bad settings (e.g. an unknown ordering to compare).
+
+    Examples
+    --------
+    >>> build_report("crawl.db", "report.html").missing  # doctest: +SKIP
+    ['comparison', 'changes']
+    """
+    settings = settings or ReportSettings()
+    db, out = Path(db_path), Path(out_path)
+    ctx = ReportContext(db, settings, inputs or ReportInputs())
+    writers: dict[str, Callable[[ReportContext, Section], None]] = {
+        "summary": _summary, "ranking": _ranking, "bowtie": _bowtie, "degrees": _degrees,
+        "quality": _quality, "comparison": _comparison, "changes": changes_section,
+    }
+    sections = []
+    for key, write in writers.items():
+        if progress:
+            progress(f"report: {SECTIONS[key].lower()}")
+        section = Section(key)
+        try:
+            write(ctx, section)
+        except AnalysisError as exc:  # empty graph, nothing to fit: say so, keep going
+            section.parts.clear()
+            section.none(f"Not available for this crawl: {exc}")
+        sections.append(section)
+    title = settings.title or f"webcrawl report: {db.name}"
+    generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    document = page(title, f"{db.name}, generated {generated}",
+                    [(s.key, SECTIONS[s.key], "".join(s.parts)) for s in sections])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    data = document.encode("utf-8")
+    out.write_bytes(data)
+    return ReportSummary(
+        path=out, sections={s.key: s.missing for s in sections},
+        images=sum(s.images for s in sections), size_bytes=len(data),
+        pages=int(np.count_nonzero(ctx.graph.crawled)), urls=len(ctx.urls),
+        hosts=len(ctx.host_names), rate_error=ctx.rate_error[0] if ctx.rate_error else None,
+        rate_pages=ctx.rate_error[1] if ctx.rate_error else 0)
+
+
+# ----------------------------------------------------------------------------- summary
+def _summary(ctx: ReportContext, sec: Section) -> None:
+    from storage.reader import FETCH_KINDS, OUTCOMES
+
+    urls, f = ctx.urls, ctx.fetches
+    crawl = f["kind"] == FETCH_KINDS.index("crawl")
+    strategy = ctx.meta.get("strategy", "?")
+    seeds = json.loads(ctx.meta.get("seeds", "[]"))
+    rows: list[list[Any]] = [
+        ["database", ctx.db.name], ["ordering", strategy],
+        ["seeds", ", ".join(seeds) or "none recorded"],
+        ["pages fetched (HTML)", int(np.count_nonzero(ctx.graph.crawled))],
+        ["URLs discovered", len(urls)], ["hosts", len(ctx.host_names)],
+        ["links between crawled pages", ctx.pages.m],
+        ["fetch attempts", int(np.count_nonzero(crawl))],
+        ["revisits", int(np.count_nonzero(~crawl))],
+    ]
+    if np.any(crawl):
+        span = float(f["ended_at"][crawl].max() - f["started_at"][crawl].min())
+        rows.append(["crawl duration", f"{span:.1f} s"])
+    rows += [[k, v] for k, v in ctx.inputs.facts.items()]
+    sec.add(table(["", ""], rows, header=False))
+    codes, counts = np.unique(urls.outcome, return_counts=True)
+    outcome_rows = [[OUTCOMES[c].value if c >= 0 else "in the frontier (not taken)", int(n),
+                     f"{100.0 * n / max(len(urls), 1):.1f}%"] for c, n in zip(codes, counts,
+                                                                          strict=True)]
+    sec.add("<h3>URL outcomes</h3>")
+    sec.add(table(["outcome", "URLs", "share"], outcome_rows) if outcome_rows
+            else "<p class='missing'>No URL recorded.</p>")
+    if not np.any(crawl):
+        sec.none("No fetch was recorded: this crawl is empty.")
+        return
+    _timeline(ctx, sec, f["ended_at"][crawl])
+
+
+def _timeline(ctx: ReportContext, sec: Section, ended: np.ndarray) -> None:
+    from analysis.report.figures import rate_timeline_figure
+
+    t = np.sort(ended - ended.min())
+    span = float(t[-1])
+    bins = ctx.settings.timeline_bins if span > 0 else 1
+    width = span / bins if span > 0 else 1.0
+    counts = np.bincount(np.minimum((t / width).astype(np.int64), bins - 1), minlength=bins)
+    sec.add("<h3>Pages per second</h3>")
+    sec.image(rate_timeline_figure(width * np.arange(1, bins + 1), counts / width),
+              "pages per second over the crawl")
+
+
+# ----------------------------------------------------------------------------- ranking
+def _ranking(ctx: ReportContext, sec: Section) -> None:
+    from analysis.graph.hits_alg import hits
+
+    scores = ctx.pagerank
+    g, k = ctx.pages, ctx.settings.top_k
+    auth = (ctx.inputs.hits or hits(g.adjacency)).authorities
+    indeg = np.asarray(g.adjacency.astype(bool).sum(axis=0)).ravel()
+    sec.text(f"Over the graph of the {g.n:,} crawled pages and the {g.m:,} links between "
+             "them (PageRank with damping 0.85; scores sum to 1, so the mean is "
+             f"{1.0 / g.n:.2e}).")
+    sec.add(_top_table("Top pages by PageRank", g, scores, indeg, k, "PageRank"))
+    sec.add(_top_table("Top pages by HITS authority", g, auth, indeg, k, "authority"))
+
+
+def _top_table(title: str, g: CapturedGraph, scores: np.ndarray, indeg: np.ndarray, k: int,
+               name: str) -> str:
+    top = np.argsort(-scores, kind="stable")[:k]
+    mean = 1.0 / scores.size
+    rows = [[i + 1, url_cell(g.urls[node]), f"{scores[node]:.3e}",
+             f"{scores[node] / mean:.1f}", int(indeg[node])] for i, node in enumerate(top)]
+    return f"<h3>{html.escape(title)}</h3>" + table(
+        ["#", "URL", name, "x mean", "in-links"], rows, raw_columns=(1,))
+
+
+# ----------------------------------------------------------------------------- structure
+def _bowtie(ctx: ReportContext, sec: Section) -> None:
+    from analysis.graph.bowtie_alg import bowtie
+    from analysis.report.figures import bowtie_figure
+
+    bt = ctx.inputs.bowtie or bowtie(ctx.pages.adjacency)
+    rows = [[name, count, f"{100.0 * frac:.1f}%"] for (name, count), frac in
+            zip(bt.counts.items(), bt.fractions.values(), strict=True)]
+    rows += [["strongly connected components", bt.n_scc, ""],
+             ["weakly connected components", bt.n_wcc, ""],
+             ["largest WCC", bt.largest_wcc, f"{100.0 * bt.largest_wcc / bt.n:.1f}%"]]
+    sec.text("Broder et al.'s decomposition of the crawled pages around the largest "
+             "strongly connected component (SCC): IN reaches it, OUT is reached from it. "
+             "A crawl only finds pages reachable from its seeds, so IN is small unless "
+             "the seeds lie outside the SCC.")
+    sec.add(table(["region", "nodes", "share"], rows))
+    sec.image(bowtie_figure(bt), "bow-tie diagram with region sizes")
+
+
+def _degrees(ctx: ReportContext, sec: Section) -> None:
+    from analysis.graph.degree_dist import degree_laws
+    from analysis.report.figures import degree_figure
+
+    laws = ctx.inputs.degree_laws or degree_laws(ctx.pages.adjacency)
+    expected = ctx.inputs.expected_exponents
+    rows: list[list[Any]] = []
+    for name, fit, exp in (("in", laws.in_fit, expected[0]), ("out", laws.out_fit, expected[1])):
+        if fit is None:
+            rows.append([name, "too few nodes to fit", "", "", "", _opt(exp)])
+        else:
+            rows.append([name, f"{fit.alpha:.3f} ± {fit.sigma:.3f}", fit.x_min, fit.n_tail,
+                         f"{fit.ks:.3f}", _opt(exp)])
+    sec.text("Discrete power laws p(k) ~ k^-alpha fitted by maximum likelihood above the "
+             "x_min that minimises the Kolmogorov-Smirnov distance (Clauset, Shalizi and "
+             "Newman); Broder et al. measured 2.1 (in) and 2.72 (out) on the 1999 web.")
+    sec.add(table(["degree", "alpha", "x_min", "tail nodes", "KS", "expected alpha"], rows))
+    sec.image(degree_figure(laws, expected=expected),
+              "in- and out-degree distributions on log-log axes with fitted laws")
+
+
+def _opt(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+# ----------------------------------------------------------------------------- quality
+def _quality(ctx: ReportContext, sec: Section) -> None:
+    from analysis.ordering.quality import crawl_quality
+
+    report = ctx.inputs.quality or crawl_quality(ctx.graph)
+    sec.text(f"The crawl's own order ({report.pages:,} pages taken) measured against the "
+             "PageRank of the final captured graph (Najork and Wiener; Bennouas and de "
+             "Montgolfier).")
+    _quality_parts(sec, {"recorded": report}, None)
+
+
+def _comparison(ctx: ReportContext, sec: Section) -> None:
+    reports = ctx.inputs.comparison
+    if reports is None:
+        if not ctx.settings.compare:
+            sec.none("No comparison was requested (webcrawl report --compare "
+                     "bfs,dfs,random,backlink,pagerank,opic replays orderings virtually "
+                     "over the captured graph).")
+            return
+        reports = compare_orderings(ctx.graph, ctx.settings.compare)
+    sec.text("Each ordering is replayed as a virtual crawl over the captured graph with "
+             "the recorded crawl's page budget; 'recorded' is the real crawl's order.")
+    _quality_parts(sec, reports, ("pagerank_capture", "mean_pagerank", "top_n_fetched",
+                                  "discovery_rate"))
+
+
+def compare_orderings(graph: CapturedGraph, strategies: Sequence[str],
+                      progress: Progress | None = None) -> dict[str, QualityReport]:
+    """Quality reports of the recorded order and virtual crawls of ``strategies``."""
+    from analysis.ordering.compare import RECORDED, compare_orders, virtual_orders
+
+    if graph.fetch_order.size == 0:
+        raise AnalysisError("no page was crawled")
+    orders: dict[str, np.ndarray] = {RECORDED: graph.fetch_order}
+    budget = int(np.count_nonzero(graph.crawled)) or None
+    orders |= virtual_orders(graph, list(strategies), max_pages=budget, progress=progress)
+    return compare_orders(graph, orders, progress=progress)
+
+
+def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],
+                   keys: Sequence[str] | None) -> None:
+    from analysis.ordering.quality import summary_label
+    from analysis.report.plots import METRIC_TITLES, quality_figures
+
+    summary_keys = list(dict.fromkeys(k for r in reports.values() for k in r.summary))
+    rows = [[name, r.pages, *(f"{r.summary.get(k, math.nan):.3f}" for k in summary_keys)]
+            for name, r in reports.items()]
+    sec.add(table(["order", "pages", *(summary_label(k) for k in summary_keys)], rows))
+    for key, fig in quality_figures(reports).items():
+        if keys is None or key in keys:
+            sec.image(fig, METRIC_TITLES[key])

@@ -1,0 +1,647 @@
+"""Uniform sampling of pages by random walks (Rusmevichientong, Pennock, Lawrence, Giles).
+
+Four samplers that use only what a crawler could know while walking the web, plus a
+plain random walk as the biased baseline.  :func:`bias_report` (in
+:mod:`analysis.sampling.bias`, re-exported here) compares a sample's in- and out-degree
+distributions with the true ones.
+
+=============  =========================================================  ==========
+method         walk and acceptance                                        limit law
+=============  =========================================================  ==========
+``directed``   the paper's walk: follow a uniformly random out-link or    uniform
+               the page's self-loop (every page links to itself), no      (strongly
+               jumps; a second phase counts visits; accept with           connected
+               probability ``1 / visits``                                 graph)
+``directed-    as ``directed`` but jump to a uniformly random page with   uniform
+jump``         probability ``jump`` (and from pages without out-links):
+               needs the uniform sampler it builds, kept for comparison
+``undirected`` follow in- or out-links (the undirected graph); accept      uniform
+               with probability ``1 / degree``
+``pagerank``   as ``directed`` but jumps only to pages already visited    biased
+               (Henzinger et al.); accept with probability inversely       toward high
+               proportional to PageRank estimated on the visited graph    in-degree
+``regular``    undirected walk made regular with self-loops (Bar-Yossef   uniform
+               et al.): every visit counts, repeats included
+``plain``      undirected walk, every visit counts (the baseline)         ~ degree
+=============  =========================================================  ==========
+
+Every sampler runs ``walkers`` independent walks as one vector: each step is a handful
+of numpy operations over the walkers on precomputed CSR arrays (``indptr``,
+``indices``), so the per-step work per walker is O(1) and there is no Python loop over
+nodes or edges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+from analysis._sparse import as_adjacency
+from analysis.graph.pagerank_alg import pagerank
+from analysis.sampling.bias import BiasReport, DegreeBias, bias_report
+from analysis.sampling.sample import PageSample
+from storage.errors import AnalysisError, ConfigError
+
+__all__ = [
+    "METHODS",
+    "BiasReport",
+    "DegreeBias",
+    "PageSample",
+    "SamplerConfig",
+    "bias_report",
+    "directed_jump_sample",
+    "directed_sample",
+    "pagerank_sample",
+    "plain_walk_sample",
+    "regular_sample",
+    "sample_pages",
+    "undirected_sample",
+]
+
+Method = Literal["directed", "directed-jump", "undirected", "pagerank", "regular", "plain"]
+METHODS: tuple[str, ...] = ("directed", "directed-jump", "undirected", "pagerank",
+                            "regular", "plain")
+PAGERANK_ESTIMATES = ("subgraph", "visits")
+# Steps per batch of pre-drawn random numbers (bounds memory: chunk * walkers floats).
+_RNG_CHUNK = 256
+
+
+@dataclass(frozen=True)
+class SamplerConfig:
+    """Settings of the random-walk samplers (one object for all methods).
+
+    Attributes
+    ----------
+    walkers : int, default 32
+        Independent walks run side by side (as one vector).
+    burn_in : int, default 200
+        Link traversals per walker before anything is recorded (the paper's burn-in
+        time, which removes the dependence on the start page).
+    walk_length : int, default 200
+        Recorded link traversals per walker per round.  Rounds repeat (the walks go
+        on) until ``size`` pages are accepted or ``max_rounds`` is reached.
+    estimate_length : int, default 2000
+        ``directed`` and ``directed-jump``: link traversals per walker per round of
+        the second walk
+        phase, whose visit counts estimate each page's stationary probability.
+    jump : float, default 0.15
+        ``directed-jump`` and ``pagerank``: probability of a random jump at each step
+        (1 - the PageRank damping factor).
+    max_rounds : int, default 50
+        Give up (AnalysisError) after this many rounds without ``size`` pages.
+    thin : int or None, default None
+        ``regular`` only: record the walk every ``thin`` steps of the regular walk
+        (self-loop steps included).  None: ``ceil(degree_bound / mean degree)``, about
+        one record per link traversal; 1 is the paper's "every step".
+    degree_bound : int or None, default None
+        ``regular`` only: the degree every page is padded to with self-loops.  None: the
+        true maximum degree of the undirected graph (the paper assumes it known).
+    pagerank_estimate : {"subgraph", "visits"}, default "subgraph"
+        ``pagerank`` only: the PageRank the acceptance divides by: computed on the graph
+        of visited pages (all a crawler has), or the walk's visit ratio.
+    """
+
+    walkers: int = 32
+    burn_in: int = 200
+    walk_length: int = 200
+    estimate_length: int = 2000
+    jump: float = 0.15
+    max_rounds: int = 50
+    thin: int | None = None
+    degree_bound: int | None = None
+    pagerank_estimate: str = "subgraph"
+
+    def __post_init__(self) -> None:
+        for name in ("walkers", "walk_length", "estimate_length", "max_rounds"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.burn_in < 0:
+            raise ConfigError(f"burn_in must be non-negative, got {self.burn_in}")
+        if not 0.0 < self.jump < 1.0:
+            raise ConfigError(f"jump must be in (0, 1), got {self.jump}")
+        if self.thin is not None and self.thin < 1:
+            raise ConfigError(f"thin must be at least 1, got {self.thin}")
+        if self.degree_bound is not None and self.degree_bound < 1:
+            raise ConfigError(f"degree_bound must be at least 1, got {self.degree_bound}")
+        if self.pagerank_estimate not in PAGERANK_ESTIMATES:
+            raise ConfigError(f"pagerank_estimate must be one of {PAGERANK_ESTIMATES}, "
+                              f"got {self.pagerank_estimate!r}")
+
+
+# --------------------------------------------------------------------------- walks
+
+
+@dataclass
+class _Walk:
+    """Vectorised walkers on CSR arrays: ``pos[w]`` is walker w's page."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    degree: np.ndarray
+    pos: np.ndarray
+    rng: np.random.Generator
+    traversals: int = 0
+    seen: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+
+    def neighbour(self, u: np.ndarray) -> np.ndarray:
+        """A uniformly random link target of each walker's page (``u`` in [0, 1))."""
+        deg = self.degree[self.pos]
+        if self.indices.size == 0:
+            return self.pos.copy()
+        idx = self.indptr[self.pos] + (u * deg).astype(np.int64)
+        # Pages without links have no slot of their own: stay put (callers jump).
+        nxt = self.indices[np.minimum(idx, self.indices.size - 1)]
+        return np.where(deg > 0, nxt, self.pos)
+
+    def mark(self) -> None:
+        self.seen[self.pos] = True
+
+
+StepFn = Callable[[_Walk, np.ndarray], None]
+
+
+def _run(walk: _Walk, step: StepFn, steps: int, *, record: bool) -> np.ndarray:
+    """Advance every walker ``steps`` times; return the visited pages (step-major)."""
+    w = walk.pos.size
+    trace = np.empty((steps if record else 0, w), dtype=np.int64)
+    done = 0
+    while done < steps:
+        chunk = min(_RNG_CHUNK, steps - done)
+        draws = walk.rng.random((chunk, 3, w))
+        for k in range(chunk):
+            step(walk, draws[k])
+            if record:
+                trace[done + k] = walk.pos
+        done += chunk
+    walk.traversals += steps * w
+    return trace.ravel()
+
+
+def _self_loop_step(walk: _Walk, u: np.ndarray) -> None:
+    """The paper's step: one of the page's out-links or its self-loop, uniformly."""
+    k = (u[0] * (walk.degree[walk.pos] + 1)).astype(np.int64)
+    stay = k >= walk.degree[walk.pos]
+    idx = np.minimum(walk.indptr[walk.pos] + k, max(walk.indices.size - 1, 0))
+    nxt = walk.indices[idx] if walk.indices.size else walk.pos
+    walk.pos = np.where(stay, walk.pos, nxt)
+    walk.mark()
+
+
+def _jump_step(n: int, jump: float) -> StepFn:
+    def step(walk: _Walk, u: np.ndarray) -> None:
+        nxt = walk.neighbour(u[0])
+        jumping = (u[1] < jump) | (walk.degree[walk.pos] == 0)
+        walk.pos = np.where(jumping, (u[2] * n).astype(np.int64), nxt)
+        walk.mark()
+    return step
+
+
+def _undirected_step(walk: _Walk, u: np.ndarray) -> None:
+    walk.pos = walk.neighbour(u[0])
+    walk.mark()
+
+
+def _visited_jump_step(jump: float, visited: list[np.ndarray]) -> StepFn:
+    """Henzinger et al.'s step: random jumps go to a page already visited."""
+    def step(walk: _Walk, u: np.ndarray) -> None:
+        pool = visited[0]
+        nxt = walk.neighbour(u[0])
+        jumping = (u[1] < jump) | (walk.degree[walk.pos] == 0)
+        target = pool[(u[2] * pool.size).astype(np.int64)]
+        walk.pos = np.where(jumping, target, nxt)
+        new = walk.pos[~walk.seen[walk.pos]]
+        if new.size:
+            walk.seen[new] = True
+            visited[0] = np.concatenate([pool, np.unique(new)])
+    return step
+
+
+# ------------------------------------------------------------------ graph arrays
+
+
+def _directed_arrays(adj: sp.csr_array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    indptr = adj.indptr.astype(np.int64)
+    return indptr, adj.indices.astype(np.int64), np.diff(indptr)
+
+
+def _loopless(adj: sp.csr_array) -> sp.csr_array:
+    """The graph without its self-loops (the walk adds exactly one per page)."""
+    coo = adj.tocoo()
+    off = coo.row != coo.col
+    return sp.csr_array((coo.data[off], (coo.row[off], coo.col[off])), shape=adj.shape)
+
+
+def _undirected_arrays(adj: sp.csr_array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR of the undirected multigraph A + A^T: degree = in-links + out-links."""
+    coo = adj.tocoo()
+    rows = np.concatenate([coo.row, coo.col]).astype(np.int64)
+    cols = np.concatenate([coo.col, coo.row]).astype(np.int64)
+    order = np.argsort(rows, kind="stable")
+    degree = np.bincount(rows, minlength=adj.shape[0]).astype(np.int64)
+    indptr = np.concatenate([[0], np.cumsum(degree)])
+    return indptr, cols[order], degree
+
+
+def _starts(adj: sp.csr_array, starts: Any, walkers: int) -> np.ndarray:
+    n = adj.shape[0]
+    start = np.atleast_1d(np.asarray([0] if starts is None else starts, dtype=np.int64))
+    if start.size == 0 or start.min() < 0 or start.max() >= n:
+        raise ConfigError(f"start pages must be node indices in [0, {n}), got {start}")
+    return start[np.arange(walkers) % start.size]
+
+
+def _weak_population(adj: sp.csr_array, start: np.ndarray) -> np.ndarray:
+    _, labels = csgraph.connected_components(adj, directed=True, connection="weak")
+    return np.isin(labels, labels[start])
+
+
+def _reachable(adj: sp.csr_array, start: np.ndarray) -> np.ndarray:
+    # One BFS from a virtual root linked to every start page.
+    n = adj.shape[0]
+    starts = np.unique(start)
+    root = sp.csr_array((np.ones(starts.size), (np.full(starts.size, n), starts)),
+                        shape=(n + 1, n + 1))
+    grown = sp.block_array([[adj, None], [None, sp.csr_array((1, 1))]], format="csr")
+    order = csgraph.breadth_first_order(grown + root, n, directed=True,
+                                        return_predecessors=False)
+    mask = np.zeros(n + 1, bool)
+    mask[order] = True
+    return mask[:n]
+
+
+def _accept_until(
+    size: int,
+    config: SamplerConfig,
+    rng: np.random.Generator,
+    record_round: Callable[[], np.ndarray],
+    acceptance: Callable[[np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, int]:
+    """Record rounds of visits until ``size`` of them pass the acceptance test.
+
+    Each recorded visit gets its uniform draw once; the acceptance probabilities are
+    recomputed after every round (estimates improve as the walks go on).
+    """
+    visits: list[np.ndarray] = []
+    draws: list[np.ndarray] = []
+    for _ in range(config.max_rounds):
+        new = record_round()
+        visits.append(new)
+        draws.append(rng.random(new.size))
+        cand = np.concatenate(visits)
+        accepted = cand[np.concatenate(draws) < acceptance(cand)]
+        if accepted.size >= size:
+            return accepted[:size], int(cand.size)
+    raise AnalysisError(
+        f"only {accepted.size} of {size} pages accepted after {config.max_rounds} rounds "
+        f"of {config.walk_length} steps x {config.walkers} walkers; raise walk_length, "
+        "walkers or max_rounds")
+
+
+def _setup(adjacency: Any, size: int, config: SamplerConfig, seed: Any,
+           starts: Any) -> tuple[sp.csr_array, np.random.Generator, np.ndarray]:
+    if size < 1:
+        raise ConfigError(f"sample size must be at least 1, got {size}")
+    adj = as_adjacency(adjacency)
+    adj = sp.csr_array((np.ones(adj.nnz), adj.indices, adj.indptr), shape=adj.shape)
+    if starts is None:
+        seeds = getattr(adjacency, "seeds", None)
+        starts = seeds if seeds is not None and len(seeds) else None
+    rng = np.random.default_rng(seed)
+    return adj, rng, _starts(adj, starts, config.walkers)
+
+
+# ----------------------------------------------------------------------- samplers
+
+_DOC_PARAMS = """
+    Parameters
+    ----------
+    adjacency : scipy sparse array or CapturedGraph, shape (n, n)
+        The link graph (link multiplicities are ignored).
+    size : int
+        Number of pages to sample (repeats possible).
+    config : SamplerConfig, optional
+        Walk settings (walkers, burn-in, walk length, ...).
+    seed : int or numpy.random.Generator, optional
+        Random state; the same seed gives the same sample.
+    starts : sequence of int, optional
+        Start pages; walker w starts at ``starts[w % len(starts)]``.  Default: the
+        graph's crawl seeds for a CapturedGraph, else node 0.
+
+    Returns
+    -------
+    PageSample
+
+    Raises
+    ------
+    AnalysisError
+        If fewer than ``size`` pages are accepted within ``config.max_rounds`` rounds.
+    ConfigError
+        On a bad size, start page or setting.
+"""
+
+
+def directed_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
+                    seed: Any = None, starts: Sequence[int] | None = None) -> PageSample:
+    """DirectedSample: a walk along out-links and self-loops, reweighted by visit rates.
+
+    {params}
+    Notes
+    -----
+    Rusmevichientong et al.'s DirectedSample walks the matrix ``A + I`` with rows
+    normalised: at each step it follows one of the page's ``d`` out-links or stays
+    on the page (its self-loop), each with probability ``1 / (d + 1)``, and never
+    jumps.  The self-loops make the walk aperiodic; on a strongly connected graph
+    (the paper's assumption: every page reachable from every page) it is irreducible
+    and has a unique stationary law ``pi``, which is *not* uniform.  Each round walks
+    ``walk_length`` steps recording the visited pages (the candidates), then
+    ``estimate_length`` more steps whose visit counts ``c(i)`` (summed over all
+    rounds so far) estimate ``pi(i)`` (phase 3 of the paper).  A candidate is
+    accepted with probability ``beta / pi_hat(i) = c_min / c(i)``, ``c_min`` the
+    smallest positive count among the candidates (the largest ``beta`` that keeps
+    probabilities <= 1), so the expected number of times each page is accepted is
+    the same for all pages (the paper's proposition).  Candidates never counted are
+    treated as counted ``c_min`` times, which under-weights them when
+    ``estimate_length`` is too short.
+
+    The walk cannot leave what is reachable from the start pages, and on a graph
+    that is not strongly connected it ends in a closed part (a page without
+    out-links keeps only its self-loop): the sample is uniform over the strongly
+    connected part the walks settle in.  ``population`` is the pages reachable from
+    the start pages.  The variant with random jumps is ``directed-jump``.
+
+    References
+    ----------
+    .. [1] P. Rusmevichientong, D. M. Pennock, S. Lawrence and C. L. Giles, "Methods
+       for sampling pages uniformly from the World Wide Web", AAAI Fall Symposium on
+       Using Uncertainty within Computation, 2001.
+    """
+    config = config or SamplerConfig()
+    adj, rng, start = _setup(adjacency, size, config, seed, starts)
+    walk = _Walk(*_directed_arrays(_loopless(adj)), start.copy(), rng,
+                 seen=np.zeros(adj.shape[0], bool))
+    return _visit_rate_sample("directed", walk, _self_loop_step, size, config,
+                              _reachable(adj, start))
+
+
+def directed_jump_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
+                         seed: Any = None,
+                         starts: Sequence[int] | None = None) -> PageSample:
+    """DirectedSample with random jumps: a PageRank walk reweighted by visit rates.
+
+    {params}
+    Notes
+    -----
+    As :func:`directed_sample`, but the walk follows a uniformly random out-link,
+    or jumps to a uniformly random page with probability ``jump`` (and always from a
+    page without out-links), so the walk's law is PageRank with damping
+    ``1 - jump`` and every page is reachable.  Jumping to a uniformly random page
+    presupposes the uniform sampler being built; this variant is not the paper's
+    walk and is kept for comparison.
+
+    References
+    ----------
+    .. [1] P. Rusmevichientong et al., "Methods for sampling pages uniformly from the
+       World Wide Web", 2001.
+    """
+    config = config or SamplerConfig()
+    adj, rng, start = _setup(adjacency, size, config, seed, starts)
+    n = adj.shape[0]
+    walk = _Walk(*_directed_arrays(adj), start.copy(), rng, seen=np.zeros(n, bool))
+    return _visit_rate_sample("directed-jump", walk, _jump_step(n, config.jump), size,
+                              config, np.ones(n, bool))
+
+
+def _visit_rate_sample(method: str, walk: _Walk, step: StepFn, size: int,
+                       config: SamplerConfig, population: np.ndarray) -> PageSample:
+    """Phases 1-4 of DirectedSample: burn in, record, count visits, accept ~ 1/count."""
+    n = population.size
+    walk.mark()
+    _run(walk, step, config.burn_in, record=False)
+    counts = np.zeros(n, dtype=np.int64)
+
+    def record_round() -> np.ndarray:
+        visits = _run(walk, step, config.walk_length, record=True)
+        counts[:] += np.bincount(_run(walk, step, config.estimate_length, record=True),
+                                 minlength=n)
+        return visits
+
+    def acceptance(cand: np.ndarray) -> np.ndarray:
+        c = counts[cand]
+        rarest = c[c > 0].min() if c.any() else 1
+        return np.asarray(rarest / np.maximum(c, rarest), dtype=np.float64)
+
+    nodes, n_cand = _accept_until(size, config, walk.rng, record_round, acceptance)
+    return PageSample(method, nodes, population, n_cand, walk.traversals,
+                      int(walk.seen.sum()))
+
+
+def undirected_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
+                      seed: Any = None, starts: Sequence[int] | None = None) -> PageSample:
+    """UndirectedSample: a walk on in- and out-links, accepted with probability 1/degree.
+
+    {params}
+    Notes
+    -----
+    On the undirected multigraph ``A + A^T`` the walk's stationary law is
+    ``deg(i) / 2|E|`` with ``deg`` = in-degree + out-degree (lemma of the paper), so
+    no estimation phase is needed: a visit to page i is accepted with probability
+    ``1 / deg(i)`` and the accepted visits are uniform over the walk's component.
+    The walk needs each page's in-links, which a crawler gets from a search engine's
+    link: queries; on a captured graph they are the recorded in-links.
+
+    References
+    ----------
+    .. [1] P. Rusmevichientong, D. M. Pennock, S. Lawrence and C. L. Giles, "Methods
+       for sampling pages uniformly from the World Wide Web", 2001.
+    """
+    config = config or SamplerConfig()
+    adj, rng, start = _setup(adjacency, size, config, seed, starts)
+    walk = _undirected_walk(adj, start, rng)
+    _run(walk, _undirected_step, config.burn_in, record=False)
+    inv_degree = 1.0 / np.maximum(walk.degree, 1)
+
+    def record_round() -> np.ndarray:
+        return _run(walk, _undirected_step, config.walk_length, record=True)
+
+    nodes, n_cand = _accept_until(size, config, rng, record_round, lambda c: inv_degree[c])
+    return PageSample("undirected", nodes, _weak_population(adj, start), n_cand,
+                      walk.traversals, int(walk.seen.sum()))
+
+
+def plain_walk_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
+                      seed: Any = None, starts: Sequence[int] | None = None) -> PageSample:
+    """The baseline: an undirected walk whose every visit is a sample (no correction).
+
+    {params}
+    Notes
+    -----
+    Visits follow the stationary law ``deg(i) / 2|E|``: the sample is biased toward
+    pages with many links, which the other samplers exist to correct.
+    """
+    config = config or SamplerConfig()
+    adj, rng, start = _setup(adjacency, size, config, seed, starts)
+    walk = _undirected_walk(adj, start, rng)
+    _run(walk, _undirected_step, config.burn_in, record=False)
+
+    def record_round() -> np.ndarray:
+        return _run(walk, _undirected_step, config.walk_length, record=True)
+
+    nodes, n_cand = _accept_until(size, config, rng, record_round,
+                                  lambda c: np.ones(c.size))
+    return PageSample("plain", nodes, _weak_population(adj, start), n_cand,
+                      walk.traversals, int(walk.seen.sum()))
+
+
+def regular_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
+                   seed: Any = None, starts: Sequence[int] | None = None) -> PageSample:
+    """RegularSample: the undirected walk made regular with self-loops (Bar-Yossef et al.).
+
+    {params}
+    Notes
+    -----
+    Every page is padded to degree ``D = degree_bound`` with ``D - deg(i)``
+    self-loops, so the walk is on a D-regular graph and its stationary law is
+    uniform.  The self-loop steps are not walked one by one: the number of steps
+    spent on page i before leaving is Geometric(``deg(i) / D``), drawn at once, so
+    the work per link traversal is O(1).  The walk position is recorded every
+    ``thin`` steps of the regular walk (self-loop steps included), which yields many
+    repeats of the same page; ``burn_in`` and ``walk_length`` count link traversals
+    (the fetches), not self-loop steps.
+
+    References
+    ----------
+    .. [1] Z. Bar-Yossef, A. Berg, S. Chien, J. Fakcharoenphol and D. Weitz,
+       "Approximating aggregate queries about Web pages via random walks", VLDB 2000.
+    .. [2] P. Rusmevichientong et al., "Methods for sampling pages uniformly from the
+       World Wide Web", 2001.
+    """
+    config = config or SamplerConfig()
+    adj, rng, start = _setup(adjacency, size, config, seed, starts)
+    walk = _undirected_walk(adj, start, rng)
+    bound = int(config.degree_bound or walk.degree.max(initial=1))
+    if bound < walk.degree.max(initial=0):
+        raise ConfigError(f"degree_bound {bound} is below the maximum degree "
+                          f"{int(walk.degree.max())}")
+    mean_degree = max(float(walk.degree[walk.degree > 0].mean()), 1.0) \
+        if walk.degree.any() else 1.0
+    thin = config.thin or int(np.ceil(bound / mean_degree))
+    leave = np.where(walk.degree > 0, walk.degree / bound, 1.0)
+    _run(walk, _undirected_step, config.burn_in, record=False)
+    clock = np.zeros(walk.pos.size, dtype=np.int64)
+
+    def record_round() -> np.ndarray:
+        out: list[np.ndarray] = []
+        for _ in range(config.walk_length):
+            # Records falling in [clock, clock + hold) are multiples of thin.
+            hold = rng.geometric(leave[walk.pos])
+            emitted = (clock + hold + thin - 1) // thin - (clock + thin - 1) // thin
+            out.append(np.repeat(walk.pos, emitted))
+            clock[:] += hold
+            _undirected_step(walk, rng.random((1, walk.pos.size)))
+        walk.traversals += config.walk_length * walk.pos.size
+        return np.concatenate(out)
+
+    nodes, n_cand = _accept_until(size, config, rng, record_round,
+                                  lambda c: np.ones(c.size))
+    return PageSample("regular", nodes, _weak_population(adj, start), n_cand,
+                      walk.traversals, int(walk.seen.sum()))
+
+
+def pagerank_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
+                    seed: Any = None, starts: Sequence[int] | None = None) -> PageSample:
+    """PageRankSample (Henzinger et al.): jumps only to visited pages, accept ~ 1/PageRank.
+
+    {params}
+    Notes
+    -----
+    A uniform jump to any page is what a crawler cannot do, so the walk jumps to a
+    uniformly random page among those visited so far (the start pages first).  A
+    recorded visit to page i is accepted with probability ``min PR / PR(i)``, with
+    PR the PageRank (damping ``1 - jump``) of the graph induced by the visited pages
+    (``pagerank_estimate="subgraph"``) or the walk's visit ratio (``"visits"``).  The
+    visited set grows from the start pages along links, so it over-represents pages
+    with many in-links; Rusmevichientong et al. found the resulting sample biased
+    toward high in-degree and blamed this approximation.
+
+    References
+    ----------
+    .. [1] M. R. Henzinger, A. Heydon, M. Mitzenmacher and M. Najork, "On near-uniform
+       URL sampling", WWW 2000.
+    .. [2] P. Rusmevichientong et al., "Methods for sampling pages uniformly from the
+       World Wide Web", 2001.
+    """
+    config = config or SamplerConfig()
+    adj, rng, start = _setup(adjacency, size, config, seed, starts)
+    n = adj.shape[0]
+    walk = _Walk(*_directed_arrays(adj), start.copy(), rng, seen=np.zeros(n, bool))
+    walk.mark()
+    visited = [np.unique(start)]
+    step = _visited_jump_step(config.jump, visited)
+    _run(walk, step, config.burn_in, record=False)
+    counts = np.zeros(n, dtype=np.int64)
+    estimate = np.zeros(n)
+
+    def record_round() -> np.ndarray:
+        visits = _run(walk, step, config.walk_length, record=True)
+        counts[:] += np.bincount(visits, minlength=n)
+        if config.pagerank_estimate == "visits":
+            estimate[:] = counts
+        else:
+            pages = visited[0]
+            sub = adj[pages][:, pages]
+            estimate[:] = 0.0
+            estimate[pages] = pagerank(sub, 1.0 - config.jump, tol=1e-9).scores
+        return visits
+
+    def acceptance(cand: np.ndarray) -> np.ndarray:
+        pr = estimate[cand]
+        lowest = pr[pr > 0].min() if pr.any() else 1.0
+        return lowest / np.where(pr > 0, pr, np.inf)
+
+    nodes, n_cand = _accept_until(size, config, rng, record_round, acceptance)
+    return PageSample("pagerank", nodes, _reachable(adj, start), n_cand, walk.traversals,
+                      int(walk.seen.sum()))
+
+
+def _undirected_walk(adj: sp.csr_array, start: np.ndarray, rng: np.random.Generator) -> _Walk:
+    walk = _Walk(*_undirected_arrays(adj), start.copy(), rng,
+                 seen=np.zeros(adj.shape[0], bool))
+    walk.mark()
+    return walk
+
+
+for _fn in (directed_sample, directed_jump_sample, undirected_sample, plain_walk_sample,
+            regular_sample, pagerank_sample):
+    _fn.__doc__ = (_fn.__doc__ or "").replace("{params}", _DOC_PARAMS.strip("\n") + "\n")
+
+SAMPLERS: dict[str, Callable[..., PageSample]] = {
+    "directed": directed_sample,
+    "directed-jump": directed_jump_sample,
+    "undirected": undirected_sample,
+    "pagerank": pagerank_sample,
+    "regular": regular_sample,
+    "plain": plain_walk_sample,
+}
+
+
+def sample_pages(adjacency: Any, size: int, method: str = "undirected",
+                 config: SamplerConfig | None = None, *, seed: Any = None,
+                 starts: Sequence[int] | None = None) -> PageSample:
+    """Draw ``size`` pages with the named sampler (one of :data:`METHODS`).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> ring = sp.csr_array((np.ones(6), (np.arange(6), (np.arange(6) + 1) % 6)))
+    >>> s = sample_pages(ring, 50, "undirected", seed=1)
+    >>> s.nodes.size, bool(s.population.all())
+    (50, True)
+    """
+    if method not in SAMPLERS:
+        raise ConfigError(f"unknown sampling method {method!r}; choose from {METHODS}")
+    return SAMPLERS[method](adjacency, size, config, seed=seed, starts=starts)

@@ -1,0 +1,30 @@
+"""The revisit loop: keep a crawled collection fresh within a fetch budget (incremental crawl).
+
+See :mod:`crawler.revisit.loop` for the contract.
+"""
+
+from __future__ import annotations
+
+from crawler.revisit.loop import (
+    REVISIT_POLICIES,
+    RevisitCrawler,
+    RevisitSettings,
+    RevisitStats,
+    TokenBucket,
+    body_digest,
+    revisit,
+    run_with_progress,
+    volatile_pattern,
+)
+
+__all__ = [
+    "REVISIT_POLICIES",
+    "RevisitCrawler",
+    "RevisitSettings",
+    "RevisitStats",
+    "TokenBucket",
+    "body_digest",
+    "revisit",
+    "run_with_progress",
+    "volatile_pattern",
+]

@@ -1,0 +1,504 @@
+"""The revisit loop: keep a crawled collection fresh within a fetch budget (incremental crawl).
+
+:class:`RevisitCrawler` takes the pages a crawl fetched as HTML (``urls.outcome =
+'fetched'``), feeds their stored visit history (the crawl fetch, then earlier revisit
+rows) to an :class:`analysis.change.refresh.RevisitPlanner`, and revisits whatever the planner
+says is due, forever or for ``duration`` seconds:
+
+* **Budget**: a token bucket allows at most ``budget`` fetch starts per second overall
+  (``burst`` tokens at most saved up; the default 1 means no burst at all).  The planner
+  allocates ``budget * day_seconds`` fetches per planner day.
+* **Politeness**: the crawl's rules (:class:`~crawler.politeness.PolitenessPolicy`, one
+  :class:`~crawler.politeness.HostSlot` per host): one request in flight per host, the
+  Mercator delay after each request, robots.txt ``Crawl-delay`` and ``Retry-After``.
+  robots.txt rules come from the bodies the crawl stored (not refetched); a page they
+  disallow is dropped from the collection at start.
+* **Time**: the planner works in days; crawler day = wall seconds / ``day_seconds``
+  (86400 by default; pass the fixture's ``day_seconds`` against an accelerated fixture
+  web).  A visit's time is the midpoint of its request.
+* **Conditional GET**: ``If-None-Match`` with the stored ETag and ``If-Modified-Since``
+  with the stored Last-Modified.  A 304 is an observed *no change* (outcome
+  ``not_modified``, ``changed = 0``).  A 2xx is compared by content digest:
+  blake2b-128 of the body after deleting every match of the ``volatile`` regex (default
+  none: the raw body, the crawl's own digest), against the page's previous digest.
+* **Last-Modified**: on a changed 2xx, the time since the last change is ``Date -
+  Last-Modified`` (both HTTP dates on the server's clock, so client clock skew and the
+  fixture's simulated clock do not matter) / 86400 days, and the planner is told the
+  change happened that long before the visit.  The schema keeps no ``Date``, so history
+  replayed at start uses the changed flags only.
+* **Gone pages** (404/410): recorded (outcome ``http_error``, ``changed`` NULL) and
+  retired: the copy is gone, the page is not revisited again (in this run the planner
+  parks it at ``t = inf``; a later run leaves it out).  Its share of the allocation is
+  not redistributed until the next run.
+* **Errors** (network, timeout, other statuses, redirects): recorded with their outcome,
+  no observation; the planner's clock for the page restarts at the failed attempt (so
+  the next try is one planned interval later) and the next successful visit only
+  re-registers the page, because its "changed since" would span an unknown interval.
+  No retries within a visit: the next due time is the retry.
+
+Every revisit is a ``fetches`` row with ``kind = 'revisit'``, the next ``seq``, the
+policy name as ``strategy``, and ``changed``.  A stop (Ctrl-C, SIGTERM, :meth:`stop`,
+the end of ``duration``) cancels requests in flight (not recorded: they did not
+complete) and flushes the store; a killed run loses at most the last uncommitted
+batch, and a new run continues from the stored history with no completed fetch
+repeated early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from analysis.change.fetch_history import OK_REVISIT, http_date_seconds
+from crawler.fetcher import Fetcher, FetchResult
+from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.revisit.progress import RevisitStats, run_with_progress
+from crawler.revisit.settings import (
+    REVISIT_POLICIES,
+    RevisitSettings,
+    body_digest,
+    volatile_pattern,
+)
+from crawler.robots import RobotsCache
+from crawler.settings import CrawlSettings
+from crawler.token_bucket import TokenBucket
+from storage.errors import ConfigError, FetchError, FetchTimeoutError
+from storage.records import FetchKind, FetchRecord, Outcome
+
+if TYPE_CHECKING:
+    from analysis.change.refresh import RevisitPlanner
+    from storage.store import CrawlStore, HostRow
+
+__all__ = [
+    "REVISIT_POLICIES",
+    "RevisitCrawler",
+    "RevisitSettings",
+    "RevisitStats",
+    "TokenBucket",
+    "body_digest",
+    "revisit",
+    "run_with_progress",
+    "volatile_pattern",
+]
+
+log = logging.getLogger(__name__)
+
+#: Statuses that mean the page is gone for good.
+GONE_STATUSES = frozenset((404, 410))
+#: Meta keys written by the revisit loop.
+META_VOLATILE = "revisit_volatile"
+META_VOLATILE_SINCE = "revisit_volatile_since_seq"
+_HTTP_DAY = 86400.0
+_OK_REVISIT = frozenset(OK_REVISIT)
+
+
+@dataclass(slots=True)
+class _Page:
+    """What the loop keeps per collection page."""
+
+    url_id: int
+    url: str
+    host_id: int
+    etag: str | None = None
+    last_modified: str | None = None
+    digest: str | None = None
+    digest_ok: bool = False   # digest computed under the current volatile rule
+    resync: bool = False      # an error broke the interval: next visit only registers
+    gone: bool = False
+
+
+@dataclass(slots=True)
+class _History:
+    """The stored collection and its visit history (read in a thread at start)."""
+
+    pages: dict[int, _Page]
+    retired: set[int]
+    origin: float                    # wall time of planner day 0
+    visit_page: list[int]
+    visit_time: list[float]          # wall seconds
+    visit_changed: list[bool | None]
+
+
+def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
+    """Read the collection (pages fetched as HTML) and its visits from the database."""
+    from analysis.change.fetch_history import read_history
+    from storage.reader import OUTCOMES
+
+    history = read_history(db)
+    table, f = history.urls, history.fetches
+    fetched = table.has_outcome(Outcome.FETCHED)
+    pages = {int(i): _Page(int(i), table.urls[k], int(table.host_ids[k]))
+             for k, i in enumerate(table.ids) if fetched[k]}
+    if not pages:
+        raise ConfigError(f"{db} holds no page fetched as HTML: nothing to revisit")
+    in_coll = np.isin(f["url_id"], np.fromiter(pages, dtype=np.int64, count=len(pages)))
+    outcome = [OUTCOMES[c] if c >= 0 else None for c in f["outcome"]]
+    is_crawl = f["kind"] == list(FetchKind).index(FetchKind.CRAWL)
+    origin = float(np.min(f["started_at"][in_coll]))
+    retired: set[int] = set()
+    vp: list[int] = []
+    vt: list[float] = []
+    vc: list[bool | None] = []
+    # Insertion order is completion order, and one page is never fetched twice at once.
+    for j in np.flatnonzero(in_coll).tolist():
+        page = pages[int(f["url_id"][j])]
+        if page.gone:
+            continue
+        mid = 0.5 * (float(f["started_at"][j]) + float(f["ended_at"][j]))
+        if is_crawl[j]:
+            if outcome[j] is not Outcome.FETCHED:
+                continue  # an earlier failed attempt of the crawl
+            changed: bool | None = None
+            page.digest, page.digest_ok = f["digest"][j], rule_is_raw
+        elif int(f["status"][j]) in GONE_STATUSES:
+            page.gone = True
+            retired.add(page.url_id)
+            continue
+        elif outcome[j] in _OK_REVISIT:
+            code = int(f["changed"][j])
+            changed = None if code < 0 or page.resync else bool(code)
+            page.resync = False
+            if f["digest"][j] is not None:
+                page.digest = f["digest"][j]
+                page.digest_ok = int(f["seq"][j]) >= since_seq
+        else:  # an error: as live, the page's clock restarts and the next visit resyncs
+            changed, page.resync = None, True
+        page.etag = f["etag"][j] or page.etag
+        page.last_modified = f["last_modified"][j] or page.last_modified
+        vp.append(page.url_id)
+        vt.append(mid)
+        vc.append(changed)
+    return _History(pages, retired, origin, vp, vt, vc)
+
+
+class RevisitCrawler:
+    """Revisit a crawl's collection under a budget (see the module docstring).
+
+    Parameters
+    ----------
+    db : str or Path
+        A crawl database (it must exist and hold fetched pages).
+    settings : RevisitSettings, optional
+    crawl_settings : CrawlSettings, optional
+        Fetching, politeness, robots and ``--resolve`` settings (the crawl's).
+    true_rates : mapping of URL to rate per day, optional
+        Known change rates (an oracle for benchmarks): the planner allocates with
+        these instead of its estimates.  Every collection URL needs one.
+    """
+
+    def __init__(self, db: str | Path, settings: RevisitSettings | None = None,
+                 crawl_settings: CrawlSettings | None = None, *,
+                 true_rates: Mapping[str, float] | None = None) -> None:
+        self.db_path = Path(db)
+        self.settings = settings or RevisitSettings()
+        self.crawl_settings = crawl_settings or CrawlSettings()
+        self.true_rates = true_rates
+        self.stats = RevisitStats(budget=self.settings.budget)
+        self.politeness = PolitenessPolicy(self.crawl_settings)
+        self.robots = RobotsCache(self.crawl_settings)
+        self.planner: RevisitPlanner | None = None
+        self._pattern = volatile_pattern(self.settings.volatile)
+        self._pages: dict[int, _Page] = {}
+        self._slots: dict[int, HostSlot] = {}
+        self._busy: set[int] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stop = asyncio.Event()
+        self._fatal: BaseException | None = None
+        self._wake = asyncio.Event()
+        self._origin = 0.0
+        self._next_seq = 0
+        self.store: CrawlStore | None = None
+        self.fetcher: Fetcher | None = None
+
+    # -- public -------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask the run to stop soon (safe from a signal handler)."""
+        self._stop.set()
+        self._wake.set()
+
+    def day(self, wall: float) -> float:
+        """Planner day of a wall-clock time."""
+        return (wall - self._origin) / self.settings.day_seconds
+
+    async def run(self) -> RevisitStats:
+        """Revisit until ``duration`` ends or :meth:`stop`; return the statistics."""
+        from storage.store import CrawlStore
+
+        cs = self.crawl_settings
+        async with Fetcher(cs) as fetcher:
+            self.fetcher = fetcher
+            self.store = await CrawlStore.open(self.db_path, resume=True,
+                                               batch_size=cs.store_batch_size,
+                                               flush_interval=cs.store_flush_interval)
+            try:
+                await self._setup(self.store)
+                self.stats.started = time.monotonic()
+                await self._loop()
+                if self._fatal is not None:
+                    raise self._fatal
+            finally:
+                await self._cancel_tasks()
+                self.stats.ended = time.monotonic()
+                await self.store.aclose()
+        return self.stats
+
+    # -- setup --------------------------------------------------------------------
+    async def _setup(self, store: CrawlStore) -> None:
+        s = self.settings
+        state = await store.load_state()
+        rule = s.volatile or ""
+        since = int(state.meta.get(META_VOLATILE_SINCE, state.next_seq))
+        if state.meta.get(META_VOLATILE) != rule:
+            since = state.next_seq
+            store.set_meta(META_VOLATILE, rule)
+            store.set_meta(META_VOLATILE_SINCE, str(since))
+        store.set_meta("revisit_policy", s.policy)
+        store.set_meta("revisit_day_seconds", repr(s.day_seconds))
+        hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
+        self._next_seq = state.next_seq
+        self._origin = hist.origin
+        self._restore_hosts(state.hosts)
+        allowed = {i: p for i, p in hist.pages.items()
+                   if not p.gone and self.robots.allowed(p.host_id, p.url)}
+        self._pages = allowed
+        self.stats.pages = len(allowed)
+        self.stats.excluded = len(hist.pages) - len(allowed)
+        if not allowed:
+            raise ConfigError(f"no page of {self.db_path} may be revisited "
+                              "(all gone or excluded by robots.txt)")
+        self.planner = self._planner(len(allowed))
+        keep = [k for k, p in enumerate(hist.visit_page) if p in allowed]
+        self.planner.update_many([hist.visit_page[k] for k in keep],
+                                 [self.day(hist.visit_time[k]) for k in keep],
+                                 [hist.visit_changed[k] for k in keep])
+        log.info("revisit: %d pages, %d stored visits, next seq %d", len(allowed), len(keep),
+                 self._next_seq)
+
+    def _restore_hosts(self, hosts: list[HostRow]) -> None:
+        for h in hosts:
+            slot = self._slots[h.id] = HostSlot(h.id, h.name)
+            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
+            slot.crawl_delay = self.politeness.clamp_crawl_delay(
+                self.robots.rules(h.id).crawl_delay)
+
+    def _planner(self, n_pages: int) -> RevisitPlanner:
+        from analysis.change.refresh import PlannerSettings, RevisitPlanner
+
+        s = self.settings
+        every = s.recompute_every or int(np.clip(n_pages // 20, 1, 1000))
+        planner = RevisitPlanner(PlannerSettings(
+            policy=s.policy, budget_per_day=s.budget_per_day, prior_changes=s.prior_changes,
+            prior_days=s.prior_days, recompute_every=every, min_frequency=s.min_frequency))
+        if self.true_rates is not None:
+            known = self.true_rates
+            missing = [p.url for p in self._pages.values() if p.url not in known]
+            if missing:
+                raise ConfigError(f"the true rates lack {len(missing)} of the "
+                                  f"{len(self._pages)} pages (e.g. {missing[0]})")
+            by_id = {i: float(known[p.url]) for i, p in self._pages.items()}
+
+            def oracle(keys: Any) -> np.ndarray:
+                return np.fromiter((by_id[k] for k in keys), dtype=np.float64, count=len(keys))
+
+            planner.rate_oracle = oracle
+        return planner
+
+    # -- the loop -----------------------------------------------------------------
+    async def _loop(self) -> None:
+        s = self.settings
+        concurrency = self.crawl_settings.concurrency
+        loop = asyncio.get_running_loop()
+        bucket = TokenBucket(s.budget, s.burst)
+        end = None if s.duration is None else time.monotonic() + s.duration
+        assert self.store is not None
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if end is not None and now >= end:
+                self.stats.stopped = "duration"
+                return
+            wake = math.inf if end is None else end
+            if len(self._tasks) < concurrency:  # else: a task's end wakes us
+                token_wait = bucket.wait(now)
+                if token_wait > 0:
+                    wake = min(wake, now + token_wait)
+                else:
+                    page, ready_at = self._pick(now, time.time())
+                    if page is not None:
+                        bucket.take(now)
+                        self._spawn(page)
+                        continue
+                    wake = min(wake, ready_at)
+            await self.store.drain()
+            timer = (loop.call_later(max(0.0, wake - time.monotonic()), self._wake.set)
+                     if math.isfinite(wake) else None)
+            await self._wake.wait()
+            self._wake.clear()
+            if timer is not None:
+                timer.cancel()
+        self.stats.stopped = "stopped"
+
+    def _pick(self, now: float, wall: float) -> tuple[int | None, float]:
+        """The most overdue page whose host is free and ready, else None and when to look
+        again (monotonic): a busy host's end wakes the loop by itself; a waiting host or a
+        page not yet due gives a time."""
+        assert self.planner is not None
+        today = self.day(wall)
+        due = self.planner.due_times()
+        keys = self.planner.pages
+        now_due = np.flatnonzero(due <= today)
+        later = due[due > today]
+        ready_at = (now + (float(later.min()) - today) * self.settings.day_seconds
+                    if later.size else math.inf)
+        for i in now_due[np.argsort(due[now_due], kind="stable")].tolist():
+            page = self._pages[int(keys[i])]
+            if page.host_id in self._busy:
+                continue
+            host_at = self._slots[page.host_id].ready_at
+            if host_at > now:
+                ready_at = min(ready_at, host_at)
+                continue
+            return page.url_id, ready_at
+        return None, ready_at
+
+    def _spawn(self, url_id: int) -> None:
+        page = self._pages[url_id]
+        self._busy.add(page.host_id)
+        seq = self._next_seq
+        self._next_seq += 1
+        task = asyncio.get_running_loop().create_task(self._visit(page, seq))
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._wake.set()
+        if not task.cancelled() and task.exception() is not None:
+            # Fetch failures are recorded inside the task; what escapes it is a store
+            # failure (disk full, read-only): it ends the run, like a crawl's.
+            if self._fatal is None:
+                self._fatal = task.exception()
+            self.stop()
+
+    async def _cancel_tasks(self) -> None:
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # -- one visit ------------------------------------------------------------------
+    async def _visit(self, page: _Page, seq: int) -> None:
+        assert self.fetcher is not None
+        slot = self._slots[page.host_id]
+        t0, wall0 = time.monotonic(), time.time()
+        try:
+            try:
+                result = await self.fetcher.fetch(page.url, etag=page.etag,
+                                                  last_modified=page.last_modified)
+            except FetchError as exc:
+                t1 = time.monotonic()
+                self.politeness.after_request(slot, t0, t1)
+                outcome = (Outcome.TIMEOUT if isinstance(exc, FetchTimeoutError)
+                           else Outcome.NETWORK_ERROR)
+                self._failed(page, FetchRecord(
+                    url_id=page.url_id, seq=seq, started_at=wall0, ended_at=wall0 + (t1 - t0),
+                    outcome=outcome, error=type(exc).__name__, kind=FetchKind.REVISIT,
+                    strategy=self.settings.policy))
+                return
+            self.politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
+            self._handle(page, seq, result)
+        finally:
+            self._busy.discard(page.host_id)
+
+    def _record(self, page: _Page, seq: int, result: FetchResult, outcome: Outcome,
+                digest: str | None, changed: bool | None, error: str | None = None) -> None:
+        assert self.store is not None
+        self.store.add_fetch(FetchRecord(
+            url_id=page.url_id, seq=seq, started_at=result.started_at,
+            ended_at=result.ended_at, outcome=outcome, status=result.status,
+            content_type=result.content_type or None, size=result.size, digest=digest,
+            etag=result.etag or page.etag, last_modified=result.last_modified or page.last_modified,
+            error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed))
+        self.stats.fetches += 1
+        self.stats.outcomes[str(outcome)] += 1
+
+    def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
+        """Classify a response, record it and tell the planner (no await in here)."""
+        assert self.planner is not None
+        status = result.status
+        if status in GONE_STATUSES:
+            self._record(page, seq, result, Outcome.HTTP_ERROR, None, None, "gone")
+            page.gone = True
+            self.stats.gone += 1
+            self.planner.update(page.url_id, math.inf)  # parked: never due again
+            return
+        changed: bool | None
+        if status == 304:
+            outcome, digest, changed = Outcome.NOT_MODIFIED, None, False
+            self.stats.not_modified += 1
+        elif 200 <= status < 300:
+            outcome = (Outcome.TOO_LARGE if result.too_large else
+                       Outcome.FETCHED if result.is_html else Outcome.NOT_HTML)
+            digest = body_digest(result.body, self._pattern)
+            changed = (digest != page.digest) if page.digest_ok and page.digest else None
+            page.digest, page.digest_ok = digest, True
+        else:
+            outcome = (Outcome.REDIRECT if 300 <= status < 400 and result.location
+                       else Outcome.HTTP_ERROR)
+            self._record(page, seq, result, outcome, None, None, f"HTTP {status}")
+            self._broken(page, result.started_at, result.ended_at)
+            return
+        self._record(page, seq, result, outcome, digest, changed)
+        page.etag = result.etag or page.etag
+        page.last_modified = result.last_modified or page.last_modified
+        self._count(changed)
+        t_day = self.day(0.5 * (result.started_at + result.ended_at))
+        observed = None if page.resync else changed
+        page.resync = False
+        self.planner.update(page.url_id, t_day, observed,
+                            self._modified_day(result, t_day) if observed else None)
+
+    def _count(self, changed: bool | None) -> None:
+        if changed is None:
+            self.stats.unknown += 1
+        elif changed:
+            self.stats.changed += 1
+        else:
+            self.stats.unchanged += 1
+
+    def _modified_day(self, result: FetchResult, t_day: float) -> float | None:
+        """Planner day of the last change: visit day - (Date - Last-Modified) in days."""
+        date, modified = http_date_seconds(result.date), http_date_seconds(result.last_modified)
+        if date is None or modified is None or modified > date:
+            return None
+        return t_day - (date - modified) / _HTTP_DAY
+
+    def _failed(self, page: _Page, record: FetchRecord) -> None:
+        assert self.store is not None
+        self.store.add_fetch(record)
+        self.stats.fetches += 1
+        self.stats.outcomes[str(record.outcome)] += 1
+        self._broken(page, record.started_at, record.ended_at)
+
+    def _broken(self, page: _Page, started_at: float, ended_at: float) -> None:
+        """An error: no observation; the page's clock restarts, the next visit resyncs."""
+        assert self.planner is not None
+        self.stats.errors += 1
+        page.resync = True
+        self.planner.update(page.url_id, self.day(0.5 * (started_at + ended_at)))
+
+
+def revisit(db: str | Path, settings: RevisitSettings | None = None,
+            crawl_settings: CrawlSettings | None = None, *,
+            true_rates: Mapping[str, float] | None = None) -> RevisitStats:
+    """Run a revisit to its end (``settings.duration``) in a new event loop."""
+    return asyncio.run(RevisitCrawler(db, settings, crawl_settings,
+                                      true_rates=true_rates).run())

@@ -1,0 +1,101 @@
+"""Counters, the progress line and the summary of a revisit run (:mod:`crawler.revisit.loop`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from crawler.revisit.loop import RevisitCrawler
+
+__all__ = ["RevisitStats", "run_with_progress"]
+
+
+@dataclass(slots=True)
+class RevisitStats:
+    """Live counters and the final summary of a revisit run."""
+
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    budget: float = 0.0
+    pages: int = 0            # pages in the collection being revisited
+    excluded: int = 0         # collection pages left out (gone earlier, robots)
+    fetches: int = 0          # completed revisits (any outcome)
+    changed: int = 0
+    unchanged: int = 0        # includes not_modified
+    not_modified: int = 0
+    unknown: int = 0          # 2xx not comparable with the previous digest
+    gone: int = 0
+    errors: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    stopped: str = "running"  # 'duration', 'stopped'
+
+    @property
+    def elapsed(self) -> float:
+        return (self.ended or time.monotonic()) - self.started
+
+    @property
+    def rate(self) -> float:
+        return self.fetches / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def budget_use(self) -> float:
+        """Fraction of the budget spent (completed fetches / (budget * elapsed))."""
+        return self.rate / self.budget if self.budget > 0 else 0.0
+
+    def line(self) -> str:
+        return (f"{self.fetches:>8} revisits  {self.changed} changed  {self.unchanged} unchanged"
+                f" ({self.not_modified} 304)  {self.gone} gone  {self.errors} errors  "
+                f"{self.rate:6.1f}/s of {self.budget:g}/s ({100 * self.budget_use:3.0f}%)")
+
+    def summary(self) -> str:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items()))
+        return (f"revisit {self.stopped}: {self.fetches} revisits of {self.pages} pages in "
+                f"{self.elapsed:.1f} s ({self.rate:.1f}/s, {100 * self.budget_use:.0f}% of the "
+                f"{self.budget:g}/s budget); {self.changed} changed, {self.unchanged} unchanged "
+                f"({self.not_modified} not modified), {self.unknown} unknown, {self.gone} gone, "
+                f"{self.errors} errors; {self.excluded} pages excluded"
+                + (f"; {outcomes}" if outcomes else ""))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"pages": self.pages, "excluded": self.excluded, "fetches": self.fetches,
+                "changed": self.changed, "unchanged": self.unchanged,
+                "not_modified": self.not_modified, "unknown": self.unknown,
+                "gone": self.gone, "errors": self.errors, "seconds": round(self.elapsed, 3),
+                "rate": round(self.rate, 3), "budget": self.budget,
+                "budget_use": round(self.budget_use, 4), "stopped": self.stopped,
+                "outcomes": dict(sorted(self.outcomes.items()))}
+
+
+async def run_with_progress(crawler: RevisitCrawler, *, show: bool = True,
+                            stream: TextIO | None = None) -> RevisitStats:
+    """Run ``crawler`` with a one-line progress display on a terminal and signal handling."""
+    from crawler.progress import stop_on_signals
+
+    out = stream or sys.stderr
+    loop = asyncio.get_running_loop()
+
+    async def progress() -> None:
+        while True:
+            await asyncio.sleep(crawler.settings.progress_interval)
+            out.write("\r\x1b[K" + crawler.stats.line())
+            out.flush()
+
+    task = loop.create_task(progress()) if show and out.isatty() else None
+    with stop_on_signals(crawler.stop):
+        try:
+            return await crawler.run()
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+                out.write("\r\x1b[K")
+                out.flush()
+
+

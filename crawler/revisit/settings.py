@@ -1,0 +1,102 @@
+"""Settings of the revisit loop (:mod:`crawler.revisit.loop`) and its volatile-content rule."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+
+from storage.errors import ConfigError
+
+__all__ = ["REVISIT_POLICIES", "RevisitSettings", "body_digest", "volatile_pattern"]
+
+#: Policies of ``webcrawl revisit`` (CLI spelling ``optimal-age`` is ``optimal_age``).
+REVISIT_POLICIES = ("uniform", "proportional", "optimal", "optimal_age")
+
+
+@dataclass(frozen=True)
+class RevisitSettings:
+    """Settings of a revisit run (politeness, fetching and robots come from CrawlSettings).
+
+    Attributes
+    ----------
+    policy : str
+        One of :data:`REVISIT_POLICIES` (default ``"optimal"``).
+    budget : float
+        Fetch starts per second over all hosts, at most (default 1).
+    burst : float
+        Token-bucket capacity: starts that may be saved up and spent at once (default 1).
+    duration : float or None
+        Seconds to run; None (default) until stopped.
+    day_seconds : float
+        Wall seconds per planner day (default 86400).
+    volatile : str or None
+        Regex whose matches are deleted from a body before digesting (default None:
+        the raw body).  Changing it between runs makes the next 2xx of each page
+        incomparable (recorded ``changed`` NULL).
+    prior_changes, prior_days : float
+        The planner's Gamma prior (defaults 1 and 7: ``1/7`` change per day).
+    recompute_every : int or None
+        Visits between reallocations; None (default): ``clip(pages // 20, 1, 1000)``.
+    min_frequency : float
+        Floor on every page's revisit frequency, per day (default 0).
+    progress_interval : float
+        Seconds between progress-line refreshes (default 0.5).
+    """
+
+    policy: str = "optimal"
+    budget: float = 1.0
+    burst: float = 1.0
+    duration: float | None = None
+    day_seconds: float = 86400.0
+    volatile: str | None = None
+    prior_changes: float = 1.0
+    prior_days: float = 7.0
+    recompute_every: int | None = None
+    min_frequency: float = 0.0
+    progress_interval: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.policy not in REVISIT_POLICIES:
+            raise ConfigError(f"unknown policy {self.policy!r}; choose from "
+                              f"{', '.join(p.replace('_', '-') for p in REVISIT_POLICIES)}")
+        for name in ("budget", "day_seconds", "progress_interval"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                raise ConfigError(f"{name} must be a positive number, got {value!r}")
+        if not (math.isfinite(self.burst) and self.burst >= 1):
+            raise ConfigError(f"burst must be >= 1, got {self.burst!r}")
+        if self.duration is not None and not self.duration >= 0:
+            raise ConfigError(f"duration must be >= 0 seconds, got {self.duration!r}")
+        if not self.prior_changes >= 0 or not self.prior_days > 0:
+            raise ConfigError("prior_changes must be >= 0 and prior_days > 0")
+        if self.recompute_every is not None and self.recompute_every < 1:
+            raise ConfigError("recompute_every must be >= 1")
+        if not self.min_frequency >= 0:
+            raise ConfigError("min_frequency must be >= 0")
+        volatile_pattern(self.volatile)
+
+    @property
+    def budget_per_day(self) -> float:
+        """The planner's budget: fetches per planner day."""
+        return self.budget * self.day_seconds
+
+
+def volatile_pattern(rule: str | None) -> re.Pattern[bytes] | None:
+    """Compile the volatile-content rule (a regex over the body bytes), ConfigError if bad."""
+    if not rule:
+        return None
+    try:
+        return re.compile(rule.encode("utf-8"))
+    except re.error as exc:
+        raise ConfigError(f"bad volatile regex {rule!r}: {exc}") from None
+
+
+def body_digest(body: bytes, pattern: re.Pattern[bytes] | None = None) -> str:
+    """blake2b-128 hex of ``body`` with every ``pattern`` match deleted (crawl's digest if None)."""
+    if pattern is not None:
+        body = pattern.sub(b"", body)
+    return hashlib.blake2b(body, digest_size=16).hexdigest()
+
+
