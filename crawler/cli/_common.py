@@ -89,9 +89,15 @@ def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str)
     parser.add_argument("--timeout", type=positive_float, default=None, metavar="S",
                         help=f"total seconds per request (default "
                              f"{d.fetch_total_timeout:g})")
+    parser.add_argument("--contact", default=None, metavar="URL-OR-EMAIL",
+                        help="how site operators reach you, named in the User-Agent (a crawl "
+                             "of a non-loopback host without it is warned about)")
+    parser.add_argument("--robots-agent", default=None, metavar="TOKEN",
+                        help="product token matched against robots.txt User-agent lines "
+                             f"(letters, '-', '_'; default {d.fetch_robots_agent})")
     parser.add_argument("--user-agent", default=None, metavar="UA",
-                        help="the User-Agent header, naming the crawler and a contact URL "
-                             f"(default {d.fetch_user_agent!r})")
+                        help="the whole User-Agent header (default: TOKEN/version, the "
+                             "project URL and --contact)")
     parser.add_argument("--ignore-robots", action="store_true", default=None,
                         help=robots_help)
     parser.add_argument("--ca-file", default=None, metavar="PEM",
@@ -105,7 +111,9 @@ _POLITENESS_FIELDS = {
     "resolve": "resolve", "delay_factor": "polite_delay_factor",
     "min_delay": "polite_min_delay", "max_delay": "polite_max_delay",
     "concurrency": "concurrency", "timeout": "fetch_total_timeout",
-    "user_agent": "fetch_user_agent", "ca_file": "tls_ca_file", "insecure": "tls_insecure"}
+    "user_agent": "fetch_user_agent", "contact": "fetch_contact",
+    "robots_agent": "fetch_robots_agent", "ca_file": "tls_ca_file",
+    "insecure": "tls_insecure"}
 
 
 def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
