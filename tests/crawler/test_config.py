@@ -15,7 +15,6 @@ from miniweb import MiniWeb, html
 from crawler.cli import main
 from crawler.config import (
     build_settings,
-    convert_setting,
     load_toml,
     parse_assignments,
     settings_dict,
