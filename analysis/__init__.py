@@ -22,6 +22,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from storage._version import __version__
+
 if TYPE_CHECKING:
     from analysis.change import (
         CHANGE_BUCKETS,
@@ -132,6 +134,7 @@ if TYPE_CHECKING:
         OnlinePageImportance,
         PageRankOrder,
         PageRankOrderSettings,
+        PageRankSnapshot,
         PriorityUpdates,
         QualityReport,
         QualitySettings,
@@ -245,6 +248,7 @@ _OWNER: dict[str, str] = {
     "PageRankOrder": "ordering",
     "PageRankOrderSettings": "ordering",
     "PageRankResult": "graph",
+    "PageRankSnapshot": "ordering",
     "PageSample": "sampling",
     "Panel": "report",
     "PathLengths": "graph",
@@ -424,6 +428,7 @@ __all__ = [
     "PageRankOrder",
     "PageRankOrderSettings",
     "PageRankResult",
+    "PageRankSnapshot",
     "PageSample",
     "Panel",
     "PathLengths",
@@ -454,6 +459,7 @@ __all__ = [
     "VirtualCrawl",
     "VisitHistory",
     "VisitLog",
+    "__version__",
     "age_integral",
     "allocate",
     "available_strategies",

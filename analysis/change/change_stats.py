@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from analysis.change.estimators import VisitHistory, estimate_rates
+from storage.arrays import FloatArray, IntArray
 from storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
@@ -42,8 +43,6 @@ __all__ = [
     "visible_lifespans",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 #: (label, upper edge in days) of the paper's change-interval buckets (figure 2).
 CHANGE_BUCKETS: tuple[tuple[str, float], ...] = (

@@ -41,11 +41,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from analysis.change.monotone import solve_monotone
 from analysis.change.visit_history import VisitHistory
+from storage.arrays import BoolArray, FloatArray
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
@@ -61,9 +62,6 @@ __all__ = [
     "solve_monotone",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
 
 # exp(-x) underflows to 0 long before this; clipping avoids overflow warnings in expm1.
 _MAX_EXPONENT = 700.0
