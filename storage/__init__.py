@@ -46,6 +46,9 @@ if TYPE_CHECKING:
         IntArray,
         ObjectArray,
     )
+    from storage.checks import (
+        check_fields,
+    )
     from storage.export import (
         EDGE_COLUMNS,
         PAGE_COLUMNS,
@@ -86,6 +89,7 @@ _LAZY: dict[str, str] = {
     "ResumeState": "storage.store",
     "UrlRow": "storage.store",
     "UrlTable": "storage.reader",
+    "check_fields": "storage.checks",
     "export_edges": "storage.export",
     "export_pages": "storage.export",
 }
@@ -129,6 +133,7 @@ __all__ = [
     "UrlTable",
     "WebcrawlError",
     "__version__",
+    "check_fields",
     "export_edges",
     "export_pages",
 ]
