@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from crawler.settings import (
     DEFAULT_USER_AGENT,
+    VERSION,
     CrawlSettings,
+    user_agent,
 )
 from storage._version import __version__
 
@@ -90,6 +92,9 @@ if TYPE_CHECKING:
         RobotsCache,
         RobotsRules,
         RobotsState,
+        RobotsTxt,
+        is_valid_product_token,
+        robots_path,
     )
     from crawler.scope import (
         Scope,
@@ -100,6 +105,8 @@ if TYPE_CHECKING:
     from crawler.urls import (
         MAX_URL_LENGTH,
         host_key,
+        is_local_host,
+        normalize_escapes,
         normalize_url,
         remove_dot_segments,
     )
@@ -131,6 +138,7 @@ _LAZY: dict[str, str] = {
     "RobotsCache": "crawler.robots",
     "RobotsRules": "crawler.robots",
     "RobotsState": "crawler.robots",
+    "RobotsTxt": "crawler.robots",
     "Scope": "crawler.scope",
     "Taken": "crawler.frontier",
     "TokenBucket": "crawler.token_bucket",
@@ -143,8 +151,11 @@ _LAZY: dict[str, str] = {
     "format_summary": "crawler.progress",
     "host_key": "crawler.urls",
     "is_html": "crawler.fetcher",
+    "is_local_host": "crawler.urls",
     "is_retryable_status": "crawler.retry",
+    "is_valid_product_token": "crawler.robots",
     "make_ssl_context": "crawler.resolve",
+    "normalize_escapes": "crawler.urls",
     "normalize_url": "crawler.urls",
     "parse_retry_after": "crawler.politeness",
     "parse_rule": "crawler.resolve",
@@ -153,6 +164,7 @@ _LAZY: dict[str, str] = {
     "replay": "crawler.resume",
     "restore": "crawler.resume",
     "revisit": "crawler.revisit",
+    "robots_path": "crawler.robots",
     "run_with_progress": "crawler.revisit",
     "stop_on_signals": "crawler.progress",
     "volatile_pattern": "crawler.revisit",
@@ -165,6 +177,7 @@ __all__ = [
     "PIECE",
     "RETRYABLE_ERRORS",
     "REVISIT_POLICIES",
+    "VERSION",
     "BodyDecoder",
     "CorruptBody",
     "CrawlSettings",
@@ -186,6 +199,7 @@ __all__ = [
     "RobotsCache",
     "RobotsRules",
     "RobotsState",
+    "RobotsTxt",
     "Scope",
     "Taken",
     "TokenBucket",
@@ -199,8 +213,11 @@ __all__ = [
     "format_summary",
     "host_key",
     "is_html",
+    "is_local_host",
     "is_retryable_status",
+    "is_valid_product_token",
     "make_ssl_context",
+    "normalize_escapes",
     "normalize_url",
     "parse_retry_after",
     "parse_rule",
@@ -209,8 +226,10 @@ __all__ = [
     "replay",
     "restore",
     "revisit",
+    "robots_path",
     "run_with_progress",
     "stop_on_signals",
+    "user_agent",
     "volatile_pattern",
 ]
 

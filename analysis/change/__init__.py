@@ -26,6 +26,7 @@ from analysis.change.estimators import (
     map_rate,
     mle_rate,
     naive_rate,
+    no_change_upper_bound,
     rate_map,
     solve_monotone,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "mle_rate",
     "modified_days",
     "naive_rate",
+    "no_change_upper_bound",
     "optimal_age_allocation",
     "optimal_freshness_allocation",
     "parse_http_dates",
