@@ -12,6 +12,7 @@ matches a builtin, the class also inherits from it.
     ├── StoreError                         the crawl database
     │   ├── SchemaVersionError             file written by another schema version
     │   ├── StoreFullError (OSError)       disk full while writing
+    │   ├── StoreLockedError               another process is writing the database
     │   └── StoreReadOnlyError (OSError)   database or folder not writable
     ├── CrawlError                         the crawl process itself
     │   └── ScopeError (ValueError)        a seed outside the configured scope
@@ -57,6 +58,7 @@ __all__ = [
     "ScopeError",
     "StoreError",
     "StoreFullError",
+    "StoreLockedError",
     "StoreReadOnlyError",
     "TooLargeError",
     "WebcrawlError",
@@ -81,6 +83,10 @@ class SchemaVersionError(StoreError):
 
 class StoreFullError(StoreError, OSError):
     """The disk is full; what was committed before stays intact."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the database's writer lock (one writer per crawl)."""
 
 
 class StoreReadOnlyError(StoreError, OSError):

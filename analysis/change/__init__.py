@@ -20,6 +20,7 @@ from analysis.change.change_stats import (
 from analysis.change.estimators import (
     RateEstimate,
     VisitHistory,
+    auto_estimators,
     bias_reduced_rate,
     estimate_rates,
     last_modified_rate,
@@ -96,6 +97,7 @@ __all__ = [
     "VisitLog",
     "age_integral",
     "allocate",
+    "auto_estimators",
     "bias_reduced_rate",
     "bucket_fractions",
     "change_report",
