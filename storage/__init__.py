@@ -28,6 +28,7 @@ from storage.errors import (
     ScopeError,
     StoreError,
     StoreFullError,
+    StoreLockedError,
     StoreReadOnlyError,
     TooLargeError,
     WebcrawlError,
@@ -49,11 +50,25 @@ if TYPE_CHECKING:
     from storage.checks import (
         check_fields,
     )
+    from storage.edgelist import (
+        EdgeImport,
+        import_edges,
+        read_edge_arrays,
+    )
     from storage.export import (
         EDGE_COLUMNS,
+        EDGE_FORMATS,
+        FETCH_COLUMNS,
         PAGE_COLUMNS,
+        TABLE_FORMATS,
         export_edges,
+        export_fetches,
         export_pages,
+        write_rows,
+    )
+    from storage.lock import (
+        WriterLock,
+        lock_path,
     )
     from storage.reader import (
         FETCH_KINDS,
@@ -76,6 +91,9 @@ _LAZY: dict[str, str] = {
     "CrawlReader": "storage.reader",
     "CrawlStore": "storage.store",
     "EDGE_COLUMNS": "storage.export",
+    "EDGE_FORMATS": "storage.export",
+    "EdgeImport": "storage.edgelist",
+    "FETCH_COLUMNS": "storage.export",
     "FETCH_KINDS": "storage.reader",
     "FetchTable": "storage.reader",
     "FloatArray": "storage.arrays",
@@ -87,24 +105,35 @@ _LAZY: dict[str, str] = {
     "ObjectArray": "storage.arrays",
     "PAGE_COLUMNS": "storage.export",
     "ResumeState": "storage.store",
+    "TABLE_FORMATS": "storage.export",
     "UrlRow": "storage.store",
     "UrlTable": "storage.reader",
+    "WriterLock": "storage.lock",
     "check_fields": "storage.checks",
     "export_edges": "storage.export",
+    "export_fetches": "storage.export",
     "export_pages": "storage.export",
+    "import_edges": "storage.edgelist",
+    "lock_path": "storage.lock",
+    "read_edge_arrays": "storage.edgelist",
+    "write_rows": "storage.export",
 }
 
 __all__ = [
     "EDGE_COLUMNS",
+    "EDGE_FORMATS",
+    "FETCH_COLUMNS",
     "FETCH_KINDS",
     "OUTCOMES",
     "PAGE_COLUMNS",
+    "TABLE_FORMATS",
     "AnalysisError",
     "BoolArray",
     "ConfigError",
     "CrawlError",
     "CrawlReader",
     "CrawlStore",
+    "EdgeImport",
     "EmptyGraphError",
     "FetchError",
     "FetchKind",
@@ -127,15 +156,22 @@ __all__ = [
     "ScopeError",
     "StoreError",
     "StoreFullError",
+    "StoreLockedError",
     "StoreReadOnlyError",
     "TooLargeError",
     "UrlRow",
     "UrlTable",
     "WebcrawlError",
+    "WriterLock",
     "__version__",
     "check_fields",
     "export_edges",
+    "export_fetches",
     "export_pages",
+    "import_edges",
+    "lock_path",
+    "read_edge_arrays",
+    "write_rows",
 ]
 
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from analysis.change.monotone import solve_monotone
