@@ -15,8 +15,8 @@ from pathlib import Path
 import grimp
 import networkx as nx
 import pytest
+from ourmodules import PACKAGES, all_modules
 
-PACKAGES = ("crawler", "analysis", "storage", "fixtures")
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Packages whose ``__init__`` is a facade over their public modules.
@@ -35,17 +35,7 @@ FACADES = (
 )
 
 
-def _modules() -> list[str]:
-    names: list[str] = []
-    for package in PACKAGES:
-        pkg = importlib.import_module(package)
-        names.append(package)
-        names += [m.name for m in pkgutil.walk_packages(pkg.__path__, prefix=f"{package}.")
-                  if not m.name.endswith("__main__")]
-    return sorted(names)
-
-
-MODULES = _modules()
+MODULES = all_modules()
 
 
 def _isort_key(name: str) -> tuple[int, str]:
