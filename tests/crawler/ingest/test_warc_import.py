@@ -149,7 +149,7 @@ def test_wget_warc_of_the_site_imports_like_a_crawl(tmp_path: Path) -> None:
             ["wget", "-r", "-l", "inf", "-H", "--domains=test", "-e", "robots=on",
              "-e", f"http_proxy=http://127.0.0.1:{proxy_port}/", "-e", "use_proxy=on",
              "--tries=1", "--warc-file", str(tmp_path / "wget"), "--no-warc-keep-log",
-             "-P", str(tmp_path / "mirror"), "-q", server.seed_url],
+             "-P", str(tmp_path / "mirror"), "-nv", server.seed_url],
             capture_output=True, timeout=120, check=False)
     assert run.returncode in (0, 8), run.stderr[-2000:]  # 8: server errors (the faults)
     with serve_in_thread(web) as server:

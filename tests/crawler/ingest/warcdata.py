@@ -104,7 +104,7 @@ class _Forward(BaseHTTPRequestHandler):
     ('/a0/%7032.html') as they are, and the fixture server serves canonical paths only."""
 
     port = 0
-    protocol_version = "HTTP/1.0"
+    protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:
         parts = urlsplit(normalize_url(self.path) or self.path)
