@@ -52,6 +52,7 @@ __all__ = [
     "load_toml",
     "parse_assignments",
     "read_stored_settings",
+    "revisit_base_settings",
     "settings_dict",
     "stored_settings",
 ]
@@ -64,6 +65,8 @@ META_SETTINGS = "settings"
 _TRUE = frozenset(("1", "true", "yes", "on"))
 _FALSE = frozenset(("0", "false", "no", "off"))
 _NONE = frozenset(("none", "null"))
+#: Settings that are file or folder paths, kept absolute.
+_PATHS = ("tls_ca_file", "warc_dir")
 
 
 def _field_types() -> dict[str, Any]:
@@ -197,13 +200,14 @@ def load_toml(path: str | Path) -> dict[str, Any]:
 
 
 def settings_dict(settings: CrawlSettings) -> dict[str, Any]:
-    """Every field as a JSON-ready value; the CA file as an absolute path."""
+    """Every field as a JSON-ready value; paths (CA file, WARC folder) absolute."""
     out = {f.name: getattr(settings, f.name) for f in fields(settings)}
     for name, value in out.items():
         if isinstance(value, tuple):
             out[name] = list(value)
-    if settings.tls_ca_file:
-        out["tls_ca_file"] = os.path.abspath(settings.tls_ca_file)
+    for name in _PATHS:
+        if out[name]:
+            out[name] = os.path.abspath(out[name])
     return out
 
 
@@ -240,12 +244,26 @@ def read_stored_settings(db: str | Path) -> dict[str, Any]:
         return stored_settings(reader.meta())
 
 
+#: Stored settings a revisit does not take over: the crawl's WARC folder (revisits are
+#: archived only when ``revisit --warc`` asks for it).
+NOT_FOR_REVISIT = ("warc_dir",)
+
+
+def revisit_base_settings(db: str | Path) -> dict[str, Any]:
+    """The stored settings a revisit of ``db`` connects with (all but
+    :data:`NOT_FOR_REVISIT`): resolve rules, TLS, User-Agent, scope, politeness."""
+    stored = read_stored_settings(db)
+    for name in NOT_FOR_REVISIT:
+        stored.pop(name, None)
+    return stored
+
+
 def build_settings(*layers: Mapping[str, Any]) -> CrawlSettings:
     """CrawlSettings from layers of typed values, later layers winning.
 
     ``tls_ca_file`` and ``tls_insecure`` exclude each other, so a layer that sets one
-    of them (truthy) clears the other one of earlier layers.  The CA file's path is
-    made absolute.
+    of them (truthy) clears the other one of earlier layers.  Paths (the CA file, the
+    WARC folder) are made absolute.
     """
     merged: dict[str, Any] = {}
     for layer in layers:
@@ -254,8 +272,9 @@ def build_settings(*layers: Mapping[str, Any]) -> CrawlSettings:
         if layer.get("tls_ca_file"):
             merged.pop("tls_insecure", None)
         merged.update(layer)
-    if merged.get("tls_ca_file"):  # stored with the crawl: valid from any directory
-        merged["tls_ca_file"] = os.path.abspath(merged["tls_ca_file"])
+    for name in _PATHS:  # stored with the crawl: valid from any directory
+        if merged.get(name):
+            merged[name] = os.path.abspath(merged[name])
     return CrawlSettings(**merged)
 
 

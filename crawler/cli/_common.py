@@ -17,6 +17,7 @@ __all__ = [
     "add_json_option",
     "add_politeness_options",
     "add_settings_options",
+    "add_warc_option",
     "existing_db",
     "float_at_least",
     "int_at_least",
@@ -28,6 +29,7 @@ __all__ = [
     "print_json",
     "print_table",
     "settings_layers",
+    "warc_settings",
 ]
 
 
@@ -152,6 +154,18 @@ def settings_layers(args: argparse.Namespace, options: dict[str, Any]) -> list[d
 
     config = load_toml(args.config) if args.config is not None else {}
     return [config, options, parse_assignments(args.set_settings)]
+
+
+def add_warc_option(parser: argparse.ArgumentParser) -> None:
+    """``--warc DIR``: also write every HTTP exchange as WARC records (``crawler.archive``)."""
+    parser.add_argument("--warc", type=Path, default=None, metavar="DIR",
+                        help="write every request and response as WARC 1.1 files "
+                             "(gzip per record, 1 GB each) into DIR")
+
+
+def warc_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``CrawlSettings`` keyword arguments from :func:`add_warc_option`."""
+    return {} if args.warc is None else {"warc_dir": str(args.warc)}
 
 
 def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -> None:

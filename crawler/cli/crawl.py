@@ -10,10 +10,13 @@ from typing import Any
 from crawler.cli._common import (
     add_politeness_options,
     add_settings_options,
+    add_warc_option,
     nonneg_int,
     politeness_settings,
     positive_int,
+    print_json,
     settings_layers,
+    warc_settings,
 )
 from storage.errors import ConfigError
 
@@ -48,6 +51,9 @@ def register(sub: Any) -> None:
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
     add_settings_options(p)
+    add_warc_option(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the final statistics as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
 
@@ -62,7 +68,7 @@ def _settings(args: argparse.Namespace, stored_strategy: str | None) -> Any:
     """The crawl's settings: defaults < ``--config`` < options < ``--set``."""
     from crawler.config import build_settings
 
-    options = politeness_settings(args)
+    options = {**politeness_settings(args), **warc_settings(args)}
     options.update({name: getattr(args, dest) for dest, name in _CRAWL_FIELDS.items()
                     if getattr(args, dest) is not None})
     if args.allow_host:
@@ -119,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
                 await progress.stop()
 
     asyncio.run(main())
-    if not args.quiet:
+    if args.json:
+        print_json(crawler.stats.as_dict())
+    elif not args.quiet:
         print(format_summary(crawler.stats), file=sys.stderr)
     if crawler.stats.stopped == "stopped":
         if not args.quiet:

@@ -11,10 +11,12 @@ from typing import Any
 from crawler.cli._common import (
     add_politeness_options,
     add_settings_options,
+    add_warc_option,
     nonneg_float,
     politeness_settings,
     positive_float,
     settings_layers,
+    warc_settings,
 )
 from storage.errors import ConfigError
 
@@ -94,6 +96,7 @@ def register(sub: Any) -> None:
     add_politeness_options(
         p, robots_help="do not obey the stored robots.txt (only for your own sites)")
     add_settings_options(p)
+    add_warc_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
@@ -102,10 +105,10 @@ def register(sub: Any) -> None:
 def _crawl_settings(args: argparse.Namespace) -> Any:
     """The crawl's stored settings with the command line's on top, and a note if any
     option changed one of them."""
-    from crawler.config import build_settings, changed_settings, read_stored_settings
+    from crawler.config import build_settings, changed_settings, revisit_base_settings
 
-    stored = read_stored_settings(args.db)
-    layers = settings_layers(args, politeness_settings(args))
+    stored = revisit_base_settings(args.db)
+    layers = settings_layers(args, {**politeness_settings(args), **warc_settings(args)})
     given = {k: v for layer in layers for k, v in layer.items()}
     if not stored:
         print(f"webcrawl: note: {args.db} stores no crawl settings (an older crawl?): "

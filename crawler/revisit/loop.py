@@ -189,7 +189,7 @@ class RevisitCrawler:
     settings : RevisitSettings, optional
     crawl_settings : CrawlSettings, optional
         Fetching, politeness, robots, TLS and ``resolve`` settings.  Default: the ones
-        the crawl stored (:func:`crawler.config.read_stored_settings`), so the revisit
+        the crawl stored (:func:`crawler.config.revisit_base_settings`), so the revisit
         connects as the crawl did.
     true_rates : mapping of URL to rate per day, optional
         Known change rates (an oracle for benchmarks): the planner allocates with
@@ -202,9 +202,9 @@ class RevisitCrawler:
         self.db_path = Path(db)
         self.settings = settings or RevisitSettings()
         if crawl_settings is None:
-            from crawler.config import build_settings, read_stored_settings
+            from crawler.config import build_settings, revisit_base_settings
 
-            crawl_settings = build_settings(read_stored_settings(self.db_path))
+            crawl_settings = build_settings(revisit_base_settings(self.db_path))
         self.crawl_settings = crawl_settings
         self.true_rates = true_rates
         self.stats = RevisitStats(budget=self.settings.budget)
