@@ -179,3 +179,10 @@ def test_analyze_changes_when_every_revisit_was_304(tls_web: TLSWeb, tmp_path: P
     bound = math.log(20.0) / report.observed_days
     assert cli["rates"]["unchanged_upper_rate_per_day"]["max"] == pytest.approx(bound.max())
     assert f"{float(bound.max()):.4g}" in out  # the largest bound, in the 'all' row
+    # export rates: the same per-page bounds, one row per page.
+    out_file = tmp_path / "rates.jsonl"
+    assert main(["export", "rates", "--db", str(db), "--format", "jsonl",
+                 "--out", str(out_file)]) == 0
+    rows = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert len(rows) == 4 and {r["rate_per_day"] for r in rows} == {0.0}
+    assert sorted(r["upper_95"] for r in rows) == pytest.approx(sorted(bound))
