@@ -12,6 +12,7 @@ matches a builtin, the class also inherits from it.
     ├── StoreError                         the crawl database
     │   ├── SchemaVersionError             file written by another schema version
     │   ├── StoreFullError (OSError)       disk full while writing
+    │   ├── StoreLockedError               another process is writing the database
     │   └── StoreReadOnlyError (OSError)   database or folder not writable
     ├── CrawlError                         the crawl process itself
     │   └── ScopeError (ValueError)        a seed outside the configured scope
@@ -43,6 +44,7 @@ __all__ = [
     "ScopeError",
     "StoreError",
     "StoreFullError",
+    "StoreLockedError",
     "StoreReadOnlyError",
     "TooLargeError",
     "WebcrawlError",
@@ -67,6 +69,10 @@ class SchemaVersionError(StoreError):
 
 class StoreFullError(StoreError, OSError):
     """The disk is full; what was committed before stays intact."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the database's writer lock (one writer per crawl)."""
 
 
 class StoreReadOnlyError(StoreError, OSError):

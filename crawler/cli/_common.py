@@ -82,7 +82,15 @@ def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str)
                         help="requests in flight over all hosts (default %(default)s)")
     parser.add_argument("--timeout", type=positive_float, default=d.fetch_total_timeout,
                         metavar="S", help="total seconds per request (default %(default)s)")
-    parser.add_argument("--user-agent", default=d.fetch_user_agent, metavar="UA")
+    parser.add_argument("--contact", default=None, metavar="URL-OR-EMAIL",
+                        help="how site operators reach you, named in the User-Agent (a crawl "
+                             "of a non-loopback host without it is warned about)")
+    parser.add_argument("--robots-agent", default=d.fetch_robots_agent, metavar="TOKEN",
+                        help="product token matched against robots.txt User-agent lines "
+                             "(letters, '-', '_'; default %(default)s)")
+    parser.add_argument("--user-agent", default="", metavar="UA",
+                        help="the whole User-Agent header (default: TOKEN/version, the "
+                             "project URL and --contact)")
     parser.add_argument("--ignore-robots", action="store_true", help=robots_help)
 
 
@@ -93,7 +101,8 @@ def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
     return {"resolve": tuple(args.resolve), "polite_delay_factor": args.delay_factor,
             "polite_min_delay": args.min_delay, "polite_max_delay": args.max_delay,
             "concurrency": args.concurrency, "fetch_total_timeout": args.timeout,
-            "fetch_user_agent": args.user_agent, "robots_obey": not args.ignore_robots}
+            "fetch_user_agent": args.user_agent, "fetch_contact": args.contact,
+            "fetch_robots_agent": args.robots_agent, "robots_obey": not args.ignore_robots}
 
 
 def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -> None:
