@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from analysis.change import (
+        CENSORED_LABEL,
         CHANGE_BUCKETS,
         LIFESPAN_BUCKETS,
         OK_REVISIT,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
         bias_reduced_rate,
         bucket_fractions,
         change_report,
+        domain_class,
         estimate_rates,
         estimated_freshness,
         estimated_revisit_freshness,
@@ -217,6 +219,7 @@ _OWNER: dict[str, str] = {
     "BipartiteCores": "graph",
     "BowTie": "graph",
     "BreadthFirst": "ordering",
+    "CENSORED_LABEL": "change",
     "CHANGE_BUCKETS": "change",
     "CapturedGraph": "graph",
     "ChangeReport": "change",
@@ -306,6 +309,7 @@ _OWNER: dict[str, str] = {
     "directed_jump_sample": "sampling",
     "directed_sample": "sampling",
     "discovery_rate": "ordering",
+    "domain_class": "change",
     "drop_same_host_links": "graph",
     "eliminate": "graph",
     "estimate_rates": "change",
@@ -390,6 +394,7 @@ _OWNER: dict[str, str] = {
 }
 
 __all__ = [
+    "CENSORED_LABEL",
     "CHANGE_BUCKETS",
     "DAY_SECONDS_KEYS",
     "GAMMA_IN",
@@ -484,6 +489,7 @@ __all__ = [
     "directed_jump_sample",
     "directed_sample",
     "discovery_rate",
+    "domain_class",
     "drop_same_host_links",
     "eliminate",
     "estimate_rates",

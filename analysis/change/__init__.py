@@ -5,6 +5,7 @@ refresh policies, freshness and the evaluation of revisit runs.
 from __future__ import annotations
 
 from analysis.change.change_stats import (
+    CENSORED_LABEL,
     CHANGE_BUCKETS,
     LIFESPAN_BUCKETS,
     ChangeReport,
@@ -12,6 +13,7 @@ from analysis.change.change_stats import (
     VisitLog,
     bucket_fractions,
     change_report,
+    domain_class,
     mean_change_intervals,
     poisson_test,
     unchanged_curve,
@@ -76,6 +78,7 @@ from analysis.change.revisit_eval import (
 )
 
 __all__ = [
+    "CENSORED_LABEL",
     "CHANGE_BUCKETS",
     "LIFESPAN_BUCKETS",
     "OK_REVISIT",
@@ -101,6 +104,7 @@ __all__ = [
     "bias_reduced_rate",
     "bucket_fractions",
     "change_report",
+    "domain_class",
     "estimate_rates",
     "estimated_freshness",
     "estimated_revisit_freshness",
