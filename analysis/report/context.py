@@ -3,7 +3,6 @@ read once (:class:`ReportContext`, shared by the sections so each analysis runs 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from analysis.graph.captured import GraphKind, check_graph_kind
+from storage.checks import check_fields
 from storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
@@ -70,14 +70,11 @@ class ReportSettings:
 
     def __post_init__(self) -> None:
         check_graph_kind(self.graph)
-        for name in ("top_k", "timeline_bins", "rate_bins", "freshness_points"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not (self.rate_prior_changes >= 0 and self.rate_prior_days > 0):
-            raise ConfigError("rate_prior_changes must be >= 0 and rate_prior_days > 0")
-        if self.seconds_per_day is not None and not (
-                math.isfinite(self.seconds_per_day) and self.seconds_per_day > 0):
-            raise ConfigError(f"seconds_per_day must be > 0, got {self.seconds_per_day}")
+        check_fields(self, ("top_k", "timeline_bins", "rate_bins", "freshness_points"),
+                     at_least=1)
+        check_fields(self, ("rate_prior_changes",), at_least=0)
+        check_fields(self, ("rate_prior_days",), above=0)
+        check_fields(self, ("seconds_per_day",), above=0, optional=True)
 
 
 @dataclass(frozen=True, eq=False)

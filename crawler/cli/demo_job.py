@@ -89,9 +89,9 @@ class DemoSettings:
     graph: GraphKind = "pages"
 
     def __post_init__(self) -> None:
-        from analysis.graph.captured import check_graph_kind
-
-        check_graph_kind(self.graph)
+        if self.graph not in ("pages", "all"):  # analysis.graph.GRAPH_KINDS (not imported:
+            # --help builds a DemoSettings and must not load numpy)
+            raise ConfigError(f"unknown graph {self.graph!r}: choose 'pages' or 'all'")
         if self.pages < 1 or self.hosts < 1:
             raise ConfigError("the demo needs at least one page and one host")
         if self.hosts > self.pages:
