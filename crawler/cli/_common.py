@@ -14,6 +14,7 @@ from storage.errors import ConfigError
 
 __all__ = [
     "add_db_option",
+    "add_graph_option",
     "add_json_option",
     "add_politeness_options",
     "add_settings_options",
@@ -172,6 +173,14 @@ def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -
     """``--db PATH``: the crawl database."""
     parser.add_argument("--db", required=True, type=Path, metavar="PATH",
                         help="the crawl database file" + (" (must exist)" if must_exist else ""))
+
+
+def add_graph_option(parser: argparse.ArgumentParser) -> None:
+    """``--graph pages|all``: which graph a measurement runs on (one meaning everywhere)."""
+    parser.add_argument("--graph", choices=("pages", "all"), default="pages",
+                        help="pages (default): the fetched pages and the links among "
+                             "them; all: also every discovered but unfetched URL "
+                             "(frontier, off-site, robots-excluded, errors, redirects)")
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:
