@@ -9,6 +9,7 @@ matches a builtin, the class also inherits from it.
 
     WebcrawlError
     ├── ConfigError (ValueError)           bad settings or arguments
+    ├── InputFormatError (ValueError)      a file to import is damaged (WARC record, ...)
     ├── StoreError                         the crawl database
     │   ├── SchemaVersionError             file written by another schema version
     │   ├── StoreFullError (OSError)       disk full while writing
@@ -25,6 +26,20 @@ matches a builtin, the class also inherits from it.
     │   ├── EmptyGraphError (ValueError)   nothing to analyse
     │   └── PowerIterationFailedConvergence
     └── FixtureError (ValueError)          fixture web arguments
+
+Which class means what (one rule everywhere):
+
+- the caller's input is wrong (a setting, an argument, a path or file they named, a value
+  out of range): :class:`ConfigError` (fixable by changing the call; the CLI exits 1 with
+  the message; :class:`FixtureError` is the fixture web's);
+- the input is valid but the data cannot support the measurement (no page, no revisit,
+  a graph too small): :class:`AnalysisError`, :class:`EmptyGraphError` when it is empty;
+- the crawl database cannot be read or written as asked: :class:`StoreError` and children;
+- a crawl cannot go on (not one fetch): :class:`CrawlError`;
+- one fetch failed: a :class:`FetchError`; the crawler records it as the URL's outcome and
+  never raises it to its caller.
+
+Settings classes check their fields with :func:`storage.checks.check_fields`.
 """
 
 from __future__ import annotations
@@ -38,6 +53,7 @@ __all__ = [
     "FetchTimeoutError",
     "FixtureError",
     "HTTPStatusError",
+    "InputFormatError",
     "NetworkError",
     "PowerIterationFailedConvergence",
     "SchemaVersionError",
@@ -57,6 +73,17 @@ class WebcrawlError(Exception):
 
 class ConfigError(WebcrawlError, ValueError):
     """A setting or argument is invalid."""
+
+
+class InputFormatError(WebcrawlError, ValueError):
+    """A file given to ``webcrawl import`` is damaged or not in its format.
+
+    ``offset`` is the byte offset of the damaged part (a WARC record) when known.
+    """
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
 
 
 class StoreError(WebcrawlError):

@@ -52,6 +52,7 @@ from scipy import optimize, special
 
 from analysis.change.estimators import VisitHistory, map_rate, solve_monotone
 from analysis.change.freshness import age_integral
+from storage.arrays import FloatArray
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
@@ -68,7 +69,6 @@ __all__ = [
     "uniform_allocation",
 ]
 
-FloatArray = NDArray[np.float64]
 Policy = Literal["uniform", "proportional", "optimal", "optimal_age"]
 POLICIES: tuple[str, ...] = get_args(Policy)
 
@@ -165,6 +165,9 @@ def _freshness_freq(lam: FloatArray, w: FloatArray, mu: float) -> FloatArray:
         return f
     yo = y[on]
     r = -1.0 - special.lambertw(-(1.0 - yo) / np.e, -1).real
+    # At y below ~1e-16 the argument rounds onto the branch point, where lambertw gives
+    # nan (a budget far above the rates); h(r) ~ r^2/2 there, so start from sqrt(2 y).
+    r = np.where(np.isfinite(r), r, np.sqrt(2 * yo))
     r = np.maximum(r, np.sqrt(2 * yo) * 0.5)
     for _ in range(3):  # Newton polish near the branch point, where W loses digits
         r = np.maximum(r - (_h(r) - yo) / (r * np.exp(-r)), 1e-300)

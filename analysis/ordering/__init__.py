@@ -17,6 +17,7 @@ from analysis.ordering.compare import (
     Comparison,
     compare_crawl,
     compare_orders,
+    virtual_comparison,
     virtual_orders,
 )
 from analysis.ordering.quality import (
@@ -34,6 +35,7 @@ from analysis.ordering.quality import (
     summary_label,
     time_slice_bounds,
     top_n_fetched,
+    top_n_mean_slice,
     top_n_overlap,
 )
 from analysis.ordering.quality_order import (
@@ -49,6 +51,11 @@ from analysis.ordering.randomweb import (
     random_web_crawl,
     zipf_degrees,
 )
+from analysis.ordering.reach import (
+    EXCLUSION_REASONS,
+    Reach,
+    reach_summary,
+)
 from analysis.ordering.strategies import (
     BacklinkCount,
     BreadthFirst,
@@ -56,6 +63,7 @@ from analysis.ordering.strategies import (
     OnlinePageImportance,
     PageRankOrder,
     PageRankOrderSettings,
+    PageRankSnapshot,
     PriorityUpdates,
     RandomOrder,
     Strategy,
@@ -71,6 +79,7 @@ from analysis.ordering.virtual import (
 
 __all__ = [
     "ALONG_MEASURES",
+    "EXCLUSION_REASONS",
     "GAMMA_IN",
     "GAMMA_OUT",
     "MIN_OUT_DEGREE",
@@ -86,11 +95,13 @@ __all__ = [
     "OnlinePageImportance",
     "PageRankOrder",
     "PageRankOrderSettings",
+    "PageRankSnapshot",
     "PriorityUpdates",
     "QualityReport",
     "QualitySettings",
     "RandomOrder",
     "RandomWebCrawl",
+    "Reach",
     "Strategy",
     "VirtualCrawl",
     "available_strategies",
@@ -106,6 +117,7 @@ __all__ = [
     "pagerank_power_law",
     "random_web_crawl",
     "rank_positions",
+    "reach_summary",
     "register_strategy",
     "remote_adjacency",
     "replay",
@@ -115,7 +127,9 @@ __all__ = [
     "summary_label",
     "time_slice_bounds",
     "top_n_fetched",
+    "top_n_mean_slice",
     "top_n_overlap",
+    "virtual_comparison",
     "virtual_crawl",
     "virtual_orders",
     "zipf_degrees",
