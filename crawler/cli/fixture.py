@@ -24,7 +24,8 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
     parser.add_argument("--pages", type=int, default=2000, help="number of pages (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--model", default="zipf",
-                        help="graph model: zipf, copying or ba (default zipf)")
+                        help="graph model: zipf, randomweb (Bennouas), copying or ba "
+                             "(default zipf)")
     parser.add_argument("--same-host-fraction", type=float, default=0.8,
                         help="fraction of links within a host (default 0.8)")
     parser.add_argument("--day-seconds", type=float, default=60.0,
