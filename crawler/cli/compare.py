@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.cli._common import add_json_option, existing_db, print_json, print_table
+from crawler.cli._help import add_deprecated_alias
 
 DEFAULT_STRATEGIES = "bfs,dfs,random,backlink,pagerank,opic"
 
@@ -42,8 +43,9 @@ def register(sub: Any) -> None:
     parser.add_argument("--max-pages", type=int, metavar="N",
                         help="stop virtual crawls after N pages "
                              "(default: as many as the recorded crawl fetched)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
                         help="random seed of randomised strategies (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     add_json_option(parser)
     parser.set_defaults(func=run)
 

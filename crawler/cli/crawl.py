@@ -13,6 +13,7 @@ from crawler.cli._common import (
     politeness_settings,
     positive_int,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 __all__ = ["register", "run"]
@@ -33,15 +34,19 @@ def register(sub: Any) -> None:
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
                         "or a registered custom one")
-    p.add_argument("--seed", type=nonneg_int, default=d.frontier_seed,
-                   help="seed of randomised strategies (default %(default)s)")
+    p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=d.frontier_seed,
+                   metavar="N", help="seed of randomised strategies (default %(default)s)")
+    add_deprecated_alias(p, "--seed", "--random-seed")
     p.add_argument("--allow-host", action="append", default=[], metavar="GLOB",
                    help="crawl hosts matching GLOB (default: the seeds' hosts); repeatable")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
-    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N")
+    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
+                   help="stop after N pages were fetched (default: no limit)")
+    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
+                   help="follow links at most N steps from a seed (default: no limit)")
+    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
+                   help="enqueue at most N URLs of each host (default: no limit)")
     p.add_argument("--retries", type=positive_int, default=d.retry_attempts, metavar="N",
                    help="attempts per URL for transient errors (default %(default)s)")
     p.add_argument("--ca-file", default=None, metavar="PEM", help="extra trusted CA bundle")
@@ -49,6 +54,8 @@ def register(sub: Any) -> None:
                    help="do not verify TLS certificates (warned about)")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
+    p.add_argument("--json", action="store_true",
+                   help="print the final statistics as JSON on stdout")
     p.set_defaults(func=run)
 
 
@@ -110,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
                 await progress.stop()
 
     asyncio.run(main())
+    if args.json:
+        from crawler.cli._common import print_json
+
+        print_json(crawler.stats.as_dict())
     if not args.quiet:
         print(format_summary(crawler.stats), file=sys.stderr)
     if crawler.stats.stopped == "stopped":

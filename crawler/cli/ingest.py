@@ -30,7 +30,8 @@ def register(sub: Any) -> None:
         description="Import 'src dst' lines (space or tab; # comments; gzip by content) "
                     "with integer ids (named by --vertices 'id name' lines, Common Crawl's "
                     "'id<TAB>reversed.host' included) or names directly.")
-    edges.add_argument("file", type=Path, metavar="FILE")
+    edges.add_argument("file", type=Path, metavar="FILE",
+                       help="the edge list ('src dst' lines; .gz or plain)")
     edges.add_argument("--vertices", type=Path, metavar="FILE",
                        help="'id name' lines naming the integer ids (or one name a line: "
                             "the line number is the id)")
