@@ -25,6 +25,20 @@ matches a builtin, the class also inherits from it.
     │   ├── EmptyGraphError (ValueError)   nothing to analyse
     │   └── PowerIterationFailedConvergence
     └── FixtureError (ValueError)          fixture web arguments
+
+Which class means what (one rule everywhere):
+
+- the caller's input is wrong (a setting, an argument, a path or file they named, a value
+  out of range): :class:`ConfigError` (fixable by changing the call; the CLI exits 1 with
+  the message; :class:`FixtureError` is the fixture web's);
+- the input is valid but the data cannot support the measurement (no page, no revisit,
+  a graph too small): :class:`AnalysisError`, :class:`EmptyGraphError` when it is empty;
+- the crawl database cannot be read or written as asked: :class:`StoreError` and children;
+- a crawl cannot go on (not one fetch): :class:`CrawlError`;
+- one fetch failed: a :class:`FetchError`; the crawler records it as the URL's outcome and
+  never raises it to its caller.
+
+Settings classes check their fields with :func:`storage.checks.check_fields`.
 """
 
 from __future__ import annotations

@@ -56,6 +56,12 @@ from analysis.change.freshness import (
     expected_age,
     expected_freshness,
 )
+from analysis.change.rate_table import (
+    RATE_COLUMNS,
+    PageRates,
+    export_rates,
+    page_rates,
+)
 from analysis.change.refresh import (
     POLICIES,
     PlannerSettings,
@@ -83,11 +89,13 @@ __all__ = [
     "LIFESPAN_BUCKETS",
     "OK_REVISIT",
     "POLICIES",
+    "RATE_COLUMNS",
     "SECONDS_PER_DAY",
     "ChangeReport",
     "FetchHistory",
     "FreshnessResult",
     "LoadedVisits",
+    "PageRates",
     "PlannerSettings",
     "PoissonTest",
     "Policy",
@@ -112,6 +120,7 @@ __all__ = [
     "evaluate_revisit",
     "expected_age",
     "expected_freshness",
+    "export_rates",
     "history_refreshes",
     "history_visit_log",
     "http_date_seconds",
@@ -128,6 +137,7 @@ __all__ = [
     "no_change_upper_bound",
     "optimal_age_allocation",
     "optimal_freshness_allocation",
+    "page_rates",
     "parse_http_dates",
     "poisson_test",
     "proportional_allocation",

@@ -38,6 +38,7 @@ from analysis.change.estimators import (
     estimate_rates,
     no_change_upper_bound,
 )
+from storage.arrays import FloatArray, IntArray
 from storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
@@ -56,8 +57,6 @@ __all__ = [
     "visible_lifespans",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 #: (label, upper edge in days) of the paper's change-interval buckets (figure 2).
 CHANGE_BUCKETS: tuple[tuple[str, float], ...] = (

@@ -52,6 +52,7 @@ from scipy import optimize, special
 
 from analysis.change.estimators import VisitHistory, map_rate, solve_monotone
 from analysis.change.freshness import age_integral
+from storage.arrays import FloatArray
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
@@ -68,7 +69,6 @@ __all__ = [
     "uniform_allocation",
 ]
 
-FloatArray = NDArray[np.float64]
 Policy = Literal["uniform", "proportional", "optimal", "optimal_age"]
 POLICIES: tuple[str, ...] = get_args(Policy)
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from crawler.cli._help import attach_examples
+from storage._version import __version__
 from storage.errors import WebcrawlError
 
 __all__ = ["build_parser", "main"]
@@ -52,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="webcrawl",
         description="A polite web crawler and web-graph analysis suite.",
     )
+    parser.add_argument("--version", action="version", version=f"webcrawl {__version__}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
