@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import nonneg_float, nonneg_int, positive_int
+from crawler.cli._common import add_graph_option, nonneg_float, nonneg_int, positive_int
 from crawler.cli._help import add_deprecated_alias
 
 __all__ = ["register", "run"]
@@ -49,6 +49,7 @@ def register(sub: Any) -> None:
                    default=env("WEBCRAWL_DEMO_REVISIT_SECONDS", d.revisit_seconds),
                    metavar="S", help="real seconds of the revisit run (default %(default)s; "
                                      "environment WEBCRAWL_DEMO_REVISIT_SECONDS)")
+    add_graph_option(p)
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing OUT/crawl.db")
     p.add_argument("--json", action="store_true",
@@ -64,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from crawler.cli.demo_job import DemoSettings, run_demo
 
     settings = DemoSettings(pages=args.pages, hosts=args.hosts, seed=args.seed,
-                            revisit_seconds=args.revisit_seconds, force=args.force)
+                            revisit_seconds=args.revisit_seconds, force=args.force,
+                            graph=args.graph)
     result = run_demo(args.out, settings)
     if args.json:
         print_json(result.as_dict())

@@ -158,7 +158,7 @@ def test_cli_import_then_compare_virtual(tmp_path: Path,
     reachable = nx.descendants(nx.DiGraph(list(zip(src.tolist(), dst.tolist(), strict=True))),
                                int(src[0])) | {int(src[0])}
     assert comparison["summary"]["bfs"]["pages"] == min(len(reachable),
-                                                        comparison["graphs"]["g.db"]["crawled"])
+                                                        comparison["graphs"]["g.db"]["pages"])
     assert main(["import", "edges", str(tmp_path / "missing.txt"), "--db",
                  str(tmp_path / "m.db")]) == 1
     err = capsys.readouterr().err
