@@ -60,8 +60,6 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the final statistics as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
-    p.add_argument("--json", action="store_true",
-                   help="print the final statistics as JSON on stdout")
     p.set_defaults(func=run)
 
 
