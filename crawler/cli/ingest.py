@@ -48,7 +48,8 @@ def register(sub: Any) -> None:
                     "order), HTML pages give links through the crawler's own extractor, "
                     "redirects their target, revisit records unchanged refetches, "
                     "robots.txt records the hosts' robots.")
-    warc.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    warc.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                      help="WARC files (.warc or .warc.gz), imported in order")
     warc.add_argument("--db", required=True, type=Path, metavar="PATH",
                       help="the crawl database to create")
     warc.add_argument("--skip-bad", action="store_true",
