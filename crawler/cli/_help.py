@@ -63,6 +63,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "import edges": ("webcrawl import edges web-Google.txt.gz --db google.db",
                      "webcrawl import edges graph.txt --vertices names.txt --seed home --json"),
     "import warc": ("webcrawl import warc site.warc.gz --db site.db",),
+    "simulate": ("webcrawl simulate random-web --pages 100000 --crawl 1000",),
+    "simulate random-web": (
+        "webcrawl simulate random-web --pages 100000 --crawl 1000 --strategy DEG",
+        "webcrawl simulate random-web --pages 20000 --crawl 2000 --random-seed 3 --out rw"),
     "compare": ("webcrawl compare --db crawl.db --virtual --out orderings",
                 "webcrawl compare --db bfs.db --db opic.db --strategies bfs,opic --json"),
     "export": ("webcrawl export edges --db crawl.db --output edges.tsv",
