@@ -110,6 +110,11 @@ if TYPE_CHECKING:
     from crawler.token_bucket import (
         TokenBucket,
     )
+    from crawler.traps import (
+        TRAP_RULES,
+        TrapGuard,
+        path_pattern,
+    )
     from crawler.urls import (
         MAX_URL_LENGTH,
         host_key,
@@ -151,6 +156,9 @@ _LAZY: dict[str, str] = {
     "Scope": "crawler.scope",
     "Taken": "crawler.frontier",
     "TokenBucket": "crawler.token_bucket",
+    "TRAP_RULES": "crawler.traps",
+    "TrapGuard": "crawler.traps",
+    "path_pattern": "crawler.traps",
     "UnsupportedCoding": "crawler.codings",
     "WarcArchive": "crawler.archive",
     "WarcImport": "crawler.ingest",
@@ -190,6 +198,7 @@ __all__ = [
     "PIECE",
     "RETRYABLE_ERRORS",
     "REVISIT_POLICIES",
+    "TRAP_RULES",
     "VERSION",
     "BodyDecoder",
     "CorruptBody",
@@ -216,6 +225,7 @@ __all__ = [
     "Scope",
     "Taken",
     "TokenBucket",
+    "TrapGuard",
     "UnsupportedCoding",
     "WarcArchive",
     "WarcImport",
@@ -238,6 +248,7 @@ __all__ = [
     "parse_retry_after",
     "parse_rule",
     "parse_rules",
+    "path_pattern",
     "remove_dot_segments",
     "replay",
     "restore",
