@@ -68,7 +68,8 @@ def bias_by_walk_length(
     A short walk (and a sample drawn in few rounds) stays near its start pages and
     over-represents them and their neighbourhood; the bias (KS distance and
     chi-square of the sample's degrees against the population's,
-    :func:`analysis.sampling.bias.bias_report`) falls as L grows past the mixing time.  Cost: the sum over lengths of one sample each.
+    :func:`analysis.sampling.bias.bias_report`) falls as L grows past the mixing
+    time.  Cost: the sum over lengths of one sample each.
     """
     lengths = [int(v) for v in walk_lengths]
     if not lengths or min(lengths) < 1:

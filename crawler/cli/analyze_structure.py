@@ -24,6 +24,7 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 SAMPLE_METHODS = ("directed", "directed-jump", "undirected", "pagerank", "regular", "plain")
@@ -70,7 +71,9 @@ def _register_sample(sub: Any) -> None:
     parser.add_argument("--walk-lengths", metavar="L1,L2,...",
                         help="instead of one sample: the degree bias of a sample at each "
                              "walk length L (link traversals per walker before recording)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                        help="seed of the random walks (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--show", type=nonneg_int, default=20, metavar="N",
                         help="sampled pages to list (default 20; JSON lists all)")
     add_graph_option(parser)
@@ -86,6 +89,8 @@ def run_sample(args: argparse.Namespace) -> int:
     config = SamplerConfig(walkers=args.walkers, burn_in=args.burn_in,
                            walk_length=args.walk_length)
     graph = _load(args)
+    if args.walk_lengths is not None:
+        return _run_walk_lengths(graph, config, args)
     print(f"sampling {args.size} of {graph.n} nodes ({args.method})", file=sys.stderr)
     sample = sample_pages(graph, args.size, args.method, config, seed=args.seed)
     report = bias_report(graph, sample)
@@ -175,7 +180,9 @@ def _register_smallworld(sub: Any) -> None:
                         help="BFS sources (default 100; 0: every page, exact)")
     parser.add_argument("--along-order", type=nonneg_int, default=0, metavar="C",
                         help="also measure the first k crawled pages at C checkpoints")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                        help="seed of the BFS source sample (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_smallworld)
