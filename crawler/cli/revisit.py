@@ -92,7 +92,11 @@ def register(sub: Any) -> None:
     p.add_argument("--true-rates", type=Path, default=None, metavar="PAGES_TSV",
                    help="plan with known rates (a fixture truth pages.tsv: url, lambda)")
     p.add_argument("--min-frequency", type=nonneg_float, default=0.0, metavar="F",
-                   help="revisit every page at least F times per day (default 0)")
+                   help="revisit every page at least F times per day, out of the budget "
+                        "(default 0)")
+    p.add_argument("--add-new", action="store_true",
+                   help="Cho's page window: pages that revisited pages link to, on the "
+                        "collection's hosts, join the collection")
     add_politeness_options(
         p, robots_help="do not obey the stored robots.txt (only for your own sites)")
     add_settings_options(p)
@@ -142,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
                                duration=args.duration, day_seconds=args.day_seconds,
-                               volatile=args.volatile, min_frequency=args.min_frequency)
+                               volatile=args.volatile, min_frequency=args.min_frequency,
+                               add_new=args.add_new)
     crawl_settings = _crawl_settings(args)
     true_rates = read_true_rates(args.true_rates) if args.true_rates else None
     crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)

@@ -1,0 +1,97 @@
+"""Cho and Garcia-Molina's page window: pages found while revisiting join the collection.
+
+Their incremental crawler kept a window of pages per site: a page that appeared on a
+site was added when a revisited page linked to it, so new pages' lifespans, births and
+deaths could be measured.  :class:`PageWindow` decides, for the links of a revisited
+HTML page, which URLs join: on a host already in the collection (the study's fixed set
+of sites), allowed by robots.txt, not already in the collection.  A URL the crawl
+discovered but never fetched (its frontier, or abandoned when it stopped) joins under
+its stored id; an unknown one gets the next URL id.  Links are read from revisits that
+return a body (2xx): a 304 means the page, and so its links, did not change.
+
+References
+----------
+.. [1] J. Cho and H. Garcia-Molina, "The evolution of the web and implications for an
+   incremental crawler", VLDB 2000, section 2 (the page window) and 3.3 (lifespans).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from crawler.links import extract_links
+from crawler.urls import host_key
+from storage.records import Outcome
+from storage.store import HostRow, UrlRow
+
+__all__ = ["NewPage", "PageWindow"]
+
+#: Stored outcomes of URLs the crawl discovered but did not fetch.
+_FRONTIER = (None, Outcome.ABANDONED)
+
+
+@dataclass(frozen=True, slots=True)
+class NewPage:
+    """A URL joining the collection; ``row`` is None when the store already has it."""
+
+    url_id: int
+    url: str
+    host_id: int
+    row: UrlRow | None
+
+
+class PageWindow:
+    """Which linked URLs join the collection (see the module docstring).
+
+    Parameters
+    ----------
+    urls : iterable of UrlRow
+        Every URL the store holds.
+    hosts : iterable of HostRow
+        The collection's hosts (``name`` is ``host[:port]``).
+    in_collection : set of int
+        URL ids already revisited (they never join twice).
+    allowed : callable ``(host_id, url) -> bool``
+        robots.txt check.
+    """
+
+    def __init__(self, urls: Iterable[UrlRow], hosts: Iterable[HostRow],
+                 in_collection: set[int], allowed: Callable[[int, str], bool]) -> None:
+        rows = list(urls)
+        self._known = {r.url: r for r in rows}
+        self._next_id = max((r.id for r in rows), default=-1) + 1
+        self._hosts = {h.name: h.id for h in hosts}
+        self._members = set(in_collection)
+        self._allowed = allowed
+
+    def new_pages(self, html: bytes, charset: str | None, page_url: str,
+                  seq: int) -> list[NewPage]:
+        """The pages a revisited HTML page (fetch ``seq``) adds to the collection."""
+        text = html.decode(charset or "utf-8", errors="replace")
+        out: list[NewPage] = []
+        for url in extract_links(text, page_url).urls:
+            host_id = self._hosts.get(host_key(url))
+            if host_id is None:
+                continue
+            known = self._known.get(url)
+            if known is not None:
+                # Only the crawl's frontier joins (never fetched, or abandoned when the
+                # crawl stopped): fetched pages already are members, other outcomes
+                # (robots, scope, errors, redirects) were judged by the crawl.
+                if known.id in self._members or known.outcome not in _FRONTIER:
+                    continue
+                if not self._allowed(host_id, url):
+                    continue
+                self._members.add(known.id)
+                out.append(NewPage(known.id, url, host_id, None))
+                continue
+            if not self._allowed(host_id, url):
+                continue
+            row = UrlRow(self._next_id, url, host_id, 1, seq)
+            self._next_id += 1
+            self._known[url] = row
+            self._members.add(row.id)
+            out.append(NewPage(row.id, url, host_id, row))
+        return out
+
