@@ -46,7 +46,7 @@ from analysis.report.section_changes import changes_section
 from storage.errors import AnalysisError
 
 if TYPE_CHECKING:
-    from analysis.graph.captured import CapturedGraph, GraphKind
+    from analysis.graph.captured import CapturedGraph
     from analysis.ordering.compare import Comparison
     from analysis.ordering.quality import QualityReport
 
@@ -314,8 +314,7 @@ def _comparison(ctx: ReportContext, sec: Section) -> None:
                      "bfs,dfs,random,backlink,pagerank,opic replays orderings virtually "
                      "over the captured graph).")
             return
-        comparison = compare_orderings(ctx.full, ctx.settings.compare,
-                                       graph=ctx.settings.graph)
+        comparison = compare_orderings(ctx.full, ctx.graph, ctx.settings.compare)
     ctx.figures["comparison"] = {k: dict(r.summary) for k, r in comparison.reports.items()}
     sec.text("Each ordering is replayed as a virtual crawl inside the recorded crawl's "
              "reach: only URLs the crawl got an HTTP answer for are fetched (redirects "
@@ -337,18 +336,19 @@ def _cell(value: Any) -> Any:
     return f"{value:.3g}" if isinstance(value, float) else value
 
 
-def compare_orderings(full_graph: CapturedGraph, strategies: Sequence[str], *,
-                      graph: GraphKind = "pages",
+def compare_orderings(full_graph: CapturedGraph, graph: CapturedGraph,
+                      strategies: Sequence[str], *,
                       progress: Progress | None = None) -> Comparison:
     """The report's (and the demo's) virtual comparison: the recorded order and replays
-    of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph``
-    (:func:`analysis.ordering.compare.virtual_comparison`, as ``webcrawl compare``)."""
+    of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph`` (of
+    the same database), with :func:`analysis.ordering.compare.virtual_comparison`, as
+    ``webcrawl compare --virtual``."""
     from analysis.ordering.compare import CompareSettings, virtual_comparison
 
     if full_graph.fetch_order.size == 0:
         raise AnalysisError("no page was crawled")
-    return virtual_comparison(full_graph, strategies, settings=CompareSettings(graph=graph),
-                              progress=progress)
+    return virtual_comparison(full_graph, strategies, measured=graph,
+                              settings=CompareSettings(graph=graph.kind), progress=progress)
 
 
 def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],

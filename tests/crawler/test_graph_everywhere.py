@@ -55,7 +55,7 @@ def test_demo_library_cli_and_report_give_the_same_numbers(
     lib_bowtie = dict(bowtie(graph.adjacency).counts)
     lib_quality = crawl_quality(graph).summary
     lib_compare = {name: r.summary for name, r in virtual_comparison(
-        load_graph(db, graph="all"), DEMO_STRATEGIES).reports.items()}
+        load_graph(db, graph="all"), DEMO_STRATEGIES, measured=graph).reports.items()}
     # the demo (the same graph, the same numbers)
     assert fig["graph"] == graph.info()
     assert fig["top_page"][0] == graph.urls[top]

@@ -126,7 +126,8 @@ def test_reach_counts_each_exclusion_with_its_reason(outcome_db: Path) -> None:
 def test_comparison_ends_on_the_recorded_pages_with_all_pagerank(outcome_db: Path) -> None:
     full = load_graph(outcome_db, graph="all")
     comparison = virtual_comparison(
-        full, STRATEGIES, settings=CompareSettings(quality=QualitySettings(checkpoints=0)))
+        full, STRATEGIES, measured=load_graph(outcome_db),
+        settings=CompareSettings(quality=QualitySettings(checkpoints=0)))
     assert comparison.graphs["graph"]["kind"] == "pages"
     assert comparison.reach is not None and comparison.reach.fetchable == len(FETCHABLE)
     for name, report in comparison.reports.items():
@@ -143,3 +144,37 @@ def test_imported_graph_every_node_with_out_links_is_fetchable(tmp_path: Path) -
     reach = reach_summary(full)
     assert reach.excluded == {EXCLUSION_REASONS["frontier"]: len(URLS) - len(LINKS)}
     assert {int(full.store_ids[i]) for i in virtual_crawl(full, "bfs").order} == set(LINKS)
+
+
+def test_pages_graph_links_through_recorded_redirects(outcome_db: Path) -> None:
+    pages = load_graph(outcome_db)
+    # 0 -> /old (a redirect) -> /new: in the pages graph, a link 0 -> /new
+    edges = {(int(pages.store_ids[i]), int(pages.store_ids[j]))
+             for i, j in zip(*pages.adjacency.nonzero(), strict=True)}
+    assert edges == {(0, 1), (0, 11), (1, 0), (11, 1)}
+    full = load_graph(outcome_db, graph="all")
+    assert (full.index_of(_url("/old")), full.index_of(_url("/new"))) in set(
+        zip(*full.adjacency.nonzero(), strict=True))
+
+
+def test_redirect_chains_and_loops(tmp_path: Path) -> None:
+    async def write(path: Path) -> None:
+        store = await CrawlStore.open(path)
+        store.add_host(HostRow(0, "a.test"))
+        names = ["/", "/r1", "/r2", "/end", "/l1", "/l2"]
+        for uid, name in enumerate(names):
+            store.add_url(UrlRow(uid, _url(name), 0, 0 if uid == 0 else 1, -1 if uid == 0 else 0))
+        outcomes = [Outcome.FETCHED, Outcome.REDIRECT, Outcome.REDIRECT, Outcome.FETCHED,
+                    Outcome.REDIRECT, Outcome.REDIRECT]
+        links = {0: [1, 4], 1: [2], 2: [3], 3: [0], 4: [5], 5: [4]}
+        for uid, outcome in enumerate(outcomes):
+            store.add_fetch(FetchRecord(uid, uid, 1.0, 2.0, outcome, 200))
+            store.add_links(uid, links[uid])
+            store.set_outcome(uid, outcome, uid)
+        await store.aclose()
+
+    asyncio.run(write(tmp_path / "c.db"))
+    pages = load_graph(tmp_path / "c.db")
+    edges = {(int(pages.store_ids[i]), int(pages.store_ids[j]))
+             for i, j in zip(*pages.adjacency.nonzero(), strict=True)}
+    assert edges == {(0, 3), (3, 0)}  # the chain ends on /end; the loop on no page
