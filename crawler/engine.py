@@ -79,6 +79,7 @@ class CrawlStats:
     urls: int = 0
     stopped: str = "running"   # 'done', 'max_pages', 'stopped'
     resumed_pages: int = 0     # pages of the crawl before this run (resume)
+    links_cut_pages: int = 0   # pages whose links were cut at links_max_per_page
 
     @property
     def pages(self) -> int:
@@ -108,6 +109,7 @@ class CrawlStats:
                 "pages_per_second": round(self.rate, 1), "requests": self.requests,
                 "robots_fetches": self.robots_fetches, "retries": self.retries,
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
+                "links_cut_pages": self.links_cut_pages,
                 "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items()))}
 
 
@@ -532,8 +534,15 @@ class Crawler:
     def _page_links(self, url_id: int, seq: int,
                     result: FetchResult) -> tuple[list[int], list[int]]:
         s = self.settings
-        page = extract_links(result.text(), self._urls[url_id], max_links=s.links_max_per_page,
-                             agent=s.fetch_robots_agent)
+        page = extract_links(result.body, self._urls[url_id], max_links=s.links_max_per_page,
+                             agent=s.fetch_robots_agent, charset=result.charset)
+        if page.cut:
+            # Never a silent cap: the page is recorded as cut and counted.
+            assert self.store is not None
+            self.store.add_link_cut(url_id, len(page.urls), page.cut)
+            self.stats.links_cut_pages += 1
+            log.info("%s: %d links kept, %d more dropped (links_max_per_page)",
+                     self._urls[url_id], len(page.urls), page.cut)
         depth = self._depth[url_id] + 1
         follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
         ids: list[int] = []

@@ -45,7 +45,9 @@ def format_summary(stats: CrawlStats) -> str:
     return (f"crawl {stats.stopped}: {stats.pages} pages in {stats.elapsed:.1f} s "
             f"({stats.rate:.1f} pages/s), {stats.urls} URLs on {stats.hosts} hosts, "
             f"{stats.frontier} left in the frontier, {stats.requests} requests "
-            f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}")
+            f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}"
+            + (f"; {stats.links_cut_pages} pages with links cut at --max-links-per-page"
+               if stats.links_cut_pages else ""))
 
 
 class Progress:
