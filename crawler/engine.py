@@ -52,7 +52,7 @@ from storage.errors import (
 from storage.records import FetchRecord, Outcome
 from storage.store import CrawlStore, HostRow, UrlRow
 
-__all__ = ["CrawlStats", "Crawler"]
+__all__ = ["CrawlStats", "Crawler", "crawl"]
 
 log = logging.getLogger(__name__)
 
@@ -638,3 +638,13 @@ def _settings_dict(settings: CrawlSettings) -> dict[str, Any]:
     from dataclasses import fields
 
     return {f.name: getattr(settings, f.name) for f in fields(settings)}
+
+
+def crawl(seeds: Iterable[str], db: str | Path, settings: CrawlSettings | None = None,
+          *, resume: bool = False) -> CrawlStats:
+    """Run a crawl to completion in a new event loop; return its statistics.
+
+    The blocking counterpart of ``await Crawler(db, seeds, settings, resume=resume).run()``.
+    """
+    crawler = Crawler(db, seeds, settings, resume=resume)
+    return asyncio.run(crawler.run())

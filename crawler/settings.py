@@ -228,8 +228,12 @@ class CrawlSettings:
             raise ConfigError("tls_insecure and tls_ca_file exclude each other")
         if self.tls_ca_file and not os.path.isfile(self.tls_ca_file):
             raise ConfigError(f"no CA file at {self.tls_ca_file}")
-        from crawler.resolve import parse_rules  # validates the rule syntax
-        parse_rules(self.resolve)
+        if self.resolve:
+            # Lazy and only when there are rules: crawler.resolve loads aiohttp, which the
+            # CLI's --help (built from default settings) must not pay for.
+            from crawler.resolve import parse_rules  # validates the rule syntax
+
+            parse_rules(self.resolve)
 
     @classmethod
     def polite_off(cls, **overrides: object) -> CrawlSettings:

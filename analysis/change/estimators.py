@@ -46,11 +46,13 @@ from scipy import special, stats
 
 from analysis.change.monotone import solve_monotone
 from analysis.change.visit_history import VisitHistory
+from storage.arrays import BoolArray, FloatArray
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
     "RateEstimate",
     "VisitHistory",
+    "auto_estimators",
     "bias_reduced_rate",
     "estimate_rates",
     "last_modified_rate",
@@ -62,9 +64,6 @@ __all__ = [
     "solve_monotone",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
 
 # exp(-x) underflows to 0 long before this; clipping avoids overflow warnings in expm1.
 _MAX_EXPONENT = 700.0
@@ -616,10 +615,33 @@ def estimate_rates(
         raise ConfigError(f"unknown rate estimation method {method!r}")
     reg = bias_reduced_rate(n1, x, mean_i, confidence=confidence)
     lm = last_modified_rate(n1, x, np.where(lm_ok, exposure, 1.0), confidence=confidence)
-    regular = hist.interval_cv() < REGULAR_CV
+    regular = _regular(hist)
     parts = []
     for field in ("rate", "lower", "upper"):
         value = np.where(lm_ok, getattr(lm, field),
                          np.where(regular, getattr(reg, field), getattr(mle, field)))
         parts.append(value)
     return nan_outside(RateEstimate(parts[0], parts[1], parts[2], "auto", confidence))
+
+
+def _regular(hist: VisitHistory) -> BoolArray:
+    return np.asarray(hist.interval_cv() < REGULAR_CV)
+
+
+def auto_estimators(hist: VisitHistory) -> NDArray[np.str_]:
+    """The estimator ``estimate_rates(hist, method="auto")`` uses for each page.
+
+    ``"last_modified"``, ``"bias_reduced"`` or ``"mle"``; ``"no_change"`` for pages in
+    which no change was seen (rate 0, upper limit :func:`no_change_upper_bound`); ``""``
+    for pages without a revisit (their rate is nan).
+
+    Examples
+    --------
+    >>> auto_estimators(VisitHistory.regular([4, 0, 3], [2, 0, 0], 1.0)).tolist()
+    ['bias_reduced', '', 'no_change']
+    """
+    seen = hist.n_visits > 0
+    lm_ok = hist.has_last_modified & seen & (np.nan_to_num(hist.exposure) > 0)
+    choice = np.where(lm_ok, "last_modified", np.where(_regular(hist), "bias_reduced", "mle"))
+    choice = np.where(hist.n_changed == 0, "no_change", choice)
+    return np.where(seen, choice, "")

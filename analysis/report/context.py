@@ -3,7 +3,6 @@ read once (:class:`ReportContext`, shared by the sections so each analysis runs 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from storage.errors import AnalysisError, ConfigError
+from storage.checks import check_fields
+from storage.errors import AnalysisError
 
 if TYPE_CHECKING:
     from analysis.graph.bowtie_alg import BowTie
@@ -63,14 +63,11 @@ class ReportSettings:
     title: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("top_k", "timeline_bins", "rate_bins", "freshness_points"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if not (self.rate_prior_changes >= 0 and self.rate_prior_days > 0):
-            raise ConfigError("rate_prior_changes must be >= 0 and rate_prior_days > 0")
-        if self.seconds_per_day is not None and not (
-                math.isfinite(self.seconds_per_day) and self.seconds_per_day > 0):
-            raise ConfigError(f"seconds_per_day must be > 0, got {self.seconds_per_day}")
+        check_fields(self, ("top_k", "timeline_bins", "rate_bins", "freshness_points"),
+                     at_least=1)
+        check_fields(self, ("rate_prior_changes",), at_least=0)
+        check_fields(self, ("rate_prior_days",), above=0)
+        check_fields(self, ("seconds_per_day",), above=0, optional=True)
 
 
 @dataclass(frozen=True, eq=False)

@@ -74,14 +74,19 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
     import sqlite3
 
-    from analysis.ordering.strategies import get_strategy
-    from crawler.engine import Crawler
-    from crawler.progress import Progress, format_summary, stop_on_signals
+    from storage.lock import WriterLock
 
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED_URL (or --resume)")
     if args.resume and not args.db.exists():
         raise ConfigError(f"nothing to resume: no crawl database at {args.db}")
+    if args.db.exists():
+        WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
+
+    from analysis.ordering.strategies import get_strategy
+    from crawler.engine import Crawler
+    from crawler.progress import Progress, format_summary, stop_on_signals
+
     strategy = args.strategy
     if strategy is None and args.resume:
         try:

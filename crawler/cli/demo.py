@@ -50,9 +50,13 @@ def run(args: argparse.Namespace) -> int:
                             revisit_seconds=args.revisit_seconds, force=args.force)
     result = run_demo(args.out, settings)
     print("\n".join(result.summary))
-    if not result.ok:
-        print(f"webcrawl: error: the crawl did not finish cleanly (stopped: "
-              f"{result.crawl.get('stopped')}, audit violations: {result.audit_violations})",
+    if result.crawl.get("stopped") != "done":
+        print(f"webcrawl: error: the crawl did not finish (stopped: "
+              f"{result.crawl.get('stopped')})", file=sys.stderr)
+        return 1
+    if result.audit_violations:
+        print(f"webcrawl: error: the server's politeness audit found "
+              f"{result.audit_violations} violation(s): " + "; ".join(result.audit_failures),
               file=sys.stderr)
         return 1
     return 0

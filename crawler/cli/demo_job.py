@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from analysis.report import ReportInputs, ReportSummary
     from crawler.engine import CrawlStats
     from crawler.settings import CrawlSettings
-    from fixtures import FixtureWeb, ThreadedFixtureServer
+    from fixtures import FixtureWeb, ProcessFixtureServer
 
 __all__ = ["DEMO_STRATEGIES", "DemoResult", "DemoSettings", "run_demo"]
 
@@ -118,6 +118,7 @@ class DemoResult:
     report: Path
     crawl: dict[str, Any] = field(default_factory=dict)
     audit_violations: int = 0
+    audit_failures: list[str] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     summary: list[str] = field(default_factory=list)
@@ -158,7 +159,7 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
     ConfigError
         Bad settings, or ``out_dir/crawl.db`` exists and ``force`` is false.
     """
-    from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+    from fixtures import FixtureConfig, FixtureWeb, serve_in_process
 
     if overrides:
         base = settings or DemoSettings()
@@ -173,12 +174,13 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
                                f"hosts, {s.model} model, seed {s.seed})"):
         web = FixtureWeb.build(FixtureConfig(model=s.model, pages=s.pages, hosts=s.hosts,
                                              seed=s.seed, day_seconds=s.day_seconds))
-        server_cm = serve_in_thread(web)
+        # A process of its own: a server sharing the crawler's interpreter stamps requests
+        # late whenever the crawler is busy, and its audit then sees gaps that were not.
+        server_cm = serve_in_process(web)
         server = server_cm.__enter__()
         steps.say(f"      serving {server.seed_url} (1 simulated day = {s.day_seconds:g} s)")
     try:
-        with _quiet_server_log():
-            inputs = _crawl_and_analyse(s, web, server, db, steps, result)
+        inputs = _crawl_and_analyse(s, web, server, db, steps, result)
     finally:
         server_cm.__exit__(None, None, None)
     with steps.step("report", f"writing the report {result.report}"):
@@ -188,25 +190,6 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
     result.timings["total"] = time.monotonic() - t_start
     result.summary = _summary_lines(result)
     return result
-
-
-@contextmanager
-def _quiet_server_log() -> Iterator[None]:
-    """Silence aiohttp's server-side tracebacks while the demo runs.
-
-    The end of the revisit run cancels requests in flight; the fixture server then logs
-    "Cannot write to closing transport" with a traceback, which a newcomer would take
-    for a crash.  What the server saw is checked by its audit instead.
-    """
-    import logging
-
-    logger = logging.getLogger("aiohttp.server")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _prepare_out(out: Path, force: bool) -> Path:
@@ -220,11 +203,12 @@ def _prepare_out(out: Path, force: bool) -> Path:
     return db
 
 
-def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ThreadedFixtureServer,
+def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer,
                        db: Path, steps: _Steps, result: DemoResult) -> ReportInputs:
     """Steps 2-8, while the fixture server runs."""
     from analysis.graph.loader import load_graph
     from analysis.report import ReportInputs
+    from fixtures import describe_failures
 
     with steps.step("crawl", f"crawling politely with bfs into {db}"):
         stats = _crawl(s, server.seed_url, db, steps.stream)
@@ -232,10 +216,15 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ThreadedFixture
         gap = s.audit_gap_fraction * s.polite_min_delay
         audit = server.audit(max_concurrency=1, min_gap=gap)
         result.audit_violations = int(audit["violation_count"])
+        result.audit_failures = describe_failures(audit)
+        gaps = [h["min_gap"] for h in audit["hosts"].values() if h["min_gap"] is not None]
+        smallest = f", smallest {1000 * min(gaps):.1f} ms" if gaps else ""
         steps.say(f"      politeness audit by the server: {audit['violation_count']} "
                   f"violations in {audit['requests']:,} requests (one request per host at "
-                  f"a time, gaps >= {1000 * gap:.0f} ms, robots.txt first, no disallowed "
-                  "path fetched)")
+                  f"a time, gaps >= {1000 * gap:.1f} ms{smallest}, robots.txt first, no "
+                  "disallowed path fetched)")
+        for line in result.audit_failures:
+            steps.say(f"      audit: {line}")
     graph, pages = load_graph(db), load_graph(db, include_frontier=False)
     facts = _facts(s, web, server, audit, pages)
     inputs = _analyses(s, graph, pages, steps, result)
@@ -265,7 +254,7 @@ def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlSta
     return crawler.stats
 
 
-def _facts(s: DemoSettings, web: FixtureWeb, server: ThreadedFixtureServer,
+def _facts(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer,
            audit: dict[str, Any], pages: CapturedGraph) -> dict[str, str]:
     """Rows of the report's summary that only the demo knows (fixture and audit)."""
     truth = web.truth_pages(server.port)
@@ -325,7 +314,7 @@ def _analyses(s: DemoSettings, graph: CapturedGraph, pages: CapturedGraph, steps
             "expected_exponents": expected}
 
 
-def _revisit(s: DemoSettings, web: FixtureWeb, server: ThreadedFixtureServer, db: Path,
+def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db: Path,
              steps: _Steps, result: DemoResult) -> dict[str, Any]:
     """Step 8: revisit the collection on the accelerated clock, then measure its true
     freshness against the fixture's change times; hand the truth to the report."""

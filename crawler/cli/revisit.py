@@ -98,13 +98,17 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from crawler.cli._common import existing_db, print_json
-    from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
-    from crawler.settings import CrawlSettings
+    from storage.lock import WriterLock
 
     budget = parse_budget(args.budget)
     if args.policy not in _POLICIES:
         raise ConfigError(f"unknown policy {args.policy!r}; choose from {', '.join(_POLICIES)}")
     existing_db(args.db)
+    WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
+
+    from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
+    from crawler.settings import CrawlSettings
+
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
                                duration=args.duration, day_seconds=args.day_seconds,
                                volatile=args.volatile, min_frequency=args.min_frequency)
