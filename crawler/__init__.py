@@ -32,6 +32,12 @@ if TYPE_CHECKING:
         CorruptBody,
         UnsupportedCoding,
     )
+    from crawler.encodings import (
+        decode_page,
+        lookup_label,
+        page_encoding,
+        url_encoding,
+    )
     from crawler.engine import (
         Crawler,
         CrawlStats,
@@ -113,6 +119,10 @@ if TYPE_CHECKING:
 
 #: Public name -> the module that defines it, imported on first use.
 _LAZY: dict[str, str] = {
+    "url_encoding": "crawler.encodings",
+    "page_encoding": "crawler.encodings",
+    "lookup_label": "crawler.encodings",
+    "decode_page": "crawler.encodings",
     "ACCEPT_ENCODING": "crawler.codings",
     "BodyDecoder": "crawler.codings",
     "CorruptBody": "crawler.codings",
@@ -208,6 +218,7 @@ __all__ = [
     "body_digest",
     "crawl",
     "decode_body",
+    "decode_page",
     "extract_links",
     "format_line",
     "format_summary",
@@ -216,9 +227,11 @@ __all__ = [
     "is_local_host",
     "is_retryable_status",
     "is_valid_product_token",
+    "lookup_label",
     "make_ssl_context",
     "normalize_escapes",
     "normalize_url",
+    "page_encoding",
     "parse_retry_after",
     "parse_rule",
     "parse_rules",
@@ -229,6 +242,7 @@ __all__ = [
     "robots_path",
     "run_with_progress",
     "stop_on_signals",
+    "url_encoding",
     "user_agent",
     "volatile_pattern",
 ]

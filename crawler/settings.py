@@ -27,12 +27,13 @@ import os
 import re
 from dataclasses import dataclass, fields
 
+from storage._version import __version__
 from storage.errors import ConfigError
 
 __all__ = ["DEFAULT_USER_AGENT", "VERSION", "CrawlSettings", "user_agent"]
 
-#: The crawler's version (the same as pyproject.toml's; a test checks it).
-VERSION = "0.1.0"
+#: The crawler's version, named in the User-Agent.
+VERSION = __version__
 #: The page describing the crawler, named in every User-Agent.
 INFO_URL = "https://github.com/webcrawl/webcrawl"
 # Control characters (CR/LF could inject headers) and DEL.
@@ -43,8 +44,8 @@ _PRODUCT_TOKEN = re.compile(r"[a-zA-Z_-]+")
 def user_agent(product: str, contact: str | None) -> str:
     """The User-Agent header: product/version, the info page and the operator's contact.
 
-    >>> user_agent("webcrawl", "ops@example.org")
-    'webcrawl/0.1.0 (+https://github.com/webcrawl/webcrawl; contact: ops@example.org)'
+    >>> user_agent("webcrawl", "ops@example.org").split(" ", 1)[1]
+    '(+https://github.com/webcrawl/webcrawl; contact: ops@example.org)'
     """
     tail = f"; contact: {contact}" if contact else ""
     return f"{product}/{VERSION} (+{INFO_URL}{tail})"
