@@ -105,6 +105,11 @@ if TYPE_CHECKING:
     from crawler.scope import (
         Scope,
     )
+    from crawler.sitemaps import (
+        Sitemap,
+        SitemapReader,
+        parse_sitemap,
+    )
     from crawler.token_bucket import (
         TokenBucket,
     )
@@ -119,6 +124,9 @@ if TYPE_CHECKING:
 
 #: Public name -> the module that defines it, imported on first use.
 _LAZY: dict[str, str] = {
+    "parse_sitemap": "crawler.sitemaps",
+    "SitemapReader": "crawler.sitemaps",
+    "Sitemap": "crawler.sitemaps",
     "url_encoding": "crawler.encodings",
     "page_encoding": "crawler.encodings",
     "lookup_label": "crawler.encodings",
@@ -211,6 +219,8 @@ __all__ = [
     "RobotsState",
     "RobotsTxt",
     "Scope",
+    "Sitemap",
+    "SitemapReader",
     "Taken",
     "TokenBucket",
     "UnsupportedCoding",
@@ -235,6 +245,7 @@ __all__ = [
     "parse_retry_after",
     "parse_rule",
     "parse_rules",
+    "parse_sitemap",
     "remove_dot_segments",
     "replay",
     "restore",

@@ -126,7 +126,7 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
         result.meta_nofollow, result.meta_noindex = _meta_robots(tree, agent.lower())
     resolve = _Resolver(base, encoding)
     seen: dict[str, bool] = {}  # url -> every link to it so far was nofollow
-    dropped: set[str] = set()
+    dropped: set[int] = set()  # hashes of dropped targets: no URL strings kept
     for node in tree.css(_LINK_SELECTOR):
         attrs = node.attributes
         raw = attrs.get("href") if node.tag in _HREF_TAGS else attrs.get("src")
@@ -141,7 +141,7 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
         if previous is None:
             if len(seen) >= max_links:
                 if len(dropped) < _MAX_COUNTED_CUT:
-                    dropped.add(url)
+                    dropped.add(hash(url))
                 continue
             seen[url] = nofollow
         elif previous and not nofollow:
@@ -152,6 +152,6 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
     return result
 
 
-#: Dropped targets counted exactly per page at most (a cut page's count saturates here,
-#: so a million-link page costs no more memory than its kept links).
-_MAX_COUNTED_CUT = 1_000_000
+#: Dropped targets counted per page at most (a cut page's count saturates here; their
+#: hashes cost about 6 MB at most, so a million-link page stays within its memory bound).
+_MAX_COUNTED_CUT = 100_000

@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS urls (
     url            TEXT NOT NULL UNIQUE,
     host_id        INTEGER NOT NULL,         -- hosts.id
     depth          INTEGER NOT NULL,         -- link distance from the nearest seed (seeds: 0)
-    discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed
+    discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed;
+                                             -- -2: listed in a sitemap (see url_sources)
     outcome        TEXT,                     -- storage.records.Outcome; NULL while in the frontier
     seq            INTEGER                   -- seq of its final crawl fetch (NULL if never taken)
 );
@@ -107,7 +108,7 @@ CREATE TABLE IF NOT EXISTS links (
 
 -- Pages whose out-links were cut at links_max_per_page (crawler.settings): their
 -- links row holds only the first `kept` distinct targets, in document order; `dropped`
--- more distinct targets were not recorded (counted exactly up to 1,000,000).  A page
+-- more distinct targets were not recorded (counted up to 100,000).  A page
 -- not in this table kept every link.  A later fetch of the page replaces its row.
 CREATE TABLE IF NOT EXISTS link_cuts (
     src     INTEGER PRIMARY KEY,            -- urls.id of the page

@@ -45,6 +45,9 @@ def register(sub: Any) -> None:
     p.add_argument("--max-links-per-page", type=positive_int, default=d.links_max_per_page,
                    metavar="N", help="distinct link targets kept per page; a page with more is "
                                      "recorded as cut (default %(default)s)")
+    p.add_argument("--sitemaps", action="store_true",
+                   help="also take URLs from each host's sitemaps (robots.txt Sitemap: lines, "
+                        "else /sitemap.xml), within scope and robots.txt")
     p.add_argument("--retries", type=positive_int, default=d.retry_attempts, metavar="N",
                    help="attempts per URL for transient errors (default %(default)s)")
     p.add_argument("--ca-file", default=None, metavar="PEM", help="extra trusted CA bundle")
@@ -64,7 +67,7 @@ def _settings(args: argparse.Namespace, strategy: str) -> Any:
         scope_hosts=tuple(args.allow_host),
         scope_domains=tuple(args.allow_domain), scope_max_pages=args.max_pages,
         scope_max_depth=args.max_depth, scope_max_per_host=args.max_per_host,
-        links_max_per_page=args.max_links_per_page,
+        links_max_per_page=args.max_links_per_page, sitemaps_follow=args.sitemaps,
         frontier_strategy=strategy, frontier_seed=args.seed,
     )
 
