@@ -25,6 +25,10 @@ from crawler.settings import (
 from storage._version import __version__
 
 if TYPE_CHECKING:
+    from crawler.archive import (
+        NOT_MODIFIED_PROFILE,
+        WarcArchive,
+    )
     from crawler.codings import (
         ACCEPT_ENCODING,
         PIECE,
@@ -52,6 +56,10 @@ if TYPE_CHECKING:
     from crawler.frontier import (
         Frontier,
         Taken,
+    )
+    from crawler.ingest import (
+        WarcImport,
+        import_warc,
     )
     from crawler.links import (
         PageLinks,
@@ -142,6 +150,7 @@ _LAZY: dict[str, str] = {
     "HostGlobResolver": "crawler.resolve",
     "HostSlot": "crawler.politeness",
     "MAX_URL_LENGTH": "crawler.urls",
+    "NOT_MODIFIED_PROFILE": "crawler.archive",
     "PIECE": "crawler.codings",
     "PageLinks": "crawler.links",
     "PolitenessPolicy": "crawler.politeness",
@@ -161,6 +170,8 @@ _LAZY: dict[str, str] = {
     "Taken": "crawler.frontier",
     "TokenBucket": "crawler.token_bucket",
     "UnsupportedCoding": "crawler.codings",
+    "WarcArchive": "crawler.archive",
+    "WarcImport": "crawler.ingest",
     "body_digest": "crawler.revisit",
     "crawl": "crawler.engine",
     "decode_body": "crawler.fetcher",
@@ -168,6 +179,7 @@ _LAZY: dict[str, str] = {
     "format_line": "crawler.progress",
     "format_summary": "crawler.progress",
     "host_key": "crawler.urls",
+    "import_warc": "crawler.ingest",
     "is_html": "crawler.fetcher",
     "is_local_host": "crawler.urls",
     "is_retryable_status": "crawler.retry",
@@ -192,6 +204,7 @@ __all__ = [
     "ACCEPT_ENCODING",
     "DEFAULT_USER_AGENT",
     "MAX_URL_LENGTH",
+    "NOT_MODIFIED_PROFILE",
     "PIECE",
     "RETRYABLE_ERRORS",
     "REVISIT_POLICIES",
@@ -224,6 +237,8 @@ __all__ = [
     "Taken",
     "TokenBucket",
     "UnsupportedCoding",
+    "WarcArchive",
+    "WarcImport",
     "__version__",
     "body_digest",
     "crawl",
@@ -233,6 +248,7 @@ __all__ = [
     "format_line",
     "format_summary",
     "host_key",
+    "import_warc",
     "is_html",
     "is_local_host",
     "is_retryable_status",

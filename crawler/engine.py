@@ -7,6 +7,12 @@ robots.txt if it is unknown or expired, else its best URL.  A host is busy until
 task ends and then waits out its politeness delay; so at most one request per host is
 ever in flight, over one kept-alive connection.
 
+A task that must wait inside its turn (a retry's backoff, ``Retry-After``, a
+Crawl-delay after robots.txt) does not hold one of the ``concurrency`` slots while it
+waits: it *parks* (:meth:`Crawler._wait`), giving its slot back, and the dispatcher
+resumes it once its time has come and a slot is free, before starting new hosts.  So
+hosts answering 429 with ``Retry-After: 600`` never starve the others.
+
 Every URL ends with exactly one :class:`~storage.records.Outcome`.  Each fetch attempt
 is a ``fetches`` row; the records of one fetch (attempt rows, new URLs, links,
 outcome) are enqueued with no ``await`` in between, so a kill never splits them.
@@ -20,8 +26,11 @@ order and links (:mod:`crawler.resume`).
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import json
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -157,6 +166,10 @@ class Crawler:
         self._next_seq = 0
         self._taken = 0                              # URLs handed to fetch tasks
         self._tasks: set[asyncio.Task[None]] = set()
+        # Tasks waiting without a slot: (resume time, tie-break, future), see _wait.
+        self._parked: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._n_parked = 0                           # of _tasks, parked (not in flight)
+        self._park_seq = itertools.count()
         self._wake = asyncio.Event()
         self._recompute: asyncio.Task[Any] | None = None
         self._fatal: BaseException | None = None
@@ -264,7 +277,8 @@ class Crawler:
         assert self.store is not None
         while not self._stop.is_set():
             now = time.monotonic()
-            while len(self._tasks) < concurrency and not self._max_pages_reached():
+            self._resume_parked(now, concurrency)
+            while self._in_flight() < concurrency and not self._max_pages_reached():
                 host_id = frontier.pop_ready(now)
                 if host_id is None:
                     break
@@ -276,8 +290,10 @@ class Crawler:
             if self._stop.is_set():
                 break
             wake_at = frontier.next_wakeup()
+            if self._parked:
+                wake_at = min(self._parked[0][0], wake_at if wake_at is not None else math.inf)
             timer = None
-            if wake_at is not None and len(self._tasks) < concurrency:
+            if wake_at is not None and self._in_flight() < concurrency:
                 timer = loop.call_later(max(0.0, wake_at - time.monotonic()), self._wake.set)
             await self._wake.wait()
             self._wake.clear()
@@ -290,6 +306,35 @@ class Crawler:
         for url_id in frontier.drain():
             self.store.set_outcome(url_id, Outcome.ABANDONED, None)
             self.stats.outcomes[Outcome.ABANDONED] += 1
+
+    def _in_flight(self) -> int:
+        """Tasks holding a slot (started and not parked)."""
+        return len(self._tasks) - self._n_parked
+
+    def _resume_parked(self, now: float, concurrency: int) -> None:
+        """Give free slots to parked tasks whose wait is over (oldest deadline first)."""
+        parked = self._parked
+        while parked and parked[0][0] <= now and self._in_flight() < concurrency:
+            fut = heapq.heappop(parked)[2]
+            if fut.done():  # its task was cancelled while parked (already uncounted)
+                continue
+            self._n_parked -= 1
+            fut.set_result(None)
+
+    async def _wait(self, seconds: float) -> None:
+        """Sleep ``seconds`` without holding a slot; the dispatcher resumes the task."""
+        if seconds <= 0:
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._parked, (time.monotonic() + seconds, next(self._park_seq), fut))
+        self._n_parked += 1
+        self._wake.set()  # a slot is free now
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.cancelled():  # cancelled while parked: the dispatcher never counted it
+                self._n_parked -= 1
+            raise
 
     def _check_contact(self, host_id: int) -> None:
         """Warn once per crawl when a non-loopback host is crawled without a contact."""
@@ -362,9 +407,7 @@ class Crawler:
         assert self.fetcher is not None and self.store is not None and self.scope is not None
         slot = self._slots[host_id]
         url = f"{self._scheme[host_id]}://{slot.name}/robots.txt"
-        wait = slot.ready_at - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
+        await self._wait(slot.ready_at - time.monotonic())
         status: int | None = None
         body: str | None = None
         started = time.monotonic()
@@ -472,9 +515,8 @@ class Crawler:
         url = self._urls[taken.url_id]
         fetcher, politeness = self.fetcher, self.politeness
         attempt = 0
-        now = time.monotonic()
-        if slot.ready_at > now:  # only after robots.txt left the host waiting
-            await asyncio.sleep(slot.ready_at - now)
+        # only after robots.txt left the host waiting
+        await self._wait(slot.ready_at - time.monotonic())
 
         async def attempt_once() -> FetchResult:
             nonlocal attempt
@@ -500,7 +542,7 @@ class Crawler:
 
         try:
             result = await self.retry.call(attempt_once, lambda: slot.ready_at - time.monotonic(),
-                                           asyncio.sleep)
+                                           self._wait)
         except FetchError as exc:
             # Every attempt already has its row; the URL ends with the last error.
             self._finish(taken, seq, _outcome_of(exc))

@@ -12,6 +12,7 @@ Fields are grouped by prefix, the component that reads them:
 ``sitemaps_``  :mod:`crawler.sitemaps` (sitemaps as a source of URLs, their limits)
 ``tls_``       :mod:`crawler.resolve` (certificate verification)
 ``store_``     the crawl database writer (batching)
+``warc_``      :mod:`crawler.archive` (WARC output of every HTTP exchange)
 ``frontier_``  :mod:`crawler.frontier` and the strategy
 =============  =====================================================================
 
@@ -179,6 +180,14 @@ class CrawlSettings:
     #: ``PATTERN[:PORT]=ADDR[:PORT]`` host-glob resolution rules (see crawler.resolve)
     resolve: tuple[str, ...] = ()
 
+    # -- warc_ --------------------------------------------------------------------
+    #: write every HTTP exchange as WARC records into this folder (None: no WARC)
+    warc_dir: str | None = None
+    #: start a new WARC file once the current one reaches this many bytes (1 GB)
+    warc_max_size: int = 1_000_000_000
+    #: file name prefix of the WARC files
+    warc_prefix: str = "webcrawl"
+
     # -- concurrency, frontier, store ---------------------------------------------
     #: requests in flight at once over all hosts (always one per host)
     concurrency: int = 64
@@ -209,7 +218,8 @@ class CrawlSettings:
                     "fetch_max_body", "retry_attempts", "concurrency", "links_max_per_page",
                     "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
                     "robots_max_attempts", "robots_max_size", "robots_cache_ttl",
-                    "sitemaps_max_files", "sitemaps_max_urls", "sitemaps_max_bytes")
+                    "sitemaps_max_files", "sitemaps_max_urls", "sitemaps_max_bytes",
+                    "warc_max_size")
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")

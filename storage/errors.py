@@ -9,6 +9,7 @@ matches a builtin, the class also inherits from it.
 
     WebcrawlError
     ├── ConfigError (ValueError)           bad settings or arguments
+    ├── InputFormatError (ValueError)      a file to import is damaged (WARC record, ...)
     ├── StoreError                         the crawl database
     │   ├── SchemaVersionError             file written by another schema version
     │   ├── StoreFullError (OSError)       disk full while writing
@@ -52,6 +53,7 @@ __all__ = [
     "FetchTimeoutError",
     "FixtureError",
     "HTTPStatusError",
+    "InputFormatError",
     "NetworkError",
     "PowerIterationFailedConvergence",
     "SchemaVersionError",
@@ -71,6 +73,17 @@ class WebcrawlError(Exception):
 
 class ConfigError(WebcrawlError, ValueError):
     """A setting or argument is invalid."""
+
+
+class InputFormatError(WebcrawlError, ValueError):
+    """A file given to ``webcrawl import`` is damaged or not in its format.
+
+    ``offset`` is the byte offset of the damaged part (a WARC record) when known.
+    """
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
 
 
 class StoreError(WebcrawlError):

@@ -16,6 +16,7 @@ __all__ = [
     "add_db_option",
     "add_json_option",
     "add_politeness_options",
+    "add_warc_option",
     "existing_db",
     "float_at_least",
     "int_at_least",
@@ -26,6 +27,7 @@ __all__ = [
     "positive_int",
     "print_json",
     "print_table",
+    "warc_settings",
 ]
 
 
@@ -102,6 +104,18 @@ def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
             "concurrency": args.concurrency, "fetch_total_timeout": args.timeout,
             "fetch_user_agent": args.user_agent, "fetch_contact": args.contact,
             "fetch_robots_agent": args.robots_agent, "robots_obey": not args.ignore_robots}
+
+
+def add_warc_option(parser: argparse.ArgumentParser) -> None:
+    """``--warc DIR``: also write every HTTP exchange as WARC records (``crawler.archive``)."""
+    parser.add_argument("--warc", type=Path, default=None, metavar="DIR",
+                        help="write every request and response as WARC 1.1 files "
+                             "(gzip per record, 1 GB each) into DIR")
+
+
+def warc_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``CrawlSettings`` keyword arguments from :func:`add_warc_option`."""
+    return {} if args.warc is None else {"warc_dir": str(args.warc)}
 
 
 def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -> None:

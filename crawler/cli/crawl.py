@@ -9,9 +9,12 @@ from typing import Any
 
 from crawler.cli._common import (
     add_politeness_options,
+    add_warc_option,
     nonneg_int,
     politeness_settings,
     positive_int,
+    print_json,
+    warc_settings,
 )
 from storage.errors import ConfigError
 
@@ -54,6 +57,9 @@ def register(sub: Any) -> None:
     p.add_argument("--insecure", action="store_true",
                    help="do not verify TLS certificates (warned about)")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
+    add_warc_option(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the final statistics as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
 
@@ -62,7 +68,7 @@ def _settings(args: argparse.Namespace, strategy: str) -> Any:
     from crawler.settings import CrawlSettings
 
     return CrawlSettings(
-        **politeness_settings(args), retry_attempts=args.retries,
+        **politeness_settings(args), **warc_settings(args), retry_attempts=args.retries,
         tls_ca_file=args.ca_file, tls_insecure=args.insecure,
         scope_hosts=tuple(args.allow_host),
         scope_domains=tuple(args.allow_domain), scope_max_pages=args.max_pages,
@@ -117,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
                 await progress.stop()
 
     asyncio.run(main())
-    if not args.quiet:
+    if args.json:
+        print_json(crawler.stats.as_dict())
+    elif not args.quiet:
         print(format_summary(crawler.stats), file=sys.stderr)
     if crawler.stats.stopped == "stopped":
         if not args.quiet:
