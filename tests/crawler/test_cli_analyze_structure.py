@@ -102,7 +102,7 @@ def test_smallworld_table_along_order(crawl_db, capsys):
 @pytest.mark.parametrize("method", ["directed", "undirected", "pagerank", "regular", "plain"])
 def test_sample_json(crawl_db, capsys, method):
     out = run_json(capsys, "analyze", "sample", "--db", str(crawl_db), "--method", method,
-                   "--size", "50", "--burn-in", "10", "--walk-length", "20", "--seed", "3",
+                   "--size", "50", "--burn-in", "10", "--walk-length", "20", "--random-seed", "3",
                    "--json")
     assert out["method"] == method and out["size"] == 50 and len(out["sample"]) == 50
     assert set(out["sample"]) <= {URLS[i] for i in LINKS}
@@ -115,7 +115,8 @@ def test_sample_table(crawl_db, capsys):
     assert main(["analyze", "sample", "--db", str(crawl_db), "--size", "30", "--show",
                  "3"]) == 0
     text = capsys.readouterr().out
-    assert "undirected sample: 30 pages" in text and "in-degree: mean" in text
+    assert "undirected sample of the graph of fetched pages: 8 pages" in text
+    assert "in-degree: mean" in text
 
 
 @pytest.mark.parametrize("argv", [

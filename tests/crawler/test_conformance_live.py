@@ -86,6 +86,20 @@ async def test_robots_product_token_configured_and_checked(
 
 # -- User-Agent and contact ---------------------------------------------------------
 
+def test_version_matches_pyproject() -> None:
+    import tomllib
+
+    from crawler.settings import VERSION
+    from storage._version import __version__
+
+    root = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    # The version is dynamic: setuptools reads it from storage._version, as the UA does.
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "storage._version.__version__"}
+    assert __version__ == VERSION
+
+
 @pytest.mark.parametrize("option", [["--contact", "ops@example.org\r\nX-Evil: 1"],
                                     ["--user-agent", "bot/1\nX-Evil: 1"],
                                     ["--contact", "a\x00b"]], ids=["contact", "ua", "nul"])
