@@ -48,6 +48,12 @@ if TYPE_CHECKING:
         settings_dict,
         stored_settings,
     )
+    from crawler.encodings import (
+        decode_page,
+        lookup_label,
+        page_encoding,
+        url_encoding,
+    )
     from crawler.engine import (
         Crawler,
         CrawlStats,
@@ -119,6 +125,11 @@ if TYPE_CHECKING:
     from crawler.scope import (
         Scope,
     )
+    from crawler.sitemaps import (
+        Sitemap,
+        SitemapReader,
+        parse_sitemap,
+    )
     from crawler.token_bucket import (
         TokenBucket,
     )
@@ -167,6 +178,8 @@ _LAZY: dict[str, str] = {
     "RobotsState": "crawler.robots",
     "RobotsTxt": "crawler.robots",
     "Scope": "crawler.scope",
+    "Sitemap": "crawler.sitemaps",
+    "SitemapReader": "crawler.sitemaps",
     "TRAP_RULES": "crawler.traps",
     "Taken": "crawler.frontier",
     "TokenBucket": "crawler.token_bucket",
@@ -180,6 +193,7 @@ _LAZY: dict[str, str] = {
     "convert_setting": "crawler.config",
     "crawl": "crawler.engine",
     "decode_body": "crawler.fetcher",
+    "decode_page": "crawler.encodings",
     "extract_links": "crawler.links",
     "format_line": "crawler.progress",
     "format_summary": "crawler.progress",
@@ -190,13 +204,16 @@ _LAZY: dict[str, str] = {
     "is_retryable_status": "crawler.retry",
     "is_valid_product_token": "crawler.robots",
     "load_toml": "crawler.config",
+    "lookup_label": "crawler.encodings",
     "make_ssl_context": "crawler.resolve",
     "normalize_escapes": "crawler.urls",
     "normalize_url": "crawler.urls",
+    "page_encoding": "crawler.encodings",
     "parse_assignments": "crawler.config",
     "parse_retry_after": "crawler.politeness",
     "parse_rule": "crawler.resolve",
     "parse_rules": "crawler.resolve",
+    "parse_sitemap": "crawler.sitemaps",
     "path_pattern": "crawler.traps",
     "read_stored_settings": "crawler.config",
     "remove_dot_segments": "crawler.urls",
@@ -209,6 +226,7 @@ _LAZY: dict[str, str] = {
     "settings_dict": "crawler.config",
     "stop_on_signals": "crawler.progress",
     "stored_settings": "crawler.config",
+    "url_encoding": "crawler.encodings",
     "volatile_pattern": "crawler.revisit",
 }
 
@@ -246,6 +264,8 @@ __all__ = [
     "RobotsState",
     "RobotsTxt",
     "Scope",
+    "Sitemap",
+    "SitemapReader",
     "Taken",
     "TokenBucket",
     "TrapGuard",
@@ -259,6 +279,7 @@ __all__ = [
     "convert_setting",
     "crawl",
     "decode_body",
+    "decode_page",
     "extract_links",
     "format_line",
     "format_summary",
@@ -269,13 +290,16 @@ __all__ = [
     "is_retryable_status",
     "is_valid_product_token",
     "load_toml",
+    "lookup_label",
     "make_ssl_context",
     "normalize_escapes",
     "normalize_url",
+    "page_encoding",
     "parse_assignments",
     "parse_retry_after",
     "parse_rule",
     "parse_rules",
+    "parse_sitemap",
     "path_pattern",
     "read_stored_settings",
     "remove_dot_segments",
@@ -288,6 +312,7 @@ __all__ = [
     "settings_dict",
     "stop_on_signals",
     "stored_settings",
+    "url_encoding",
     "user_agent",
     "volatile_pattern",
 ]
