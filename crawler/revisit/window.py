@@ -5,8 +5,8 @@ site was added when a revisited page linked to it, so new pages' lifespans, birt
 deaths could be measured.  :class:`PageWindow` decides, for the links of a revisited
 HTML page, which URLs join: on a host already in the collection (the study's fixed set
 of sites), allowed by robots.txt, not already in the collection.  A URL the crawl
-discovered but never fetched (its frontier, or abandoned when it stopped) joins under
-its stored id; an unknown one gets the next URL id.  Links are read from revisits that
+discovered but never fetched (its frontier, or abandoned when it stopped) or found
+missing (an HTTP error: a page not born yet is 404) joins under its stored id; an unknown one gets the next URL id.  Links are read from revisits that
 return a body (2xx): a 304 means the page, and so its links, did not change.
 
 References
@@ -27,8 +27,9 @@ from storage.store import HostRow, UrlRow
 
 __all__ = ["NewPage", "PageWindow"]
 
-#: Stored outcomes of URLs the crawl discovered but did not fetch.
-_FRONTIER = (None, Outcome.ABANDONED)
+#: Stored outcomes of URLs the crawl discovered but did not fetch, or found missing
+#: (an HTTP error such as 404: the page may be born since).
+_FRONTIER = (None, Outcome.ABANDONED, Outcome.HTTP_ERROR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +77,9 @@ class PageWindow:
                 continue
             known = self._known.get(url)
             if known is not None:
-                # Only the crawl's frontier joins (never fetched, or abandoned when the
-                # crawl stopped): fetched pages already are members, other outcomes
-                # (robots, scope, errors, redirects) were judged by the crawl.
+                # Only the crawl's frontier joins (never fetched, abandoned when the
+                # crawl stopped, or missing then): fetched pages already are members,
+                # other outcomes (robots, scope, redirects) were judged by the crawl.
                 if known.id in self._members or known.outcome not in _FRONTIER:
                     continue
                 if not self._allowed(host_id, url):
