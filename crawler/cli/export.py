@@ -43,9 +43,10 @@ def register(sub: Any) -> None:
                         help="edges: integer URL ids instead of URLs, with --nodes FILE")
     parser.add_argument("--nodes", type=Path, metavar="FILE",
                         help="with --ids: write 'id<TAB>url' for every URL here")
-    parser.add_argument("--seconds-per-day", type=positive_float, default=86400.0,
-                        metavar="S", help="rates: length of a day on the crawl's clock "
-                                          "(default 86400; smaller for a simulated clock)")
+    parser.add_argument("--day-seconds", "--seconds-per-day", dest="seconds_per_day",
+                        type=positive_float, default=None, metavar="S",
+                        help="rates: length of a day on the crawl's clock (default: the one "
+                             "the revisit stored, else 86400)")
     parser.add_argument("--out", type=Path, metavar="FILE",
                         help="output file (default: standard output)")
     parser.set_defaults(func=run)

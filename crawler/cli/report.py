@@ -33,7 +33,8 @@ def register(sub: Any) -> None:
                         "(comma-separated, e.g. bfs,dfs,random,backlink,pagerank,opic)")
     p.add_argument("--top", type=positive_int, default=20, metavar="K",
                    help="rows of the top-pages tables (default %(default)s)")
-    p.add_argument("--seconds-per-day", type=positive_float, default=None, metavar="S",
+    p.add_argument("--day-seconds", "--seconds-per-day", dest="seconds_per_day",
+                   type=positive_float, default=None, metavar="S",
                    help="length of a day on the crawl's clock for change rates (default: "
                         "the revisit run's, else 86400)")
     add_graph_option(p)
