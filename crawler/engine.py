@@ -79,6 +79,8 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     outcomes: Counter[str] = field(default_factory=Counter)
+    #: URLs kept out by each trap bound of :mod:`crawler.traps` (this run)
+    traps: Counter[str] = field(default_factory=Counter)
     requests: int = 0
     robots_fetches: int = 0
     retries: int = 0
@@ -117,7 +119,8 @@ class CrawlStats:
                 "pages_per_second": round(self.rate, 1), "requests": self.requests,
                 "robots_fetches": self.robots_fetches, "retries": self.retries,
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
-                "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items()))}
+                "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items())),
+                "traps": dict(sorted(self.traps.items()))}
 
 
 class Crawler:
@@ -390,6 +393,8 @@ class Crawler:
         self.stats.busy_hosts = self.frontier.busy
         self.stats.hosts = len(self._slots)
         self.stats.urls = len(self._urls)
+        if self.scope is not None:
+            self.stats.traps = self.scope.traps.fired
 
     # -- robots.txt ---------------------------------------------------------------
     async def _fetch_robots(self, host_id: int) -> None:

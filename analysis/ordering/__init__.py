@@ -5,6 +5,12 @@ the random-web-crawls model.
 
 from __future__ import annotations
 
+from analysis.ordering.along import (
+    ALONG_MEASURES,
+    AlongCrawl,
+    measure_along,
+    pagerank_power_law,
+)
 from analysis.ordering.compare import (
     RECORDED,
     CompareSettings,
@@ -71,12 +77,14 @@ from analysis.ordering.virtual import (
 )
 
 __all__ = [
+    "ALONG_MEASURES",
     "EXCLUSION_REASONS",
     "GAMMA_IN",
     "GAMMA_OUT",
     "MIN_OUT_DEGREE",
     "MODEL_STRATEGIES",
     "RECORDED",
+    "AlongCrawl",
     "BacklinkCount",
     "BreadthFirst",
     "CompareSettings",
@@ -102,7 +110,9 @@ __all__ = [
     "discovery_rate",
     "final_pagerank",
     "get_strategy",
+    "measure_along",
     "pagerank_capture",
+    "pagerank_power_law",
     "random_web_crawl",
     "rank_positions",
     "reach_summary",

@@ -23,18 +23,22 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
+from crawler.cli._help import add_deprecated_alias
 
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "changes", help="change rates, lifespans and the Poisson test of revisited pages",
-        description=__doc__.splitlines()[0])
+        description="Change analytics of a revisited crawl: change-rate buckets, page "
+                    "lifespans, the Poisson test of change intervals and, with --out, "
+                    "plots.  Needs a crawl that was revisited (webcrawl revisit).")
     add_db_option(parser)
     parser.add_argument("--out", type=Path, metavar="DIR", help="write PNG plots into DIR")
-    parser.add_argument("--day-seconds", "--seconds-per-day", dest="seconds_per_day",
-                        type=positive_float, default=None, metavar="S",
+    parser.add_argument("--day-seconds", dest="seconds_per_day", type=positive_float,
+                        default=None, metavar="S",
                         help="length of a day on the crawl's clock (default: the one the "
                              "revisit stored, else 86400)")
+    add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
     add_json_option(parser)
     parser.set_defaults(func=run)
 

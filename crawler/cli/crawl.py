@@ -18,6 +18,7 @@ from crawler.cli._common import (
     settings_layers,
     warc_settings,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 __all__ = ["register", "run"]
@@ -38,15 +39,19 @@ def register(sub: Any) -> None:
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
                         "or a registered custom one")
-    p.add_argument("--seed", type=nonneg_int, default=None,
+    p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=None, metavar="N",
                    help=f"seed of randomised strategies (default {d.frontier_seed})")
+    add_deprecated_alias(p, "--seed", "--random-seed")
     p.add_argument("--allow-host", action="append", default=[], metavar="GLOB",
                    help="crawl hosts matching GLOB (default: the seeds' hosts); repeatable")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
-    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N")
+    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
+                   help="stop after N pages were fetched (default: no limit)")
+    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
+                   help="follow links at most N steps from a seed (default: no limit)")
+    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
+                   help="enqueue at most N URLs of each host (default: no limit)")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
