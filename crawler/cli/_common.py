@@ -62,37 +62,57 @@ positive_float = float_at_least(0.0, strict=True)
 nonneg_float = float_at_least(0.0)
 
 
-def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str) -> None:
-    """The sandboxing and politeness options shared by ``crawl`` and ``revisit``."""
+def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str,
+                           given_only: bool = False) -> None:
+    """The sandboxing and politeness options shared by ``crawl`` and ``revisit``.
+
+    With ``given_only`` an option left out is None (not its default), so that
+    :func:`politeness_settings` returns only the options given (a resume keeps the
+    stored value of the others).
+    """
     from crawler.settings import CrawlSettings
 
     d = CrawlSettings()
-    parser.add_argument("--resolve", action="append", default=[], metavar="PATTERN=ADDR",
+
+    def default(value: Any) -> Any:
+        return None if given_only else value
+
+    parser.add_argument("--resolve", action="append", default=default([]),
+                        metavar="PATTERN=ADDR",
                         help="resolve hosts matching a glob (e.g. '*.test=127.0.0.1', "
                              "'*:443=127.0.0.1:8443') to ADDR; repeatable")
-    parser.add_argument("--delay-factor", type=nonneg_float, default=d.polite_delay_factor,
-                        metavar="F", help="wait F times the last fetch time (default %(default)s)")
-    parser.add_argument("--min-delay", type=nonneg_float, default=d.polite_min_delay,
+    parser.add_argument("--delay-factor", type=nonneg_float,
+                        default=default(d.polite_delay_factor), metavar="F",
+                        help=f"wait F times the last fetch time (default {d.polite_delay_factor})")
+    parser.add_argument("--min-delay", type=nonneg_float, default=default(d.polite_min_delay),
+                        metavar="S", help="minimum seconds between requests to a host "
+                                          f"(default {d.polite_min_delay})")
+    parser.add_argument("--max-delay", type=nonneg_float, default=default(d.polite_max_delay),
                         metavar="S",
-                        help="minimum seconds between requests to a host (default %(default)s)")
-    parser.add_argument("--max-delay", type=nonneg_float, default=d.polite_max_delay,
-                        metavar="S", help="cap of the computed wait (default %(default)s)")
-    parser.add_argument("--concurrency", type=positive_int, default=d.concurrency, metavar="C",
-                        help="requests in flight over all hosts (default %(default)s)")
-    parser.add_argument("--timeout", type=positive_float, default=d.fetch_total_timeout,
-                        metavar="S", help="total seconds per request (default %(default)s)")
-    parser.add_argument("--user-agent", default=d.fetch_user_agent, metavar="UA")
-    parser.add_argument("--ignore-robots", action="store_true", help=robots_help)
+                        help=f"cap of the computed wait (default {d.polite_max_delay})")
+    parser.add_argument("--concurrency", type=positive_int, default=default(d.concurrency),
+                        metavar="C",
+                        help=f"requests in flight over all hosts (default {d.concurrency})")
+    parser.add_argument("--timeout", type=positive_float, default=default(d.fetch_total_timeout),
+                        metavar="S",
+                        help=f"total seconds per request (default {d.fetch_total_timeout})")
+    parser.add_argument("--user-agent", default=default(d.fetch_user_agent), metavar="UA",
+                        help="the User-Agent header (default: webcrawl's own, with a contact URL)")
+    parser.add_argument("--ignore-robots", action="store_true", default=default(False),
+                        help=robots_help)
 
 
 def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """``CrawlSettings`` keyword arguments from :func:`add_politeness_options`' options."""
-    if args.min_delay > args.max_delay:
+    """``CrawlSettings`` keyword arguments of the :func:`add_politeness_options` given."""
+    if (args.min_delay is not None and args.max_delay is not None
+            and args.min_delay > args.max_delay):
         raise ConfigError(f"--min-delay ({args.min_delay}) exceeds --max-delay ({args.max_delay})")
-    return {"resolve": tuple(args.resolve), "polite_delay_factor": args.delay_factor,
-            "polite_min_delay": args.min_delay, "polite_max_delay": args.max_delay,
-            "concurrency": args.concurrency, "fetch_total_timeout": args.timeout,
-            "fetch_user_agent": args.user_agent, "robots_obey": not args.ignore_robots}
+    values = {"resolve": None if args.resolve is None else tuple(args.resolve),
+              "polite_delay_factor": args.delay_factor, "polite_min_delay": args.min_delay,
+              "polite_max_delay": args.max_delay, "concurrency": args.concurrency,
+              "fetch_total_timeout": args.timeout, "fetch_user_agent": args.user_agent,
+              "robots_obey": None if args.ignore_robots is None else not args.ignore_robots}
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -> None:

@@ -25,50 +25,58 @@ def register(sub: Any) -> None:
     p = sub.add_parser("crawl", help="crawl from seed URLs into a crawl database",
                        description="Crawl politely from SEED_URLs, writing every fetch, URL "
                                    "and link to --db.  Ctrl-C stops cleanly; --resume "
-                                   "continues an interrupted crawl.")
+                                   "continues an interrupted (or page-limited) crawl with "
+                                   "its stored options; options given again replace them.")
     p.add_argument("seeds", nargs="*", metavar="SEED_URL",
                    help="start URLs (optional with --resume)")
     p.add_argument("--db", required=True, type=Path, metavar="PATH", help="the crawl database")
-    p.add_argument("--resume", action="store_true", help="continue the crawl stored in --db")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the crawl stored in --db, with its stored options")
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
-                        "or a registered custom one")
-    p.add_argument("--seed", type=nonneg_int, default=d.frontier_seed,
-                   help="seed of randomised strategies (default %(default)s)")
-    p.add_argument("--allow-host", action="append", default=[], metavar="GLOB",
+                        "or a registered custom one (a resume keeps the stored one)")
+    p.add_argument("--seed", type=nonneg_int, default=None,
+                   help=f"seed of randomised strategies (default {d.frontier_seed})")
+    p.add_argument("--allow-host", action="append", default=None, metavar="GLOB",
                    help="crawl hosts matching GLOB (default: the seeds' hosts); repeatable")
-    p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
+    p.add_argument("--allow-domain", action="append", default=None, metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
-    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--retries", type=positive_int, default=d.retry_attempts, metavar="N",
-                   help="attempts per URL for transient errors (default %(default)s)")
+    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
+                   help="pages fetched in total, over resumes (default: no limit)")
+    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
+                   help="link depth from a seed (default: no limit)")
+    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
+                   help="URLs enqueued per host (default: no limit)")
+    p.add_argument("--retries", type=positive_int, default=None, metavar="N",
+                   help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     p.add_argument("--ca-file", default=None, metavar="PEM", help="extra trusted CA bundle")
-    p.add_argument("--insecure", action="store_true",
+    p.add_argument("--insecure", action="store_true", default=None,
                    help="do not verify TLS certificates (warned about)")
-    add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
+    add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)",
+                           given_only=True)
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
 
 
-def _settings(args: argparse.Namespace, strategy: str) -> Any:
-    from crawler.settings import CrawlSettings
-
-    return CrawlSettings(
-        **politeness_settings(args), retry_attempts=args.retries,
-        tls_ca_file=args.ca_file, tls_insecure=args.insecure,
-        scope_hosts=tuple(args.allow_host),
-        scope_domains=tuple(args.allow_domain), scope_max_pages=args.max_pages,
-        scope_max_depth=args.max_depth, scope_max_per_host=args.max_per_host,
-        frontier_strategy=strategy, frontier_seed=args.seed,
-    )
+def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``CrawlSettings`` fields of the options given on the command line."""
+    values = {
+        "retry_attempts": args.retries, "tls_ca_file": args.ca_file,
+        "tls_insecure": args.insecure,
+        "scope_hosts": None if args.allow_host is None else tuple(args.allow_host),
+        "scope_domains": None if args.allow_domain is None else tuple(args.allow_domain),
+        "scope_max_pages": args.max_pages, "scope_max_depth": args.max_depth,
+        "scope_max_per_host": args.max_per_host, "frontier_strategy": args.strategy,
+        "frontier_seed": args.seed,
+    }
+    given = {k: v for k, v in values.items() if v is not None}
+    given.update(politeness_settings(args))
+    return given
 
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
     import asyncio
-    import sqlite3
 
     from analysis.ordering.strategies import get_strategy
     from crawler.engine import Crawler
@@ -76,23 +84,15 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED_URL (or --resume)")
-    if args.resume and not args.db.exists():
-        raise ConfigError(f"nothing to resume: no crawl database at {args.db}")
-    strategy = args.strategy
-    if strategy is None and args.resume:
-        try:
-            with sqlite3.connect(f"file:{args.db}?mode=ro", uri=True) as conn:
-                row = conn.execute("SELECT value FROM meta WHERE key = 'strategy'").fetchone()
-            strategy = row[0] if row else None
-        except sqlite3.Error:
-            strategy = None
-    strategy = strategy or "bfs"
-    get_strategy(strategy)  # unknown names -> ConfigError listing the known ones
-    if args.insecure:
+    if args.strategy is not None:
+        get_strategy(args.strategy)  # unknown names -> ConfigError listing the known ones
+    crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=_given_settings(args))
+    settings = crawler.settings
+    for note in crawler.notes:
+        print(f"webcrawl: {note}", file=sys.stderr)
+    if settings.tls_insecure:
         print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
               file=sys.stderr)
-    settings = _settings(args, strategy)
-    crawler = Crawler(args.db, args.seeds, settings, resume=args.resume)
 
     async def main() -> None:
         progress = Progress(crawler.stats, interval=settings.progress_interval)
