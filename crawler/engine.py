@@ -54,7 +54,7 @@ from crawler.robots import RobotsCache, RobotsState
 from crawler.scope import Scope
 from crawler.settings import CrawlSettings
 from crawler.tasks import FetchTasks
-from crawler.urls import host_key, normalize_url
+from crawler.urls import host_key, is_local_host, normalize_url
 from storage import _testhooks
 from storage.errors import (
     ConfigError,
@@ -182,6 +182,7 @@ class Crawler:
         self._recompute: asyncio.Task[Any] | None = None
         self._fetches_since = 0
         self._recomputed_at = time.monotonic()
+        self._contact_checked = False
         s = self.settings
         self.politeness = PolitenessPolicy(s)
         self.robots = RobotsCache(s)
@@ -311,8 +312,20 @@ class Crawler:
         # higher limit takes them.
         self.stats.stopped = "max_pages" if self._max_pages_reached() else "done"
 
+    def _check_contact(self, host_id: int) -> None:
+        """Warn once per crawl when a non-loopback host is crawled without a contact."""
+        name = self.registry.slot(host_id).name
+        if self.settings.fetch_contact is not None:
+            self._contact_checked = True
+        elif not is_local_host(name):
+            self._contact_checked = True
+            log.warning("webcrawl: warning: crawling %s without a contact: give --contact "
+                        "URL-or-email so its operators can reach you", name)
+
     def _start_host(self, host_id: int, now: float) -> None:
         """Use a ready host's turn: robots.txt, or its best URL."""
+        if not self._contact_checked:
+            self._check_contact(host_id)
         if self.robots.needs_fetch(host_id, now):
             self._tasks.spawn(self._fetch_robots(host_id))
             return
@@ -367,7 +380,9 @@ class Crawler:
                         break
                     url = target
                     continue
-                body = result.text() if 200 <= status < 300 else None
+                # A file over robots_max_size arrives cut there: its first part is
+                # obeyed (RFC 9309 section 2.5), never read as empty.
+                body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
                 break
             else:
                 status = None  # too many redirects: unreachable

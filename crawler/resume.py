@@ -42,7 +42,7 @@ from crawler.politeness import HostSlot, PolitenessPolicy
 from crawler.registry import CrawlRegistry
 from crawler.robots import RobotsCache
 from crawler.scope import Scope
-from crawler.settings import CrawlSettings
+from crawler.settings import CrawlSettings, user_agent
 from crawler.urls import host_key
 from storage import _testhooks
 from storage.errors import ConfigError
@@ -134,11 +134,12 @@ def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
     stored = _settings_dict(meta[META_SETTINGS]) if META_SETTINGS in meta else {}
     if META_STRATEGY in meta:
         stored["frontier_strategy"] = meta[META_STRATEGY]
-    base = {name: stored.get(name, getattr(CrawlSettings(), name)) for name in _FIELDS}
+    base = _derive_user_agent(
+        {name: stored.get(name, getattr(CrawlSettings(), name)) for name in _FIELDS})
     explicit: dict[str, Any] = {}
     if given is not None:
-        explicit = {name: getattr(given, name) for name in _FIELDS
-                    if getattr(given, name) != base[name]}
+        full = _derive_user_agent({name: getattr(given, name) for name in _FIELDS})
+        explicit = {name: value for name, value in full.items() if value != base[name]}
     for name, value in (overrides or {}).items():
         if name not in _FIELDS:
             raise ConfigError(f"unknown crawl setting {name!r}")
@@ -156,6 +157,15 @@ def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
                   for name, value in explicit.items()
                   if name in stored and value != base[name])
     return ResumeSettings(CrawlSettings(**{**base, **explicit}), notes)
+
+
+def _derive_user_agent(values: dict[str, Any]) -> dict[str, Any]:
+    """A User-Agent derived from the product token and contact goes back to "" (derive
+    it again), so that a new ``fetch_contact`` or version shows in it."""
+    derived = user_agent(values["fetch_robots_agent"], values["fetch_contact"])
+    if values["fetch_user_agent"] == derived:
+        values["fetch_user_agent"] = ""
+    return values
 
 
 def merge_seeds(meta: Mapping[str, str], given: list[str]) -> tuple[list[str], list[str]]:

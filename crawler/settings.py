@@ -24,14 +24,38 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, fields
 
 from storage.errors import ConfigError
 
-__all__ = ["DEFAULT_USER_AGENT", "CrawlSettings"]
+__all__ = ["DEFAULT_USER_AGENT", "VERSION", "CrawlSettings", "user_agent"]
 
-#: Names the crawler and a contact URL, as polite crawlers do.
-DEFAULT_USER_AGENT = "webcrawl/0.1 (+https://github.com/webcrawl/webcrawl; research crawler)"
+#: The crawler's version (the same as pyproject.toml's; a test checks it).
+VERSION = "0.1.0"
+#: The page describing the crawler, named in every User-Agent.
+INFO_URL = "https://github.com/webcrawl/webcrawl"
+# Control characters (CR/LF could inject headers) and DEL.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PRODUCT_TOKEN = re.compile(r"[a-zA-Z_-]+")
+
+
+def user_agent(product: str, contact: str | None) -> str:
+    """The User-Agent header: product/version, the info page and the operator's contact.
+
+    >>> user_agent("webcrawl", "ops@example.org")
+    'webcrawl/0.1.0 (+https://github.com/webcrawl/webcrawl; contact: ops@example.org)'
+    """
+    tail = f"; contact: {contact}" if contact else ""
+    return f"{product}/{VERSION} (+{INFO_URL}{tail})"
+
+
+#: The User-Agent without a contact.
+DEFAULT_USER_AGENT = user_agent("webcrawl", None)
+
+
+#: The largest ``links_max_per_page`` accepted (a page's link list is one int32 array).
+MAX_LINKS_PER_PAGE = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +76,15 @@ class CrawlSettings:
     #: bytes, and the parsed DOM of an HTML page is about 20 times its size (lexbor), so
     #: a 100 MB or a million-link page costs at most ~25x this cap, never its own size.
     fetch_max_body: int = 5 * 1024 * 1024
-    #: the User-Agent header (names the crawler and a contact URL)
-    fetch_user_agent: str = DEFAULT_USER_AGENT
-    #: the product token matched against robots.txt ``User-agent`` lines
+    #: the User-Agent header; empty: built from the product token, the version and
+    #: ``fetch_contact`` (see :func:`user_agent`)
+    fetch_user_agent: str = ""
+    #: the product token matched against robots.txt ``User-agent`` lines (RFC 9309
+    #: section 2.2.1: ``[a-zA-Z_-]+``, matched case-insensitively, never by prefix)
     fetch_robots_agent: str = "webcrawl"
+    #: how site operators reach whoever runs the crawl (a URL or an e-mail address),
+    #: named in the User-Agent; a crawl of a non-loopback host without one is warned about
+    fetch_contact: str | None = None
     #: redirect hops followed from one URL (each hop is its own recorded fetch)
     fetch_max_redirects: int = 5
     #: seconds an idle kept-alive connection stays open
@@ -119,10 +148,12 @@ class CrawlSettings:
         ".ttf", ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx")
 
     # -- links_ -------------------------------------------------------------------
-    #: distinct link targets taken from one page at most (document order); the rest
-    #: are ignored, so one page adds at most this many URLs, edges and records however
-    #: many anchors its (capped, see ``fetch_max_body``) markup holds
-    links_max_per_page: int = 1000
+    #: distinct link targets taken from one page at most (document order).  The rest
+    #: are dropped and the page is recorded as cut (``link_cuts`` table, the crawl
+    #: summary, the report), so one page adds at most this many URLs, edges and
+    #: records however many anchors its (capped, see ``fetch_max_body``) markup holds.
+    #: 10,000 cuts no page of a large documentation site (a Sphinx changelog: 3,303).
+    links_max_per_page: int = 10_000
     #: follow links marked rel=nofollow (they are recorded, flagged, either way)
     links_follow_nofollow: bool = True
     #: honour ``<meta name=robots content=nofollow>``: record the links, follow none
@@ -176,8 +207,24 @@ class CrawlSettings:
         if self.polite_min_delay > self.polite_max_delay:
             raise ConfigError(f"polite_min_delay ({self.polite_min_delay}) exceeds "
                               f"polite_max_delay ({self.polite_max_delay})")
-        if not self.fetch_user_agent.strip():
+        if not _PRODUCT_TOKEN.fullmatch(self.fetch_robots_agent):
+            raise ConfigError(f"fetch_robots_agent must be a product token of letters, '-' "
+                              f"and '_' (RFC 9309), got {self.fetch_robots_agent!r}")
+        for name in ("fetch_user_agent", "fetch_contact"):
+            value = getattr(self, name)
+            if value is not None and _CONTROL.search(value):
+                raise ConfigError(f"{name} must not contain control characters (CR, LF, ...),"
+                                  f" got {value!r}")
+        if self.fetch_contact is not None and not self.fetch_contact.strip():
+            raise ConfigError("fetch_contact must not be empty")
+        if self.fetch_user_agent == "":
+            object.__setattr__(self, "fetch_user_agent",
+                               user_agent(self.fetch_robots_agent, self.fetch_contact))
+        elif not self.fetch_user_agent.strip():
             raise ConfigError("fetch_user_agent must not be empty")
+        if self.links_max_per_page > MAX_LINKS_PER_PAGE:
+            raise ConfigError(f"links_max_per_page must be at most {MAX_LINKS_PER_PAGE:,}, "
+                              f"got {self.links_max_per_page}")
         if self.tls_insecure and self.tls_ca_file:
             raise ConfigError("tls_insecure and tls_ca_file exclude each other")
         if self.tls_ca_file and not os.path.isfile(self.tls_ca_file):

@@ -25,11 +25,13 @@ The function is idempotent: ``normalize_url(normalize_url(u)) == normalize_url(u
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-__all__ = ["MAX_URL_LENGTH", "host_key", "normalize_url", "remove_dot_segments"]
+__all__ = ["MAX_URL_LENGTH", "host_key", "is_local_host", "normalize_escapes", "normalize_url",
+           "remove_dot_segments"]
 
 #: URLs longer than this (after normalisation) are rejected by normalisation itself.
 MAX_URL_LENGTH = 8192
@@ -53,7 +55,12 @@ def _fix_escape(match: re.Match[str]) -> str:
     return "".join(f"%{byte:02X}" for byte in text.encode("utf-8", "surrogatepass"))
 
 
-def _normalize_escapes(part: str) -> str:
+def normalize_escapes(part: str) -> str:
+    """Rule 6 of the module docstring on one URL part (also used for robots.txt patterns).
+
+    >>> normalize_escapes("/a%7e/%2f/é%")
+    '/a~/%2F/%C3%A9%25'
+    """
     return _PCT_OR_BAD.sub(_fix_escape, part)
 
 
@@ -142,10 +149,10 @@ def _normalize_absolute(url: str) -> str | None:
     if host is None:
         return None
     netloc = host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
-    path = remove_dot_segments(_normalize_escapes(parts.path) or "/")
+    path = remove_dot_segments(normalize_escapes(parts.path) or "/")
     if not path.startswith("/"):
         path = "/" + path
-    query = _normalize_escapes(parts.query)
+    query = normalize_escapes(parts.query)
     result = f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "")
     return result if len(result) <= MAX_URL_LENGTH else None
 
@@ -192,3 +199,26 @@ def host_key(url: str) -> str:
     start = url.index("//") + 2
     end = url.find("/", start)
     return url[start:] if end < 0 else url[start:end]
+
+
+#: Special-use names that never reach a public server (RFC 6761, RFC 2606).
+_LOCAL_SUFFIXES = (".localhost", ".test", ".invalid", ".example", ".local")
+
+
+@lru_cache(maxsize=4096)
+def is_local_host(hostport: str) -> bool:
+    """Whether a :func:`host_key` names this machine or a special-use name, never a public host.
+
+    Loopback literals (``127.0.0.0/8``, ``[::1]``), ``localhost`` and names under
+    ``.localhost``, ``.test``, ``.invalid``, ``.example`` and ``.local`` count as local.
+
+    >>> is_local_host("127.0.0.2:8400"), is_local_host("site1.test"), is_local_host("example.org")
+    (True, True, False)
+    """
+    host = hostport[1:hostport.index("]")] if hostport.startswith("[") else hostport.split(":")[0]
+    if host == "localhost" or host.endswith(_LOCAL_SUFFIXES):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -359,6 +359,19 @@ class CrawlReader:
                 for d in np.frombuffer(dst, dtype=_LINK_DTYPE).tolist():
                     yield src_url, url[d], d in nf
 
+    def iter_fetches(self) -> Iterator[tuple[Any, ...]]:
+        """Yield one row per fetch attempt, in insertion order, with its URL.
+
+        Columns: ``url, url_id, seq, kind, attempt, started_at, ended_at, outcome,
+        status, content_type, size, digest, etag, last_modified, error, strategy,
+        priority, rank, changed``.
+        """
+        yield from self._run(
+            "SELECT u.url, f.url_id, f.seq, f.kind, f.attempt, f.started_at, f.ended_at,"
+            " f.outcome, f.status, f.content_type, f.size, f.digest, f.etag,"
+            " f.last_modified, f.error, f.strategy, f.priority, f.rank, f.changed"
+            " FROM fetches f LEFT JOIN urls u ON u.id = f.url_id ORDER BY f.id")
+
     def iter_pages(self) -> Iterator[tuple[Any, ...]]:
         """Yield one row per URL (id order) with its final crawl fetch, if any.
 

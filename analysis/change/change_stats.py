@@ -25,7 +25,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from analysis.change.estimators import VisitHistory, estimate_rates
+from analysis.change.estimators import (
+    RateEstimate,
+    VisitHistory,
+    estimate_rates,
+    no_change_upper_bound,
+)
 from storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
@@ -244,13 +249,19 @@ def unchanged_curve(log: VisitLog, tol: float | None = None) -> tuple[FloatArray
 
 @dataclass(frozen=True, eq=False)
 class PoissonTest:
-    """KS test of change intervals against the exponential law."""
+    """KS test of change intervals against the exponential law.
+
+    ``skipped`` says why the test was not run (no page changed often enough; a
+    collection where nothing changed is the common case); ``statistic`` and ``pvalue``
+    are ``nan`` then.
+    """
 
     statistic: float
     pvalue: float
     n_intervals: int
     n_pages: int
     normalised: FloatArray  # intervals / their page's mean interval
+    skipped: str | None = None
 
 
 def _normalised_intervals(page: IntArray, t: FloatArray) -> FloatArray:
@@ -288,6 +299,8 @@ def poisson_test(
     Returns
     -------
     PoissonTest
+        With ``skipped`` set (and ``nan`` statistic and p-value) when no page has
+        ``min_changes`` detected changes, for instance when nothing changed at all.
 
     Notes
     -----
@@ -317,8 +330,18 @@ def poisson_test(
     usable = counts >= min_changes
     page_exact = np.bincount(page[hit & ~exact], minlength=n) == 0
 
+    if not usable.any():
+        seen = int(counts.sum())
+        reason = ("no change was seen in any page" if seen == 0 else
+                  f"no page has {min_changes} or more detected changes ({seen} changes "
+                  f"in {int(np.count_nonzero(counts))} pages)")
+        return PoissonTest(math.nan, math.nan, 0, 0, np.zeros(0),
+                           skipped=f"{reason}: too few change intervals to test")
+
     def observe(ev_page: IntArray, ev_t: FloatArray, visit_of: IntArray) -> FloatArray:
         # The last event before each detecting visit; jitter where no Last-Modified.
+        if ev_page.size == 0:
+            return np.zeros(0)
         order = np.lexsort((ev_t, visit_of))
         ev_page, ev_t, visit_of = ev_page[order], ev_t[order], visit_of[order]
         last = np.r_[visit_of[1:] != visit_of[:-1], True]
@@ -332,7 +355,8 @@ def poisson_test(
     x = observe(page[idx], np.where(exact[idx], lm[idx], t[idx]), idx)
     x = x[np.isfinite(x)]
     if x.size == 0:
-        return PoissonTest(0.0, 1.0, 0, 0, x)
+        return PoissonTest(math.nan, math.nan, 0, 0, x,
+                           skipped="no finite change interval to test")
     d_obs = _ks_exp(x)
     # Null: Poisson pages at their bias-reduced rates, seen by the same visits.
     intervals = np.bincount(page[same], minlength=n)
@@ -376,6 +400,65 @@ class ChangeReport:
     unchanged_fraction: FloatArray
     half_changed_days: float | None
     poisson: PoissonTest
+    #: per page: rate estimate (changes per day) with its confidence interval; a page
+    #: with no change seen has rate 0 and the upper bound of
+    #: :func:`~analysis.change.estimators.no_change_upper_bound` (``nan`` if not revisited)
+    rates: RateEstimate
+    #: per page: visits that saw a change, and days observed (sum of revisit intervals)
+    changes_seen: IntArray
+    observed_days: FloatArray
+    #: per page: host index into ``host_names``
+    host: IntArray
+
+    @property
+    def unchanged(self) -> NDArray[np.bool_]:
+        """Pages observed for a while (revisited with an answer) without any change seen."""
+        return np.asarray((self.observed_days > 0) & (self.changes_seen == 0))
+
+    @property
+    def pooled_upper_bound(self) -> float:
+        """Upper bound on the time-weighted mean rate of the unchanged pages, per day.
+
+        Independent Poisson pages with rates ``lam_i`` watched for ``T_i`` days show
+        ``Poisson(sum lam_i T_i)`` changes in all; none seen bounds ``sum lam_i T_i`` by
+        ``-ln(1 - confidence)``, so the mean rate weighted by observed time is below
+        ``-ln(1 - confidence) / sum T_i`` (no common rate assumed).  ``nan`` if no page
+        is unchanged.
+        """
+        total = float(self.observed_days[self.unchanged].sum())
+        if total <= 0:
+            return math.nan
+        return float(no_change_upper_bound([total], confidence=self.rates.confidence)[0])
+
+    def rate_summary(self) -> dict[str, Any]:
+        """Counts of pages with and without changes, and the upper bounds of the latter."""
+        seen = self.observed_days > 0
+        un = self.unchanged
+        upper = self.rates.upper[un]
+        days = self.observed_days[un]
+
+        def stats_of(values: FloatArray) -> dict[str, float] | None:
+            if values.size == 0:
+                return None
+            return {"min": float(values.min()), "median": float(np.median(values)),
+                    "max": float(values.max())}
+
+        by_host: dict[str, Any] = {}
+        for h, name in enumerate(self.host_names):
+            mine = un & (self.host == h)
+            if mine.any():
+                by_host[name] = {"pages": int(mine.sum()),
+                                 "observed_days": stats_of(self.observed_days[mine]),
+                                 "upper_rate_per_day": stats_of(self.rates.upper[mine])}
+        return {"confidence": self.rates.confidence,
+                "pages_revisited": int(seen.sum()),
+                "pages_with_changes": int((seen & (self.changes_seen > 0)).sum()),
+                "pages_without_changes": int(un.sum()),
+                "unchanged_observed_days": stats_of(days),
+                "unchanged_upper_rate_per_day": stats_of(upper),
+                "unchanged_pooled_upper_rate_per_day": (
+                    None if not un.any() else self.pooled_upper_bound),
+                "unchanged_by_host": by_host}
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (no per-page arrays)."""
@@ -393,16 +476,29 @@ class ChangeReport:
                 "method2": dict(zip([lb for lb, _ in LIFESPAN_BUCKETS],
                                     self.lifespan_buckets2.tolist(), strict=True))},
             "days_until_half_changed": self.half_changed_days,
-            "poisson_test": {"ks_statistic": self.poisson.statistic,
-                             "p_value": self.poisson.pvalue,
+            "rates": self.rate_summary(),
+            "poisson_test": {"ks_statistic": _finite_or_none(self.poisson.statistic),
+                             "p_value": _finite_or_none(self.poisson.pvalue),
                              "intervals": self.poisson.n_intervals,
-                             "pages": self.poisson.n_pages},
+                             "pages": self.poisson.n_pages,
+                             "skipped": self.poisson.skipped},
         }
 
 
-def change_report(log: VisitLog, *, seed: int = 0) -> ChangeReport:
-    """All change analytics of a visit log (see the module docstring)."""
+def _finite_or_none(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def change_report(log: VisitLog, *, seed: int = 0, confidence: float = 0.95) -> ChangeReport:
+    """All change analytics of a visit log (see the module docstring).
+
+    A log in which no page changed is a normal input: every rate is 0 with its upper
+    bound (about ``3 / observed days`` at 95%), and the Poisson test is skipped with the
+    reason in :attr:`PoissonTest.skipped`.
+    """
     start, end, _ = _window(log)
+    hist = log.history()
+    rates = estimate_rates(hist, confidence=confidence)
     intervals = mean_change_intervals(log)
     m1, m2 = visible_lifespans(log)
     days, frac, half = unchanged_curve(log)
@@ -417,4 +513,6 @@ def change_report(log: VisitLog, *, seed: int = 0) -> ChangeReport:
         lifespan_buckets1=bucket_fractions(m1, LIFESPAN_BUCKETS),
         lifespan_buckets2=bucket_fractions(m2, LIFESPAN_BUCKETS),
         unchanged_days=days, unchanged_fraction=frac, half_changed_days=half,
-        poisson=poisson_test(log, seed=seed))
+        poisson=poisson_test(log, seed=seed), rates=rates,
+        changes_seen=hist.n_changed.astype(np.int64),
+        observed_days=hist.total_time.astype(np.float64), host=log.host)

@@ -51,12 +51,14 @@ from storage.errors import AnalysisError, ConfigError
 __all__ = [
     "RateEstimate",
     "VisitHistory",
+    "auto_estimators",
     "bias_reduced_rate",
     "estimate_rates",
     "last_modified_rate",
     "map_rate",
     "mle_rate",
     "naive_rate",
+    "no_change_upper_bound",
     "rate_map",
     "solve_monotone",
 ]
@@ -209,6 +211,45 @@ def naive_rate(
     lower = np.where(x > 0, stats.chi2.ppf(alpha / 2, 2 * np.maximum(x, 1)), 0.0) / (2 * t)
     upper = stats.chi2.ppf(1 - alpha / 2, 2 * x + 2) / (2 * t)
     return RateEstimate(x / t, lower, upper, "naive", confidence)
+
+
+def no_change_upper_bound(total_time: ArrayLike, *, confidence: float = 0.95) -> FloatArray:
+    """One-sided upper confidence bound on the rate of a page in which no change was seen.
+
+    Parameters
+    ----------
+    total_time : array_like
+        ``T``, the observed time per page (the sum of the intervals between its visits).
+    confidence : float
+
+    Returns
+    -------
+    ndarray
+        ``-ln(1 - confidence) / T`` (about ``3 / T`` at 95%); ``inf`` where ``T = 0``.
+
+    Notes
+    -----
+    A Poisson page of rate ``lam`` shows no change at any of its visits exactly when it
+    did not change in the observed time, with probability ``e^{-lam T}``, whatever the
+    visit pattern, so the naive, Bernoulli and Last-Modified likelihoods all reduce to
+    it.  The bound solves ``e^{-lam T} = 1 - confidence``: the rates it excludes would
+    have shown a change with probability at least ``confidence`` (the "rule of three").
+
+    References
+    ----------
+    .. [1] Cho and Garcia-Molina 2003, section 4 (the Poisson model).
+    .. [2] B. D. Jovanovic and P. S. Levy, "A look at the rule of three", The American
+       Statistician 51(2), 1997.
+
+    Examples
+    --------
+    >>> round(float(no_change_upper_bound([10.0])[0]), 4)
+    0.2996
+    """
+    _check_confidence(confidence)
+    t = np.asarray(total_time, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.asarray(-np.log1p(-confidence) / t, dtype=np.float64)
 
 
 def rate_map(p: ArrayLike, interval: ArrayLike) -> FloatArray:
@@ -530,6 +571,11 @@ def estimate_rates(
     else :func:`mle_rate`.  Pages without a revisit get ``nan``.  The result's
     ``method`` is ``"auto"``.
 
+    Whatever the method, a page in which no change was seen gets the rate 0 and the
+    interval ``[0, no_change_upper_bound(T)]`` (:func:`no_change_upper_bound`: about
+    ``3 / T`` at 95%, exact for every visit pattern), which is what a collection that
+    did not change tells: an upper bound on each page's rate.
+
     Examples
     --------
     >>> h = VisitHistory.regular([4], [2], 1.0)
@@ -542,10 +588,15 @@ def estimate_rates(
     n1 = np.maximum(n, 1)
     mean_i = np.where(seen, hist.total_time / n1, 1.0)
 
+    unchanged = seen & (x == 0)
+    bound = no_change_upper_bound(np.where(unchanged, hist.total_time, 1.0),
+                                  confidence=confidence)
+
     def nan_outside(est: RateEstimate) -> RateEstimate:
         def f(a: FloatArray) -> FloatArray:
             return np.where(seen, a, np.nan)
-        return RateEstimate(f(est.rate), f(est.lower), f(est.upper), est.method, confidence)
+        upper = np.where(unchanged, bound, est.upper)
+        return RateEstimate(f(est.rate), f(est.lower), f(upper), est.method, confidence)
 
     if method == "naive":
         return nan_outside(naive_rate(x, np.where(seen, hist.total_time, 1.0),
@@ -561,15 +612,38 @@ def estimate_rates(
                                               confidence=confidence))
     mle = mle_rate(hist, confidence=confidence)
     if method == "mle":
-        return mle
+        return nan_outside(mle)
     if method != "auto":
         raise ConfigError(f"unknown rate estimation method {method!r}")
     reg = bias_reduced_rate(n1, x, mean_i, confidence=confidence)
     lm = last_modified_rate(n1, x, np.where(lm_ok, exposure, 1.0), confidence=confidence)
-    regular = hist.interval_cv() < REGULAR_CV
+    regular = _regular(hist)
     parts = []
     for field in ("rate", "lower", "upper"):
         value = np.where(lm_ok, getattr(lm, field),
                          np.where(regular, getattr(reg, field), getattr(mle, field)))
-        parts.append(np.where(seen, value, np.nan))
-    return RateEstimate(parts[0], parts[1], parts[2], "auto", confidence)
+        parts.append(value)
+    return nan_outside(RateEstimate(parts[0], parts[1], parts[2], "auto", confidence))
+
+
+def _regular(hist: VisitHistory) -> BoolArray:
+    return np.asarray(hist.interval_cv() < REGULAR_CV)
+
+
+def auto_estimators(hist: VisitHistory) -> NDArray[np.str_]:
+    """The estimator ``estimate_rates(hist, method="auto")`` uses for each page.
+
+    ``"last_modified"``, ``"bias_reduced"`` or ``"mle"``; ``"no_change"`` for pages in
+    which no change was seen (rate 0, upper limit :func:`no_change_upper_bound`); ``""``
+    for pages without a revisit (their rate is nan).
+
+    Examples
+    --------
+    >>> auto_estimators(VisitHistory.regular([4, 0, 3], [2, 0, 0], 1.0)).tolist()
+    ['bias_reduced', '', 'no_change']
+    """
+    seen = hist.n_visits > 0
+    lm_ok = hist.has_last_modified & seen & (np.nan_to_num(hist.exposure) > 0)
+    choice = np.where(lm_ok, "last_modified", np.where(_regular(hist), "bias_reduced", "mle"))
+    choice = np.where(hist.n_changed == 0, "no_change", choice)
+    return np.where(seen, choice, "")

@@ -1,21 +1,32 @@
 """Bipartite cores: trawling the link graph for emerging communities (Kumar et al.).
 
 An (i, j) core is a set of i pages (*fans*) each linking to every page of a set of j
-pages (*centers*).  Kumar, Raghavan, Rajagopalan and Tomkins enumerate them with an
-*elimination* filter (a fan needs out-degree >= j, a center in-degree >= i; prune and
-iterate) and a *generation* filter (a fan of out-degree exactly j names its only
-possible center set; check whether i - 1 other fans link to all of it).
+pages (*centers*): a complete bipartite subgraph K(i, j).  Kumar, Raghavan,
+Rajagopalan and Tomkins enumerate them with an *elimination* filter (a fan needs
+out-degree >= j, a center in-degree >= i; prune and iterate) and a *generation*
+filter (a fan of out-degree exactly j names its only possible center set; check
+whether i - 1 other fans link to all of it).
 
 What we count
 -------------
-``counts[i, j]`` is the number of distinct **center sets** C of exactly j pages that
-have at least i common fans (pages linking to every page of C); self-loops are
-ignored, so a fan is never one of its centers.  Each center set is counted once with
-all its fans (the core is maximal on the fan side), so a K(3, 3) contributes 1 to
-``counts[3, 3]``, 1 to ``counts[2, 3]`` and 3 to ``counts[3, 2]``.  This is the
-number of frequent itemsets of size j with support >= i when each fan's out-links
-form a transaction (Agrawal and Srikant's view, which Bennouas and de Montgolfier use
-to count cores); it is monotone: more fans or more centers never gives more sets.
+``counts[i, j]`` is the number of **maximal** cores with exactly i fans and exactly j
+centers: complete bipartite subgraphs (F, C) contained in no larger one, i.e. F is
+every page linking to all of C, and no page outside C is linked to by all of F.
+Every K(i', j') hides many smaller K(i, j) (all its subsets); Kumar et al. report a
+community once, by its maximal core, after pruning by degree (pruning never removes
+a link of a core above the thresholds, so it does not change which cores are
+maximal).  Counts are therefore *not* monotone in i or j: a graph made of forty
+K(4, 4) and thirty-seven K(3, 4) has more (4, 4) than (3, 4) cores, as in Bennouas
+and de Montgolfier's Fig. 8 ((4, 4) = 40 > (3, 4) = 37).  Self-loops are ignored, so a
+fan is never one of its own centers.
+
+``center_sets[i, j]`` keeps the other, monotone count: center sets of exactly j pages
+with at least i common fans (every sub-biclique, Agrawal and Srikant's frequent
+itemsets when each fan's out-links form a transaction).
+
+*Diverse* cores (Kumar et al.: "fans on i distinct sites", no mirrors or
+self-endorsement): links between pages of the same host are dropped first, and a core
+counts as having i fans when its fans sit on i distinct hosts.
 """
 
 from __future__ import annotations
@@ -54,8 +65,9 @@ class CoreConfig:
     min_j : int, default 2
         Smallest number of centers counted (1: pages with in-degree >= i).
     diverse : bool, default False
-        Drop links between pages of the same host first ('diverse' cores: no
-        navigation templates or self-endorsement).
+        Kumar et al.'s diverse cores: drop links between pages of the same host
+        first, and count a core's fans by their distinct hosts (i fans on i
+        distinct sites).
     max_sets : int, default 2_000_000
         Give up (AnalysisError) when the enumeration holds more candidate center sets
         than this, rather than exhaust memory.
@@ -99,34 +111,48 @@ class BipartiteCores:
     i_values, j_values : ndarray of int64
         The numbers of fans (rows) and centers (columns) counted.
     counts : ndarray of int64, shape (len(i_values), len(j_values))
-        ``counts[a, b]``: center sets of size ``j_values[b]`` with at least
-        ``i_values[a]`` common fans.
+        ``counts[a, b]``: maximal cores with exactly ``i_values[a]`` fans (distinct
+        fan hosts if diverse) and exactly ``j_values[b]`` centers.
+    center_sets : ndarray of int64, same shape
+        ``center_sets[a, b]``: center sets of size ``j_values[b]`` with at least
+        ``i_values[a]`` common fans (fan hosts if diverse); monotone, every
+        sub-biclique counted.
     links : int
         Links considered (after dropping self-loops and, if diverse, same-host links).
     pruned_links : ndarray of int64, shape (len(j_values),)
         Links left by the elimination filter with thresholds (min_i, j).
     examples : list of Core
-        Cores with ``max_j`` centers and the most fans.
+        Maximal cores with ``max_j`` centers and the most fans.
     diverse : bool
-        Whether same-host links were dropped.
+        Whether same-host links were dropped and fans counted by host.
     """
 
     i_values: np.ndarray
     j_values: np.ndarray
     counts: np.ndarray
+    center_sets: np.ndarray
     links: int
     pruned_links: np.ndarray
     examples: list[Core]
     diverse: bool
 
     def count(self, i: int, j: int) -> int:
-        """Number of (i, j) cores."""
+        """Number of maximal (i, j) cores (exactly i fans, exactly j centers)."""
+        a, b = self._cell(i, j)
+        return int(self.counts[a, b])
+
+    def count_center_sets(self, i: int, j: int) -> int:
+        """Number of j-page center sets with at least i common fans."""
+        a, b = self._cell(i, j)
+        return int(self.center_sets[a, b])
+
+    def _cell(self, i: int, j: int) -> tuple[int, int]:
         a = int(np.searchsorted(self.i_values, i))
         b = int(np.searchsorted(self.j_values, j))
         if a >= self.i_values.size or self.i_values[a] != i or \
                 b >= self.j_values.size or self.j_values[b] != j:
             raise KeyError((i, j))
-        return int(self.counts[a, b])
+        return a, b
 
 
 def _simple(adjacency: Any) -> sp.csr_array:
@@ -248,7 +274,12 @@ def bipartite_cores(
     *,
     hosts: Any = None,
 ) -> BipartiteCores:
-    """Count (i, j) bipartite cores for every i, j in the configured ranges.
+    """Count maximal (i, j) bipartite cores for every i, j in the configured ranges.
+
+    A maximal (i, j) core (Kumar et al. [1]_) is a complete bipartite subgraph of i
+    fans each linking to the same j centers that is contained in no larger one: the
+    fans are all the pages linking to every center, and the fans share no other
+    out-link.  Diverse cores [1]_ drop same-host links and count fans by host.
 
     Parameters
     ----------
@@ -263,6 +294,8 @@ def bipartite_cores(
     Returns
     -------
     BipartiteCores
+        ``counts`` (maximal cores by exact size) and ``center_sets`` (the monotone
+        frequent-set count).
 
     Raises
     ------
@@ -277,7 +310,9 @@ def bipartite_cores(
     >>> fans, centers = [0, 0, 0, 1, 1, 1, 2, 2, 2], [3, 4, 5] * 3
     >>> A = sp.csr_array((np.ones(9), (fans, centers)), shape=(6, 6))   # a K(3, 3)
     >>> r = bipartite_cores(A, CoreConfig(max_i=3, max_j=3))
-    >>> r.counts.tolist()   # rows i = 2, 3; columns j = 2, 3
+    >>> r.counts.tolist()   # rows i = 2, 3; columns j = 2, 3: one maximal K(3, 3)
+    [[0, 0], [0, 1]]
+    >>> r.center_sets.tolist()   # its sub-bicliques, counted by center set
     [[3, 1], [3, 1]]
 
     Notes
@@ -287,9 +322,13 @@ def bipartite_cores(
     of common fans: pairs come from the sparse co-citation product ``B^T B`` of the
     pruned graph, larger sets from extending each set C by the centers ``c > max(C)``
     that at least ``min_i`` of C's fans link to (one vectorised pass over the fans'
-    out-lists per set).  This generalises the generation filter (:func:`generation_
+    out-lists per set).  A center set C with common fans F is a maximal core when
+    its closure (the pages all of F link to) is C itself; the closure is read from
+    the same pass.  This generalises the generation filter (:func:`generation_
     filter`, fans of out-degree exactly j) to all cores.  The Python loop runs over
-    center sets found (the output), never over all nodes or links.
+    center sets found (the output), never over all nodes or links.  Enumerating
+    maximal bicliques is hard in general (Bennouas and de Montgolfier note the
+    maximal core problem is NP-complete); the limit ``max_sets`` bounds the work.
 
     References
     ----------
@@ -299,31 +338,58 @@ def bipartite_cores(
        Web as a graph: measurements, models and methods", COCOON 1999.
     .. [3] R. Agrawal and R. Srikant, "Fast algorithms for mining association rules",
        VLDB 1994.
+    .. [4] T. Bennouas and F. de Montgolfier, "Random web crawls", WWW 2007, Fig. 8.
     """
     config = config or CoreConfig()
+    host_of: np.ndarray | None = None
     if config.diverse:
         hosts = getattr(adjacency, "hosts", None) if hosts is None else hosts
         if hosts is None:
             raise ConfigError("diverse cores need the host of every page")
         adj = drop_same_host_links(adjacency, hosts)
+        host_of = np.asarray(hosts)
     else:
         adj = _simple(adjacency)
     i_values = np.arange(config.min_i, config.max_i + 1, dtype=np.int64)
     j_values = np.arange(config.min_j, config.max_j + 1, dtype=np.int64)
     counts = np.zeros((i_values.size, j_values.size), dtype=np.int64)
+    center_sets = np.zeros_like(counts)
     pruned_links = np.zeros(j_values.size, dtype=np.int64)
     examples: list[Core] = []
     for b, j in enumerate(j_values):
         pruned = eliminate(adj, config.min_i, int(j))
         pruned_links[b] = pruned.nnz
         sets = _center_sets(pruned, config.min_i, int(j), config.max_sets)
-        support = np.asarray([fans.size for _, fans in sets], dtype=np.int64)
-        counts[:, b] = (support[None, :] >= i_values[:, None]).sum(axis=1)
+        support = np.asarray([_fan_count(fans, host_of) for _, fans in sets], dtype=np.int64)
+        closed = np.asarray([_closure_size(pruned, fans) == j for _, fans in sets], dtype=bool)
+        center_sets[:, b] = (support[None, :] >= i_values[:, None]).sum(axis=1)
+        counts[:, b] = (closed[None, :] & (support[None, :] == i_values[:, None])).sum(axis=1)
         if j == config.max_j and config.examples:
-            top = np.argsort(-support, kind="stable")[:config.examples]
+            keep = np.flatnonzero(closed & (support >= config.min_i))
+            top = keep[np.argsort(-support[keep], kind="stable")[:config.examples]]
             examples = [Core(sets[k][1], np.asarray(sets[k][0], np.int64)) for k in top]
-    return BipartiteCores(i_values, j_values, counts, int(adj.nnz), pruned_links,
-                          examples, config.diverse)
+    return BipartiteCores(i_values, j_values, counts, center_sets, int(adj.nnz),
+                          pruned_links, examples, config.diverse)
+
+
+def _fan_count(fans: np.ndarray, host_of: np.ndarray | None) -> int:
+    """Fans of a core, or their distinct hosts for diverse cores."""
+    return int(fans.size) if host_of is None else int(np.unique(host_of[fans]).size)
+
+
+def _closure_size(pruned: sp.csr_array, fans: np.ndarray) -> int:
+    """Number of pages every one of ``fans`` links to."""
+    col, _ = _out_lists(pruned, fans)
+    _, hits = np.unique(col, return_counts=True)
+    return int(np.count_nonzero(hits == fans.size))
+
+
+def _out_lists(pruned: sp.csr_array, fans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The fans' out-links as (target, fan) arrays, read from the CSR arrays."""
+    lo, hi = pruned.indptr[fans], pruned.indptr[fans + 1]
+    size = hi - lo
+    idx = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+    return pruned.indices[idx].astype(np.int64), np.repeat(fans, size)
 
 
 _CenterSet = tuple[tuple[int, ...], np.ndarray]
@@ -357,12 +423,7 @@ def _center_sets(pruned: sp.csr_array, s: int, j: int, max_sets: int) -> list[_C
 def _extend(pruned: sp.csr_array, centers: tuple[int, ...], fans: np.ndarray,
             s: int) -> list[_CenterSet]:
     """Children of a center set: add one center c > max(centers) with >= s fans."""
-    # The fans' out-lists, gathered from the CSR arrays without scipy indexing.
-    lo, hi = pruned.indptr[fans], pruned.indptr[fans + 1]
-    size = hi - lo
-    idx = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
-    col = pruned.indices[idx].astype(np.int64)
-    fan_of = np.repeat(fans, size)
+    col, fan_of = _out_lists(pruned, fans)
     later = col > centers[-1]
     col, fan_of = col[later], fan_of[later]
     if col.size == 0:

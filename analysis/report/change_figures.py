@@ -77,7 +77,10 @@ def plot_change_report(report: ChangeReport, out_dir: str | Path) -> list[Path]:
         ax.plot(grid, np.exp(-grid), label="exponential")
         ax.legend()
     ax.set_xlabel("change interval / page's mean interval")
-    ax.set_title(f"Poisson test: KS {report.poisson.statistic:.3f}, "
-                 f"p = {report.poisson.pvalue:.3g}")
+    if report.poisson.skipped is not None:
+        ax.set_title("Poisson test skipped: too few change intervals")
+    else:
+        ax.set_title(f"Poisson test: KS {report.poisson.statistic:.3f}, "
+                     f"p = {report.poisson.pvalue:.3g}")
     save(fig, "poisson.png")
     return paths

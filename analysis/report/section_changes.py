@@ -26,6 +26,7 @@ from analysis.report.html import Section, table
 
 if TYPE_CHECKING:
     from analysis.change.change_stats import VisitLog
+    from analysis.change.visit_history import VisitHistory
     from analysis.report.context import ReportContext
 
 __all__ = ["DAY_SECONDS_KEYS", "changes_section"]
@@ -67,6 +68,7 @@ def changes_section(ctx: ReportContext, sec: Section) -> None:
                               f"{ctx.settings.rate_prior_changes:g} change in "
                               f"{ctx.settings.rate_prior_days:g} days), Last-Modified used"],
                              ["median estimated rate", f"{np.median(est[known]):.3g} / day"]]
+    rows += _no_change_rows(hist, known)
     if true is not None:
         ok = known & np.isfinite(true) & (true > 0)
         if ok.any():
@@ -84,6 +86,31 @@ def changes_section(ctx: ReportContext, sec: Section) -> None:
     sec.image(rate_histogram_figure(est, true, bins=ctx.settings.rate_bins),
               "histogram of estimated change rates")
     _freshness(ctx, sec, log, est, (t0, day))
+
+
+def _no_change_rows(hist: VisitHistory, known: np.ndarray) -> list[list[Any]]:
+    """Pages with no change seen: their count and the upper bounds on their rates.
+
+    Their posterior modes above are the prior's; what the data say is an upper bound
+    (:func:`analysis.change.estimators.no_change_upper_bound`, one-sided 95%).
+    """
+    from analysis.change.estimators import no_change_upper_bound
+
+    none = known & (hist.n_changed == 0)
+    rows: list[list[Any]] = [["pages with a change seen", int((known & ~none).sum())],
+                             ["pages with no change seen", int(none.sum())]]
+    if none.any():
+        days = hist.total_time[none]
+        bound = no_change_upper_bound(days)
+        pooled = float(no_change_upper_bound([float(days.sum())])[0])
+        rows += [["their rates (95% upper bound, about 3 / days observed)",
+                  f"below {np.median(bound):.3g} / day (median page, "
+                  f"{np.median(days):.3g} days observed), below {bound.max():.3g} / day "
+                  "for every one"],
+                 ["their time-weighted mean rate (95% upper bound)",
+                  f"below {pooled:.3g} / day (mean change interval above "
+                  f"{1.0 / pooled:.3g} days)"]]
+    return rows
 
 
 def _day_seconds(ctx: ReportContext) -> float:

@@ -14,6 +14,7 @@ from analysis.sampling.sample import (
 from analysis.sampling.walks import (
     METHODS,
     SamplerConfig,
+    directed_jump_sample,
     directed_sample,
     pagerank_sample,
     plain_walk_sample,
@@ -29,6 +30,7 @@ __all__ = [
     "PageSample",
     "SamplerConfig",
     "bias_report",
+    "directed_jump_sample",
     "directed_sample",
     "pagerank_sample",
     "plain_walk_sample",

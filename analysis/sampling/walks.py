@@ -8,10 +8,13 @@ distributions with the true ones.
 =============  =========================================================  ==========
 method         walk and acceptance                                        limit law
 =============  =========================================================  ==========
-``directed``   follow out-links, jump to a uniformly random page with     uniform
-               probability ``jump`` (and from pages without out-links);
-               a second phase counts visits; accept with probability
-               ``1 / visits``
+``directed``   the paper's walk: follow a uniformly random out-link or    uniform
+               the page's self-loop (every page links to itself), no      (strongly
+               jumps; a second phase counts visits; accept with           connected
+               probability ``1 / visits``                                 graph)
+``directed-    as ``directed`` but jump to a uniformly random page with   uniform
+jump``         probability ``jump`` (and from pages without out-links):
+               needs the uniform sampler it builds, kept for comparison
 ``undirected`` follow in- or out-links (the undirected graph); accept      uniform
                with probability ``1 / degree``
 ``pagerank``   as ``directed`` but jumps only to pages already visited    biased
@@ -51,6 +54,7 @@ __all__ = [
     "PageSample",
     "SamplerConfig",
     "bias_report",
+    "directed_jump_sample",
     "directed_sample",
     "pagerank_sample",
     "plain_walk_sample",
@@ -59,8 +63,9 @@ __all__ = [
     "undirected_sample",
 ]
 
-Method = Literal["directed", "undirected", "pagerank", "regular", "plain"]
-METHODS: tuple[str, ...] = ("directed", "undirected", "pagerank", "regular", "plain")
+Method = Literal["directed", "directed-jump", "undirected", "pagerank", "regular", "plain"]
+METHODS: tuple[str, ...] = ("directed", "directed-jump", "undirected", "pagerank",
+                            "regular", "plain")
 PAGERANK_ESTIMATES = ("subgraph", "visits")
 # Steps per batch of pre-drawn random numbers (bounds memory: chunk * walkers floats).
 _RNG_CHUNK = 256
@@ -81,10 +86,11 @@ class SamplerConfig:
         Recorded link traversals per walker per round.  Rounds repeat (the walks go
         on) until ``size`` pages are accepted or ``max_rounds`` is reached.
     estimate_length : int, default 2000
-        ``directed`` only: link traversals per walker per round of the second walk
+        ``directed`` and ``directed-jump``: link traversals per walker per round of
+        the second walk
         phase, whose visit counts estimate each page's stationary probability.
     jump : float, default 0.15
-        ``directed`` and ``pagerank``: probability of a random jump at each step
+        ``directed-jump`` and ``pagerank``: probability of a random jump at each step
         (1 - the PageRank damping factor).
     max_rounds : int, default 50
         Give up (AnalysisError) after this many rounds without ``size`` pages.
@@ -176,7 +182,17 @@ def _run(walk: _Walk, step: StepFn, steps: int, *, record: bool) -> np.ndarray:
     return trace.ravel()
 
 
-def _directed_step(n: int, jump: float) -> StepFn:
+def _self_loop_step(walk: _Walk, u: np.ndarray) -> None:
+    """The paper's step: one of the page's out-links or its self-loop, uniformly."""
+    k = (u[0] * (walk.degree[walk.pos] + 1)).astype(np.int64)
+    stay = k >= walk.degree[walk.pos]
+    idx = np.minimum(walk.indptr[walk.pos] + k, max(walk.indices.size - 1, 0))
+    nxt = walk.indices[idx] if walk.indices.size else walk.pos
+    walk.pos = np.where(stay, walk.pos, nxt)
+    walk.mark()
+
+
+def _jump_step(n: int, jump: float) -> StepFn:
     def step(walk: _Walk, u: np.ndarray) -> None:
         nxt = walk.neighbour(u[0])
         jumping = (u[1] < jump) | (walk.degree[walk.pos] == 0)
@@ -211,6 +227,13 @@ def _visited_jump_step(jump: float, visited: list[np.ndarray]) -> StepFn:
 def _directed_arrays(adj: sp.csr_array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     indptr = adj.indptr.astype(np.int64)
     return indptr, adj.indices.astype(np.int64), np.diff(indptr)
+
+
+def _loopless(adj: sp.csr_array) -> sp.csr_array:
+    """The graph without its self-loops (the walk adds exactly one per page)."""
+    coo = adj.tocoo()
+    off = coo.row != coo.col
+    return sp.csr_array((coo.data[off], (coo.row[off], coo.col[off])), shape=adj.shape)
 
 
 def _undirected_arrays(adj: sp.csr_array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -324,21 +347,32 @@ _DOC_PARAMS = """
 
 def directed_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
                     seed: Any = None, starts: Sequence[int] | None = None) -> PageSample:
-    """DirectedSample: a walk with random jumps, reweighted by estimated visit rates.
+    """DirectedSample: a walk along out-links and self-loops, reweighted by visit rates.
 
     {params}
     Notes
     -----
-    Each round walks ``walk_length`` steps recording the visited pages (the
-    candidates), then ``estimate_length`` more steps whose visit counts ``c(i)``
-    (summed over all rounds so far) estimate the stationary probability ``pi(i)``
-    (phase 3 of the paper).  A candidate is accepted with probability
-    ``beta / pi_hat(i) = c_min / c(i)``, ``c_min`` the smallest positive count among
-    the candidates (the largest ``beta`` that keeps probabilities <= 1); candidates
-    never counted are treated as counted ``c_min`` times, which under-weights them
-    when ``estimate_length`` is too short.  The random jump goes
-    to a uniformly random page, so the walk's law is PageRank with damping
-    ``1 - jump`` and every page is reachable.
+    Rusmevichientong et al.'s DirectedSample walks the matrix ``A + I`` with rows
+    normalised: at each step it follows one of the page's ``d`` out-links or stays
+    on the page (its self-loop), each with probability ``1 / (d + 1)``, and never
+    jumps.  The self-loops make the walk aperiodic; on a strongly connected graph
+    (the paper's assumption: every page reachable from every page) it is irreducible
+    and has a unique stationary law ``pi``, which is *not* uniform.  Each round walks
+    ``walk_length`` steps recording the visited pages (the candidates), then
+    ``estimate_length`` more steps whose visit counts ``c(i)`` (summed over all
+    rounds so far) estimate ``pi(i)`` (phase 3 of the paper).  A candidate is
+    accepted with probability ``beta / pi_hat(i) = c_min / c(i)``, ``c_min`` the
+    smallest positive count among the candidates (the largest ``beta`` that keeps
+    probabilities <= 1), so the expected number of times each page is accepted is
+    the same for all pages (the paper's proposition).  Candidates never counted are
+    treated as counted ``c_min`` times, which under-weights them when
+    ``estimate_length`` is too short.
+
+    The walk cannot leave what is reachable from the start pages, and on a graph
+    that is not strongly connected it ends in a closed part (a page without
+    out-links keeps only its self-loop): the sample is uniform over the strongly
+    connected part the walks settle in.  ``population`` is the pages reachable from
+    the start pages.  The variant with random jumps is ``directed-jump``.
 
     References
     ----------
@@ -348,10 +382,45 @@ def directed_sample(adjacency: Any, size: int, config: SamplerConfig | None = No
     """
     config = config or SamplerConfig()
     adj, rng, start = _setup(adjacency, size, config, seed, starts)
+    walk = _Walk(*_directed_arrays(_loopless(adj)), start.copy(), rng,
+                 seen=np.zeros(adj.shape[0], bool))
+    return _visit_rate_sample("directed", walk, _self_loop_step, size, config,
+                              _reachable(adj, start))
+
+
+def directed_jump_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
+                         seed: Any = None,
+                         starts: Sequence[int] | None = None) -> PageSample:
+    """DirectedSample with random jumps: a PageRank walk reweighted by visit rates.
+
+    {params}
+    Notes
+    -----
+    As :func:`directed_sample`, but the walk follows a uniformly random out-link,
+    or jumps to a uniformly random page with probability ``jump`` (and always from a
+    page without out-links), so the walk's law is PageRank with damping
+    ``1 - jump`` and every page is reachable.  Jumping to a uniformly random page
+    presupposes the uniform sampler being built; this variant is not the paper's
+    walk and is kept for comparison.
+
+    References
+    ----------
+    .. [1] P. Rusmevichientong et al., "Methods for sampling pages uniformly from the
+       World Wide Web", 2001.
+    """
+    config = config or SamplerConfig()
+    adj, rng, start = _setup(adjacency, size, config, seed, starts)
     n = adj.shape[0]
     walk = _Walk(*_directed_arrays(adj), start.copy(), rng, seen=np.zeros(n, bool))
+    return _visit_rate_sample("directed-jump", walk, _jump_step(n, config.jump), size,
+                              config, np.ones(n, bool))
+
+
+def _visit_rate_sample(method: str, walk: _Walk, step: StepFn, size: int,
+                       config: SamplerConfig, population: np.ndarray) -> PageSample:
+    """Phases 1-4 of DirectedSample: burn in, record, count visits, accept ~ 1/count."""
+    n = population.size
     walk.mark()
-    step = _directed_step(n, config.jump)
     _run(walk, step, config.burn_in, record=False)
     counts = np.zeros(n, dtype=np.int64)
 
@@ -366,8 +435,8 @@ def directed_sample(adjacency: Any, size: int, config: SamplerConfig | None = No
         rarest = c[c > 0].min() if c.any() else 1
         return np.asarray(rarest / np.maximum(c, rarest), dtype=np.float64)
 
-    nodes, n_cand = _accept_until(size, config, rng, record_round, acceptance)
-    return PageSample("directed", nodes, np.ones(n, bool), n_cand, walk.traversals,
+    nodes, n_cand = _accept_until(size, config, walk.rng, record_round, acceptance)
+    return PageSample(method, nodes, population, n_cand, walk.traversals,
                       int(walk.seen.sum()))
 
 
@@ -546,12 +615,13 @@ def _undirected_walk(adj: sp.csr_array, start: np.ndarray, rng: np.random.Genera
     return walk
 
 
-for _fn in (directed_sample, undirected_sample, plain_walk_sample, regular_sample,
-            pagerank_sample):
+for _fn in (directed_sample, directed_jump_sample, undirected_sample, plain_walk_sample,
+            regular_sample, pagerank_sample):
     _fn.__doc__ = (_fn.__doc__ or "").replace("{params}", _DOC_PARAMS.strip("\n") + "\n")
 
 SAMPLERS: dict[str, Callable[..., PageSample]] = {
     "directed": directed_sample,
+    "directed-jump": directed_jump_sample,
     "undirected": undirected_sample,
     "pagerank": pagerank_sample,
     "regular": regular_sample,

@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "crawler.cli.revisit",
     "crawler.cli.analyze",
     "crawler.cli.compare",
+    "crawler.cli.ingest",
     "crawler.cli.export",
     "crawler.cli.report",
 )

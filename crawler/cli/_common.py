@@ -96,8 +96,15 @@ def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str,
     parser.add_argument("--timeout", type=positive_float, default=default(d.fetch_total_timeout),
                         metavar="S",
                         help=f"total seconds per request (default {d.fetch_total_timeout})")
-    parser.add_argument("--user-agent", default=default(d.fetch_user_agent), metavar="UA",
-                        help="the User-Agent header (default: webcrawl's own, with a contact URL)")
+    parser.add_argument("--contact", default=None, metavar="URL-OR-EMAIL",
+                        help="how site operators reach you, named in the User-Agent (a crawl "
+                             "of a non-loopback host without it is warned about)")
+    parser.add_argument("--robots-agent", default=default(d.fetch_robots_agent), metavar="TOKEN",
+                        help="product token matched against robots.txt User-agent lines "
+                             f"(letters, '-', '_'; default {d.fetch_robots_agent})")
+    parser.add_argument("--user-agent", default=default(""), metavar="UA",
+                        help="the whole User-Agent header (default: TOKEN/version, the "
+                             "project URL and --contact)")
     parser.add_argument("--ignore-robots", action="store_true", default=default(False),
                         help=robots_help)
 
@@ -111,6 +118,7 @@ def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
               "polite_delay_factor": args.delay_factor, "polite_min_delay": args.min_delay,
               "polite_max_delay": args.max_delay, "concurrency": args.concurrency,
               "fetch_total_timeout": args.timeout, "fetch_user_agent": args.user_agent,
+              "fetch_contact": args.contact, "fetch_robots_agent": args.robots_agent,
               "robots_obey": None if args.ignore_robots is None else not args.ignore_robots}
     return {k: v for k, v in values.items() if v is not None}
 

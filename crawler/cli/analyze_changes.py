@@ -58,6 +58,11 @@ def run(args: argparse.Namespace) -> int:
     print_table(["host", "pages", *labels], rows,
                 title=f"Fraction of pages by average change interval "
                       f"({report.n_visits} visits over {report.window_days:.4g} days)")
+    unchanged = int(report.unchanged.sum())
+    if unchanged and report.window_days < CHANGE_BUCKETS[-2][1]:
+        print(f"({unchanged} pages without a change seen count as '{labels[-1]}'; the "
+              f"{report.window_days:.4g}-day window bounds their intervals only from below, "
+              "see the rate bounds below)")
     print()
     print_table(["method", *[label for label, _ in LIFESPAN_BUCKETS]],
                 [["1 (observed)", *report.lifespan_buckets1.tolist()],
@@ -67,12 +72,44 @@ def run(args: argparse.Namespace) -> int:
     half = report.half_changed_days
     print("Days until 50% of pages changed: "
           + (f"{half:.4g}" if half is not None else "not reached in the window"))
+    print()
+    _print_rates(report)
     pt = report.poisson
-    print(f"Poisson test (intervals vs exponential): KS {pt.statistic:.4f}, "
-          f"p = {pt.pvalue:.3g} ({pt.n_intervals} intervals, {pt.n_pages} pages)")
+    if pt.skipped is not None:
+        print(f"Poisson test (intervals vs exponential): skipped: {pt.skipped}")
+    else:
+        print(f"Poisson test (intervals vs exponential): KS {pt.statistic:.4f}, "
+              f"p = {pt.pvalue:.3g} ({pt.n_intervals} intervals, {pt.n_pages} pages)")
     for path in plots:
         print(f"wrote {path}")
     return 0
+
+
+def _print_rates(report: Any) -> None:
+    """Pages with and without changes; upper bounds on the rates of the unchanged ones."""
+    r = report.rate_summary()
+    conf = f"{100 * r['confidence']:g}%"
+    print(f"Change rates: {r['pages_revisited']} pages revisited, "
+          f"{r['pages_with_changes']} with a change seen, "
+          f"{r['pages_without_changes']} without")
+    if not r["pages_without_changes"]:
+        print()
+        return
+    up = r["unchanged_upper_rate_per_day"]
+    print(f"No change seen: each such page's rate is below -ln(1 - {r['confidence']:g}) / "
+          f"its observed days ({conf} upper bound; about 3 / days)")
+    rows = [[name, h["pages"], h["observed_days"]["median"],
+             h["upper_rate_per_day"]["median"], h["upper_rate_per_day"]["max"]]
+            for name, h in r["unchanged_by_host"].items()]
+    rows.insert(0, ["all", r["pages_without_changes"],
+                    r["unchanged_observed_days"]["median"], up["median"], up["max"]])
+    print_table(["host", "unchanged pages", "median days observed",
+                 "median rate bound /day", "largest rate bound /day"], rows)
+    print(f"Their time-weighted mean rate is below "
+          f"{r['unchanged_pooled_upper_rate_per_day']:.4g} / day ({conf}); "
+          f"mean change interval above {1 / r['unchanged_pooled_upper_rate_per_day']:.4g} "
+          "days")
+    print()
 
 
 def _plot(report: Any, out: Path) -> list[Path]:

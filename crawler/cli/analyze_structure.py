@@ -25,7 +25,7 @@ from crawler.cli._common import (
 )
 from storage.errors import ConfigError
 
-SAMPLE_METHODS = ("directed", "undirected", "pagerank", "regular", "plain")
+SAMPLE_METHODS = ("directed", "directed-jump", "undirected", "pagerank", "regular", "plain")
 
 
 def register(sub: Any) -> None:
@@ -59,7 +59,8 @@ def _register_sample(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "sample", help="sample pages uniformly by random walks, with a bias report",
         description="Draw pages by a random walk on the captured graph (Rusmevichientong "
-                    "et al.: directed, undirected; Henzinger et al.: pagerank; Bar-Yossef "
+                    "et al.: directed (links and self-loops, no jumps), directed-jump, "
+                    "undirected; Henzinger et al.: pagerank; Bar-Yossef "
                     "et al.: regular; plain: the uncorrected walk) and compare the "
                     "sample's in- and out-degree distributions with the true ones.")
     add_db_option(parser)
@@ -232,7 +233,8 @@ def _register_cores(sub: Any) -> None:
     parser.add_argument("--min-j", type=positive_int, default=2, metavar="J",
                         help="fewest centers counted (default 2)")
     parser.add_argument("--diverse", action="store_true",
-                        help="ignore links between pages of the same host")
+                        help="Kumar's diverse cores: ignore same-host links and count "
+                             "fans on distinct hosts")
     parser.add_argument("--examples", type=nonneg_int, default=5, metavar="N",
                         help="example cores to list (default 5)")
     _add_frontier_option(parser, default=True)
@@ -253,14 +255,15 @@ def run_cores(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"diverse": cores.diverse, "links": cores.links,
                     "i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
-                    "pruned_links": cores.pruned_links, "examples": examples})
+                    "center_sets": cores.center_sets, "pruned_links": cores.pruned_links,
+                    "examples": examples})
         return 0
     kind = "diverse (i, j) cores" if cores.diverse else "(i, j) cores"
     print_table(["i \\ j", *(str(j) for j in cores.j_values.tolist())],
                 [[i, *row] for i, row in zip(cores.i_values.tolist(), cores.counts.tolist(),
                                              strict=True)],
-                title=f"{kind}: center sets of j pages with at least i common fans "
-                      f"({cores.links} links)")
+                title=f"maximal {kind}: exactly i fans all linking to the same j "
+                      f"centers, in no larger core ({cores.links} links)")
     for k, ex in enumerate(examples, 1):
         print(f"\nexample {k}: {len(ex['fans'])} fans -> {len(ex['centers'])} centers")
         for url in ex["centers"]:

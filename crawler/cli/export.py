@@ -1,7 +1,8 @@
-"""`webcrawl export edges|pages --db crawl.db [--out FILE]`: TSV for other tools.
+"""``webcrawl export edges|pages|fetches|rates --db crawl.db [--format F] [--out FILE]``.
 
-A thin layer over :func:`storage.export.export_edges` and
-:func:`storage.export.export_pages` (columns documented there).
+A thin layer over :func:`storage.export.export_edges`, :func:`~storage.export.export_pages`,
+:func:`~storage.export.export_fetches` and :func:`analysis.change.rate_table.export_rates`
+(columns and formats documented there).
 """
 
 from __future__ import annotations
@@ -10,33 +11,80 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from crawler.cli._common import add_db_option, existing_db
+from crawler.cli._common import add_db_option, existing_db, positive_float
+from storage.errors import ConfigError
 
 __all__ = ["register"]
+
+_FORMATS = ("tsv", "jsonl", "edgelist", "graphml")
 
 
 def register(sub: Any) -> None:
     parser = sub.add_parser(
         "export",
-        help="write a crawl's edges or pages as TSV",
-        description="Write a crawl's links (edges: src, dst, nofollow) or its URLs "
-                    "(pages: url, status, seq, fetched_at, depth, outcome, host, ...) "
-                    "as tab-separated values with a header row.",
+        help="write a crawl's edges, pages, fetches or change rates (TSV, JSONL, ...)",
+        description="Write a crawl's links (edges: src, dst, nofollow), its URLs (pages: "
+                    "url, status, seq, fetched_at, depth, outcome, host, ...), every fetch "
+                    "attempt (fetches, revisits included) or each page's change-rate "
+                    "estimate (rates: visits, changes, estimator, rate per day and its 95%% "
+                    "interval, day length).  Example: webcrawl export edges --db crawl.db "
+                    "--format edgelist --out graph.txt",
     )
-    parser.add_argument("what", choices=("edges", "pages"), help="what to export")
+    parser.add_argument("what", choices=("edges", "pages", "fetches", "rates"),
+                        help="what to export")
     add_db_option(parser)
+    parser.add_argument("--format", choices=_FORMATS, default="tsv",
+                        help="tsv (header row; default), jsonl (one JSON object a line); "
+                             "edges also: edgelist ('src dst', no header: networkx "
+                             "read_edgelist, igraph Read_Ncol) and graphml")
+    parser.add_argument("--ids", action="store_true",
+                        help="edges: integer URL ids instead of URLs, with --nodes FILE")
+    parser.add_argument("--nodes", type=Path, metavar="FILE",
+                        help="with --ids: write 'id<TAB>url' for every URL here")
+    parser.add_argument("--seconds-per-day", type=positive_float, default=86400.0,
+                        metavar="S", help="rates: length of a day on the crawl's clock "
+                                          "(default 86400; smaller for a simulated clock)")
     parser.add_argument("--out", type=Path, metavar="FILE",
                         help="output file (default: standard output)")
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from storage.export import export_edges, export_pages
+def _exporter(args: argparse.Namespace) -> Any:
+    from storage.export import EDGE_FORMATS, TABLE_FORMATS
 
+    formats = EDGE_FORMATS if args.what == "edges" else TABLE_FORMATS
+    if args.format not in formats:
+        raise ConfigError(f"--format {args.format} does not apply to {args.what} "
+                          f"(choose from {', '.join(formats)})")
+    if (args.ids or args.nodes) and args.what != "edges":
+        raise ConfigError("--ids and --nodes apply to edges only")
+    if args.ids != (args.nodes is not None):
+        raise ConfigError("--ids and --nodes FILE go together")
+    if args.what == "edges":
+        from storage.export import export_edges
+
+        def edges(db: Path, out: TextIO) -> int:
+            if not args.ids:
+                return export_edges(db, out, args.format)
+            with open(args.nodes, "w", encoding="utf-8", newline="") as nodes:
+                return export_edges(db, out, args.format, ids=True, nodes_out=nodes)
+        return edges
+    if args.what == "rates":
+        from analysis.change.rate_table import export_rates
+
+        return lambda db, out: export_rates(db, out, args.format,
+                                            seconds_per_day=args.seconds_per_day)
+    from storage.export import export_fetches, export_pages
+
+    export = export_pages if args.what == "pages" else export_fetches
+    return lambda db, out: export(db, out, args.format)
+
+
+def run(args: argparse.Namespace) -> int:
     db = existing_db(args.db)
-    export = export_edges if args.what == "edges" else export_pages
+    export = _exporter(args)
     if args.out is None:
         try:
             rows = export(db, sys.stdout)

@@ -45,12 +45,18 @@ def crawled_graph():
 def test_cores_counts(crawl_db, capsys):
     out = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
                    "--max-j", "3", "--json")
-    counts = dict(zip(map(tuple, [[i, j] for i in out["i"] for j in out["j"]]),
-                      [c for row in out["counts"] for c in row], strict=True))
+    cells = [[i, j] for i in out["i"] for j in out["j"]]
+    sets = dict(zip(map(tuple, cells), [c for row in out["center_sets"] for c in row],
+                    strict=True))
     # Fans 0 and 1 link to all of 3..7: every j-subset of those 5 has >= 2 fans,
     # C(5, j) = 10 for j = 2, 3; only subsets of {3, 4, 5} (fan 2 too) have 3.
-    assert counts[(3, 3)] == 1 and counts[(2, 3)] == 10
-    assert counts[(2, 2)] == 10 and counts[(3, 2)] == 3
+    assert sets[(3, 3)] == 1 and sets[(2, 3)] == 10
+    assert sets[(2, 2)] == 10 and sets[(3, 2)] == 3
+    # Maximal cores: {0,1,2} x {3,4,5} (counted) and {0,1} x {3..7} (j = 5 > max_j).
+    assert out["counts"] == [[0, 0], [0, 1]]
+    wide = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
+                    "--max-j", "5", "--json")
+    assert wide["counts"] == [[0, 0, 0, 1], [0, 1, 0, 0]]
     top = out["examples"][0]
     assert sorted(top["centers"]) == URLS[3:6] and sorted(top["fans"]) == URLS[0:3]
 
@@ -58,8 +64,10 @@ def test_cores_counts(crawl_db, capsys):
 def test_diverse_cores_drop_same_host_links(crawl_db, capsys):
     out = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
                    "--max-j", "3", "--diverse", "--json")
-    # Only the cross-host K(3,3) is left: C(3, j) center sets, all with 3 fans.
-    assert out["counts"] == [[3, 1], [3, 1]]
+    # The cross-host K(3,3) survives the link filter, but its fans all sit on
+    # a.test: one site, so not a diverse core (Kumar: i fans on i distinct sites).
+    assert out["counts"] == [[0, 0], [0, 0]] and out["center_sets"] == [[0, 0], [0, 0]]
+    assert out["links"] == 9 + 3     # the K(3,3) and the back-links 3->0, 4->0, 5->1
     assert out["diverse"] is True
 
 

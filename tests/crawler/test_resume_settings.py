@@ -131,3 +131,17 @@ def test_bad_resume_settings_are_config_errors(tmp_path: Path) -> None:
 def test_resume_without_a_database_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="nothing to resume"):
         Crawler(tmp_path / "none.db", resume=True)
+
+
+def test_a_derived_user_agent_follows_a_new_contact() -> None:
+    meta = {"settings": settings_json(CrawlSettings(fetch_robots_agent="probe"))}
+    back = resume_settings(meta, overrides={"fetch_contact": "ops@example.org"})
+    assert back.settings.fetch_user_agent == CrawlSettings(
+        fetch_robots_agent="probe", fetch_contact="ops@example.org").fetch_user_agent
+    assert "contact: ops@example.org" in back.settings.fetch_user_agent
+    assert back.notes == (
+        "resume: fetch_contact = 'ops@example.org' given again (the crawl stored None)",)
+    # A User-Agent written out in full stays as stored.
+    meta = {"settings": settings_json(CrawlSettings(fetch_user_agent="mine/2"))}
+    assert resume_settings(
+        meta, overrides={"fetch_contact": "a@b.c"}).settings.fetch_user_agent == "mine/2"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,44 @@ def test_cli_missing_db_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["export", "pages", "--db", str(tmp_path / "nope.db")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no crawl database" in err
+
+
+def test_fetches_every_attempt_tsv_and_jsonl(small_db: Path) -> None:
+    from storage.export import FETCH_COLUMNS, export_fetches
+
+    out = io.StringIO()
+    assert export_fetches(small_db, out) == 3
+    rows = _parse(out.getvalue())
+    assert tuple(rows[0]) == FETCH_COLUMNS
+    got = [dict(zip(FETCH_COLUMNS, r, strict=True)) for r in rows[1:]]
+    assert [(r["url"], r["seq"], r["kind"], r["status"], r["outcome"]) for r in got] == [
+        ("http://a.test/", "0", "crawl", "200", "fetched"),
+        ("http://a.test/p?q=1&r=%22x%22", "1", "crawl", "200", "fetched"),
+        ("http://a.test/missing", "2", "crawl", "404", "http_error")]
+    assert got[0]["started_at"] == "2023-11-14T22:13:20.000+00:00"
+    js = io.StringIO()
+    assert export_fetches(small_db, js, "jsonl") == 3
+    first = json.loads(js.getvalue().splitlines()[0])
+    assert (first["status"], first["size"], first["changed"], first["digest"]) == (
+        200, 100, None, "d0")
+
+
+def test_pages_jsonl_matches_tsv(small_db: Path) -> None:
+    tsv, js = io.StringIO(), io.StringIO()
+    export_pages(small_db, tsv)
+    export_pages(small_db, js, "jsonl")
+    rows = _parse(tsv.getvalue())
+    objs = [json.loads(line) for line in js.getvalue().splitlines()]
+    assert [list(o) for o in objs] == [list(PAGE_COLUMNS)] * len(objs)
+    for row, obj in zip(rows[1:], objs, strict=True):
+        assert row == ["" if v is None else str(v) for v in obj.values()]
+
+
+@pytest.mark.parametrize("argv", [["pages", "--format", "edgelist"],
+                                  ["edges", "--ids"], ["pages", "--ids", "--nodes", "n"]],
+                         ids=["edgelist-pages", "ids-without-nodes", "ids-on-pages"])
+def test_cli_bad_format_combinations(small_db: Path, argv: list[str],
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", *argv, "--db", str(small_db)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("webcrawl: error:")

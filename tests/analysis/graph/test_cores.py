@@ -1,9 +1,10 @@
-"""Bipartite cores: elimination, generation and counting against brute force."""
+"""Bipartite cores: elimination, generation, maximal cores against networkx."""
 
 from __future__ import annotations
 
 import itertools
 
+import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -50,33 +51,92 @@ def test_k33_counts_by_hand():
     src, dst, n = _complete_bipartite([0, 1, 2], [3, 4, 5], 7)
     adj = _adj([*src, 6, 6], [*dst, 3, 4], n)
     r = bipartite_cores(adj, CoreConfig(max_i=4, max_j=3))
-    # {3,4} has 4 fans; {3,5}, {4,5} have 3; {3,4,5} has 3.
-    assert r.count(2, 2) == 3 and r.count(3, 2) == 3 and r.count(4, 2) == 1
-    assert r.count(2, 3) == 1 and r.count(3, 3) == 1 and r.count(4, 3) == 0
+    # Center sets: {3,4} has 4 fans; {3,5}, {4,5} have 3; {3,4,5} has 3.
+    assert r.count_center_sets(2, 2) == 3 and r.count_center_sets(3, 2) == 3
+    assert r.count_center_sets(4, 2) == 1 and r.count_center_sets(4, 3) == 0
+    assert r.count_center_sets(2, 3) == 1 and r.count_center_sets(3, 3) == 1
+    # Maximal cores: {0,1,2} x {3,4,5} and {0,1,2,6} x {3,4}; {3,5} is inside the K(3,3).
+    assert r.count(3, 3) == 1 and r.count(4, 2) == 1
+    assert r.counts.sum() == 2
     assert r.examples[0].centers.tolist() == [3, 4, 5]
     assert r.examples[0].fans.tolist() == [0, 1, 2]
 
 
+def test_more_maximal_44_than_34_cores_as_in_bennouas_fig8():
+    # Three disjoint K(4,4) and two disjoint K(3,4): every K(4,4) holds four K(3,4)
+    # sub-bicliques, but none of them is maximal, so (4,4) = 3 > (3,4) = 2.
+    src: list[int] = []
+    dst: list[int] = []
+    base = 0
+    for fans in (4, 4, 4, 3, 3):
+        s, d, _ = _complete_bipartite(range(base, base + fans),
+                                      range(base + fans, base + fans + 4), 0)
+        src += s
+        dst += d
+        base += fans + 4
+    r = bipartite_cores(_adj(src, dst, base), CoreConfig(max_i=4, max_j=4))
+    assert r.count(4, 4) == 3 and r.count(3, 4) == 2
+    assert r.count(4, 4) > r.count(3, 4)
+    assert r.counts.sum() == 5        # nothing smaller is maximal
+    # The monotone center-set count cannot show this: (3,4) >= (4,4) always.
+    assert r.count_center_sets(3, 4) == 5 and r.count_center_sets(4, 4) == 3
+
+
+def maximal_bicliques_oracle(adj):
+    """Maximal bicliques (fans, centers) by networkx: maximal cliques of the graph
+    with every fan copy joined to every fan copy and every center copy to every
+    center copy (both sides non-empty)."""
+    coo = adj.tocoo()
+    links = [(int(r), int(c)) for r, c in zip(coo.row, coo.col, strict=True) if r != c]
+    fans = {("f", r) for r, _ in links}
+    centers = {("c", c) for _, c in links}
+    g = nx.Graph()
+    g.add_edges_from(itertools.combinations(sorted(fans), 2))
+    g.add_edges_from(itertools.combinations(sorted(centers), 2))
+    g.add_nodes_from(fans | centers)
+    g.add_edges_from((("f", r), ("c", c)) for r, c in links)
+    out = []
+    for clique in nx.find_cliques(g):
+        f = sorted(v for k, v in clique if k == "f")
+        c = sorted(v for k, v in clique if k == "c")
+        if f and c:
+            out.append((f, c))
+    return out
+
+
 @pytest.mark.parametrize("seed", range(12), ids=lambda s: f"seed{s}")
-def test_counts_match_brute_force_on_random_graphs(seed):
+def test_maximal_counts_match_networkx_on_random_graphs(seed):
+    rng = np.random.default_rng(seed)
+    n, m = 11, int(rng.integers(20, 70))
+    adj = _adj(rng.integers(0, n, m), rng.integers(0, n, m), n)
+    r = bipartite_cores(adj, CoreConfig(min_i=1, max_i=4, min_j=1, max_j=4))
+    expected = np.zeros((4, 4), dtype=np.int64)
+    for f, c in maximal_bicliques_oracle(adj):
+        if len(f) <= 4 and len(c) <= 4:
+            expected[len(f) - 1, len(c) - 1] += 1
+    np.testing.assert_array_equal(r.counts, expected)
+
+
+@pytest.mark.parametrize("seed", range(12), ids=lambda s: f"seed{s}")
+def test_center_sets_match_brute_force_on_random_graphs(seed):
     rng = np.random.default_rng(seed)
     n, m = 11, int(rng.integers(20, 70))
     adj = _adj(rng.integers(0, n, m), rng.integers(0, n, m), n)
     config = CoreConfig(min_i=1, max_i=4, min_j=1, max_j=4)
     r = bipartite_cores(adj, config)
     expected = brute_force_counts(adj, range(1, 5), range(1, 5))
-    np.testing.assert_array_equal(r.counts, expected)
+    np.testing.assert_array_equal(r.center_sets, expected)
 
 
-def test_counts_are_monotone_and_k_sets_of_a_big_biclique():
-    # K(5,5): every j-subset of the 5 centers has all 5 fans.
+def test_a_big_biclique_is_one_maximal_core_and_many_center_sets():
+    # K(5,5): every j-subset of the 5 centers has all 5 fans, but only the whole is maximal.
     src, dst, n = _complete_bipartite(range(5), range(5, 10), 10)
     r = bipartite_cores(_adj(src, dst, n), CoreConfig(max_i=5, max_j=5))
     from math import comb
     for i in range(2, 6):
         for j in range(2, 6):
-            assert r.count(i, j) == comb(5, j)
-    assert (np.diff(r.counts, axis=0) <= 0).all() and (np.diff(r.counts, axis=1) <= 0).all()
+            assert r.count_center_sets(i, j) == comb(5, j)
+            assert r.count(i, j) == (i == 5 and j == 5)
 
 
 def test_elimination_keeps_every_core_link_and_reaches_fixed_point():
@@ -132,6 +192,21 @@ def test_diverse_cores_ignore_same_host_links():
     assert bipartite_cores(same, config).counts.sum() == 0
     assert bipartite_cores(split, config).count(3, 3) == 1
     assert drop_same_host_links(adj, [0, 0, 1, 0, 1, 1]).nnz == 9 - 4
+
+
+def test_diverse_cores_need_fans_on_distinct_sites():
+    # K(4,3): fans 0-3 -> centers 4-6.  Fans 0 and 1 share a host (a mirror), so the
+    # core has 3 fans on distinct sites: a diverse (3,3) core, not a (4,3) one.
+    src, dst, n = _complete_bipartite([0, 1, 2, 3], [4, 5, 6], 7)
+    g = CapturedGraph.from_edges(src, dst, n, hosts=[0, 0, 1, 2, 3, 4, 5])
+    plain = bipartite_cores(g, CoreConfig(max_i=4, max_j=3))
+    diverse = bipartite_cores(g, CoreConfig(max_i=4, max_j=3, diverse=True))
+    assert plain.count(4, 3) == 1 and plain.counts.sum() == 1
+    assert diverse.count(3, 3) == 1 and diverse.count(4, 3) == 0
+    assert diverse.counts.sum() == 1
+    # All four fans on one host: no diverse core with 2 or more fans at all.
+    one = CapturedGraph.from_edges(src, dst, n, hosts=[0, 0, 0, 0, 3, 4, 5])
+    assert bipartite_cores(one, CoreConfig(max_i=4, max_j=3, diverse=True)).counts.sum() == 0
 
 
 def test_limits_and_bad_settings():

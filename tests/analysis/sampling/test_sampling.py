@@ -62,9 +62,10 @@ CONFIG = SamplerConfig(walkers=16, burn_in=50, walk_length=100)
 @pytest.mark.parametrize(("method", "config"), [
     ("undirected", CONFIG),
     ("directed", CONFIG),
+    ("directed-jump", CONFIG),
     # Records every 2 x degree bound steps: far enough apart to be nearly independent.
     ("regular", SamplerConfig(walkers=16, burn_in=50, walk_length=100, thin=40)),
-], ids=["undirected", "directed", "regular"])
+], ids=["undirected", "directed", "directed-jump", "regular"])
 @pytest.mark.parametrize("seed", [0, 1], ids=lambda s: f"seed{s}")
 def test_uniform_samplers_pass_chi_square_on_star(method, config, seed):
     adj = star_with_ring()
@@ -114,12 +115,58 @@ def test_walks_stay_in_the_start_component():
     # Two disjoint triangles; walks start on the first.
     src, dst = [0, 1, 2, 3, 4, 5], [1, 2, 0, 4, 5, 3]
     adj = sp.csr_array((np.ones(6), (src, dst)), shape=(6, 6))
-    for method in ("undirected", "regular", "plain", "pagerank"):
+    for method in ("directed", "undirected", "regular", "plain", "pagerank"):
         s = sample_pages(adj, 100, method, CONFIG, seed=0, starts=[0])
         assert set(s.nodes.tolist()) <= {0, 1, 2}
         assert s.population.tolist() == [True] * 3 + [False] * 3
-    # The directed walk jumps anywhere.
-    assert sample_pages(adj, 300, "directed", CONFIG, seed=0).population.all()
+    # The jump variant jumps anywhere.
+    s = sample_pages(adj, 300, "directed-jump", CONFIG, seed=0)
+    assert s.population.all() and set(s.nodes.tolist()) == set(range(6))
+
+
+def lopsided_scc():
+    """A hand-made strongly connected graph whose self-loop walk is far from uniform:
+    a cycle 0 -> 1 -> ... -> 7 -> 0 plus shortcuts 3 -> 0, 5 -> 0, 7 -> 1
+    (stationary law from 0.038 at page 7 to 0.203 at pages 1 and 2)."""
+    src = [*range(8), 3, 5, 7]
+    dst = [*(np.arange(8) + 1) % 8, 0, 0, 1]
+    return sp.csr_array((np.ones(len(src)), (src, dst)), shape=(8, 8))
+
+
+def self_loop_stationary(adj):
+    """Exact stationary law of the paper's walk: rows of A + I normalised."""
+    m = (adj + sp.eye_array(adj.shape[0])).toarray()
+    p = m / m.sum(axis=1, keepdims=True)
+    vals, vecs = np.linalg.eig(p.T)
+    pi = np.real(vecs[:, np.argmin(np.abs(vals - 1))])
+    return pi / pi.sum()
+
+
+def test_directed_walk_follows_links_and_self_loops_without_jumps():
+    from analysis.sampling.walks import _directed_arrays, _loopless, _run, _self_loop_step, _Walk
+    adj = lopsided_scc()
+    pi = self_loop_stationary(adj)
+    assert pi.max() > 5 * pi.min()          # far from uniform: reweighting matters
+    walk = _Walk(*_directed_arrays(_loopless(adj)), np.zeros(64, np.int64),
+                 np.random.default_rng(4), seen=np.zeros(8, bool))
+    _run(walk, _self_loop_step, 50, record=False)
+    visits = np.bincount(_run(walk, _self_loop_step, 4000, record=True), minlength=8)
+    np.testing.assert_allclose(visits / visits.sum(), pi, atol=0.01)
+    # Every move is along a link or a stay (the self-loop): no jumps.
+    trace = _run(walk, _self_loop_step, 200, record=True).reshape(200, 64)
+    moves = trace[1:] != trace[:-1]
+    linked = adj.toarray()[trace[:-1], trace[1:]] > 0
+    assert (linked | ~moves).all() and (~moves).mean() > 0.2
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2], ids=lambda s: f"seed{s}")
+def test_directed_sample_is_uniform_on_a_strongly_connected_graph(seed):
+    adj = lopsided_scc()
+    config = SamplerConfig(walkers=16, burn_in=50, walk_length=100, estimate_length=2000)
+    s = sample_pages(adj, 4000, "directed", config, seed=seed, starts=[3])
+    assert s.population.all()
+    assert _uniformity_pvalue(s, 8) > UNIFORM_P
+    np.testing.assert_allclose(np.bincount(s.nodes, minlength=8) / 4000, 1 / 8, atol=0.03)
 
 
 def test_bias_report_by_hand():

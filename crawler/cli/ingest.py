@@ -1,0 +1,61 @@
+"""``webcrawl import edges|warc``: bring your own data into a crawl database.
+
+A thin layer over :func:`storage.edgelist.import_edges` (published web graphs) and
+:func:`crawler.ingest.import_warc` (WARC files from any crawler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from crawler.cli._common import add_json_option
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "import", help="import a WARC or a web-graph edge list into a crawl database",
+        description="Import data made elsewhere into a new crawl database that every "
+                    "analysis, compare and export reads.  Examples: webcrawl import edges "
+                    "web-Google.txt.gz --db google.db; webcrawl import warc site.warc.gz "
+                    "--db site.db")
+    kinds = parser.add_subparsers(dest="kind", metavar="KIND", required=True)
+    edges = kinds.add_parser(
+        "edges", help="an edge list: 'src dst' lines (ids or names), # comments, gzip",
+        description="Import 'src dst' lines (space or tab; # comments; gzip by content) "
+                    "with integer ids (named by --vertices 'id name' lines, Common Crawl's "
+                    "'id<TAB>reversed.host' included) or names directly.")
+    edges.add_argument("file", type=Path, metavar="FILE")
+    edges.add_argument("--vertices", type=Path, metavar="FILE",
+                       help="'id name' lines naming the integer ids (or one name a line: "
+                            "the line number is the id)")
+    edges.add_argument("--seed", action="append", default=[], metavar="NAME",
+                       help="a seed node for virtual crawls, as named in the files "
+                            "(default: the first source node); repeatable")
+    edges.add_argument("--db", required=True, type=Path, metavar="PATH",
+                       help="the crawl database to create")
+    add_json_option(edges)
+    edges.set_defaults(func=run_edges)
+
+
+def _say(line: str) -> None:
+    print(f"webcrawl: {line}", file=sys.stderr, flush=True)
+
+
+def run_edges(args: argparse.Namespace) -> int:
+    from storage.edgelist import import_edges
+
+    result = import_edges(args.file, args.db, vertices=args.vertices, seeds=args.seed,
+                          progress=None if args.json else _say)
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
+    else:
+        print(f"imported {result.edges:,} links between {result.nodes:,} nodes "
+              f"({result.pages_with_links:,} with out-links, {result.hosts:,} hosts) "
+              f"in {result.seconds:.1f} s ({result.edges_per_second:,.0f} links/s)")
+    return 0

@@ -1,0 +1,204 @@
+"""`import edges` (storage.edgelist): published edge-list layouts against an independent
+reading of the same lines (networkx as the oracle), and the analyses on the result."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import random
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from analysis.graph import load_graph, pagerank
+from crawler.cli import main
+from storage.edgelist import import_edges
+from storage.errors import ConfigError, StoreError
+from storage.export import export_edges
+from storage.reader import CrawlReader
+
+
+def random_edges(n: int = 60, m: int = 400, seed: int = 1) -> list[tuple[int, int]]:
+    rng = random.Random(seed)
+    ids = rng.sample(range(10, 10_000), n)  # sparse, unsorted ids
+    return [(rng.choice(ids), rng.choice(ids)) for _ in range(m)]
+
+
+def stored_edges(db: Path) -> list[tuple[str, str]]:
+    with CrawlReader(db) as reader:
+        return [(s, d) for s, d, _ in reader.iter_edges()]
+
+
+def write(path: Path, text: str, *, gz: bool = False) -> Path:
+    data = text.encode()
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+@pytest.mark.parametrize(("sep", "gz", "noise"), [
+    ("\t", False, False), (" ", True, False), ("  \t ", False, True), ("\t", True, True)],
+    ids=["tab", "space-gzip", "mixed-blanks-comments", "tab-gzip-comments"])
+def test_integer_edge_list_round_trips(tmp_path: Path, sep: str, gz: bool, noise: bool) -> None:
+    edges = random_edges()
+    lines = ["# Directed graph (each unordered pair of nodes is saved once)",
+             "# FromNodeId\tToNodeId"]
+    for k, (a, b) in enumerate(edges):
+        lines.append(f"{a}{sep}{b}" + ("  " if noise and k % 7 == 0 else ""))
+        if noise and k == 200:
+            lines += ["# a comment in the middle", ""]
+    path = write(tmp_path / "g.txt", "\n".join(lines) + "\n", gz=gz)
+    result = import_edges(path, tmp_path / "g.db")
+    assert (result.edges, result.names) == (len(edges), "ids")
+    # Same multiset of links, each page's links in file order.
+    got = stored_edges(tmp_path / "g.db")
+    expected = sorted(((str(a), str(b)) for a, b in edges), key=lambda e: int(e[0]))
+    assert sorted(got, key=lambda e: int(e[0])) == expected
+    for src in {a for a, _ in edges}:
+        assert [d for s, d in got if s == str(src)] == [str(b) for a, b in edges if a == src]
+    oracle = nx.DiGraph(nx.parse_edgelist([f"{a} {b}" for a, b in edges],
+                                          create_using=nx.DiGraph, nodetype=int))
+    graph = load_graph(tmp_path / "g.db", drop_self_loops=False)
+    assert graph.n == oracle.number_of_nodes() and graph.m == oracle.number_of_edges()
+    # Every node with out-links is fetchable (crawled); the rest are not; no fetch order.
+    out_deg = dict(oracle.out_degree())
+    assert {int(u) for u, c in zip(graph.urls, graph.crawled, strict=True) if c} == \
+        {u for u, d in out_deg.items() if d > 0}
+    assert graph.fetch_order.size == 0
+    assert graph.urls[int(graph.seeds[0])] == str(edges[0][0])
+
+
+def test_pagerank_of_an_imported_graph_matches_networkx(tmp_path: Path) -> None:
+    edges = [(a, b) for a, b in random_edges(n=80, m=600, seed=3) if a != b]
+    path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
+    import_edges(path, tmp_path / "g.db")
+    graph = load_graph(tmp_path / "g.db")
+    ours = pagerank(graph.adjacency).scores
+    oracle = nx.pagerank(nx.DiGraph(edges), alpha=0.85, tol=1e-12)
+    np.testing.assert_allclose(ours, [oracle[int(u)] for u in graph.urls], atol=1e-9)
+
+
+def test_common_crawl_vertices_with_reversed_hosts(tmp_path: Path) -> None:
+    vertices = write(tmp_path / "v.txt", "0\tcom.example\n1\tcom.example.www\n"
+                                         "2\torg.wikipedia.en\n3\tnet.lonely\n")
+    edges = write(tmp_path / "e.txt", "0\t1\n1\t2\n2\t0\n2\t1\n", gz=True)
+    result = import_edges(edges, tmp_path / "cc.db", vertices=vertices)
+    assert (result.nodes, result.edges, result.hosts, result.names) == (4, 4, 4, "reversed-hosts")
+    assert stored_edges(tmp_path / "cc.db") == [
+        ("http://example.com/", "http://www.example.com/"),
+        ("http://www.example.com/", "http://en.wikipedia.org/"),
+        ("http://en.wikipedia.org/", "http://example.com/"),
+        ("http://en.wikipedia.org/", "http://www.example.com/")]
+    with CrawlReader(tmp_path / "cc.db") as reader:
+        _, hosts = reader.hosts()
+        table = reader.urls()
+    assert sorted(hosts) == ["en.wikipedia.org", "example.com", "lonely.net", "www.example.com"]
+    assert table.urls[3] == "http://lonely.net/"  # an isolated vertex is still a node
+    assert table.outcome[3] == -1  # no out-links: discovered, not fetchable
+
+
+def test_vertices_by_line_number_and_sparse_ids(tmp_path: Path) -> None:
+    urls = write(tmp_path / "g.urls", "http://a.test/\nhttp://b.test/x\nhttp://c.test/\n")
+    edges = write(tmp_path / "g.txt", "0 1\n1 2\n2 0\n")
+    import_edges(edges, tmp_path / "law.db", vertices=urls, seeds=["http://b.test/x"])
+    assert stored_edges(tmp_path / "law.db") == [
+        ("http://a.test/", "http://b.test/x"), ("http://b.test/x", "http://c.test/"),
+        ("http://c.test/", "http://a.test/")]
+    graph = load_graph(tmp_path / "law.db")
+    assert [graph.urls[i] for i in graph.seeds] == ["http://b.test/x"]
+    sparse = write(tmp_path / "v.txt", "70 http://x.test/\n5 http://y.test/\n")
+    edges = write(tmp_path / "e2.txt", "70 5\n5 70\n")
+    import_edges(edges, tmp_path / "sparse.db", vertices=sparse)
+    assert stored_edges(tmp_path / "sparse.db") == [("http://y.test/", "http://x.test/"),
+                                                   ("http://x.test/", "http://y.test/")]
+
+
+def test_names_directly(tmp_path: Path) -> None:
+    path = write(tmp_path / "n.txt", "# url pairs\nhttp://a.test/ http://b.test/\n"
+                                     "http://b.test/ http://a.test/p\nhttp://a.test/p http://a.test/\n")
+    result = import_edges(path, tmp_path / "n.db")
+    assert (result.nodes, result.hosts, result.names) == (3, 2, "urls")
+    assert stored_edges(tmp_path / "n.db") == [
+        ("http://a.test/", "http://b.test/"), ("http://b.test/", "http://a.test/p"),
+        ("http://a.test/p", "http://a.test/")]
+
+
+def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
+    edges = write(tmp_path / "e.txt", "0 1\n1 9\n")
+    vertices = write(tmp_path / "v.txt", "0 a\n1 b\n")
+    with pytest.raises(ConfigError, match="9 names a vertex missing"):
+        import_edges(edges, tmp_path / "x.db", vertices=vertices)
+    assert not (tmp_path / "x.db").exists()  # nothing half-written left behind
+    with pytest.raises(ConfigError, match="not a node"):
+        import_edges(edges, tmp_path / "x.db", seeds=["42"])
+    with pytest.raises(ConfigError, match="cannot parse as 2-column lines"):
+        import_edges(write(tmp_path / "bad.txt", "0 1\n2\n"), tmp_path / "x.db")
+    import_edges(edges, tmp_path / "x.db")
+    with pytest.raises(StoreError, match="already exists"):
+        import_edges(edges, tmp_path / "x.db")
+
+
+def test_cli_import_then_compare_virtual(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(5)
+    src = rng.integers(0, 300, 3000)
+    dst = rng.integers(0, 300, 3000)
+    path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in zip(src, dst, strict=True)))
+    db = tmp_path / "g.db"
+    assert main(["import", "edges", str(path), "--db", str(db), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["edges"] == 3000
+    assert main(["compare", "--db", str(db), "--virtual", "--strategies", "bfs,pagerank",
+                 "--checkpoints", "0", "--json"]) == 0
+    comparison = json.loads(capsys.readouterr().out)
+    # No recorded order (the graph was not crawled); every ordering ran over it.
+    assert set(comparison["summary"]) == {"bfs", "pagerank"}
+    reachable = nx.descendants(nx.DiGraph(list(zip(src.tolist(), dst.tolist(), strict=True))),
+                               int(src[0])) | {int(src[0])}
+    assert comparison["summary"]["bfs"]["pages"] == min(len(reachable),
+                                                        comparison["graphs"]["g.db"]["crawled"])
+    assert main(["import", "edges", str(tmp_path / "missing.txt"), "--db",
+                 str(tmp_path / "m.db")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such file" in err
+
+
+def test_export_edgelist_reads_in_networkx_and_igraph(tmp_path: Path) -> None:
+    ig = pytest.importorskip("igraph")
+    edges = random_edges(n=40, m=200, seed=9)
+    path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
+    db = tmp_path / "g.db"
+    import_edges(path, db)
+    out = tmp_path / "g.edgelist"
+    assert main(["export", "edges", "--db", str(db), "--format", "edgelist",
+                 "--out", str(out)]) == 0
+    multiset = sorted((str(a), str(b)) for a, b in edges)
+    g = nx.read_edgelist(out, create_using=nx.MultiDiGraph, nodetype=str)
+    assert sorted((a, b) for a, b, _ in g.edges(keys=True)) == multiset
+    h = ig.Graph.Read_Ncol(str(out), names=True, directed=True, weights=False)
+    names = h.vs["name"]
+    assert sorted((names[e.source], names[e.target]) for e in h.es) == multiset
+    # graphml through networkx; --ids with its nodes file.
+    gml = tmp_path / "g.graphml"
+    assert main(["export", "edges", "--db", str(db), "--format", "graphml",
+                 "--out", str(gml)]) == 0
+    x = nx.read_graphml(gml, force_multigraph=True)
+    url = nx.get_node_attributes(x, "url")
+    assert sorted((url[a], url[b]) for a, b, _ in x.edges(keys=True)) == multiset
+    ids_out, nodes = tmp_path / "ids.txt", tmp_path / "nodes.tsv"
+    assert main(["export", "edges", "--db", str(db), "--format", "edgelist", "--ids",
+                 "--nodes", str(nodes), "--out", str(ids_out)]) == 0
+    name = dict(line.split("\t") for line in nodes.read_text().splitlines())
+    pairs = [line.split() for line in ids_out.read_text().splitlines()]
+    assert sorted((name[a], name[b]) for a, b in pairs) == multiset
+
+
+def test_jsonl_edges_match_tsv(tmp_path: Path) -> None:
+    path = write(tmp_path / "g.txt", "1 2\n2 3\n")
+    import_edges(path, tmp_path / "g.db")
+    out = io.StringIO()
+    assert export_edges(tmp_path / "g.db", out, "jsonl") == 2
+    assert [json.loads(line) for line in out.getvalue().splitlines()] == [
+        {"src": "1", "dst": "2", "nofollow": False}, {"src": "2", "dst": "3", "nofollow": False}]
