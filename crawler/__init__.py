@@ -6,36 +6,259 @@ Crawl a fixture web served by ``webcrawl fixture serve --port 8400``::
 
     stats = crawl(["http://site0.test:8400/"], "crawl.db",
                   CrawlSettings(scope_hosts=("*.test",), resolve=("*.test=127.0.0.1",)))
+
+Every public name of the crawler's modules is importable from here; the modules load on
+first use, so ``import crawler.urls`` (the fixture web's URL normaliser) pulls in no aiohttp.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable
-from pathlib import Path
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from crawler.settings import CrawlSettings
+from crawler.settings import (
+    DEFAULT_USER_AGENT,
+    VERSION,
+    CrawlSettings,
+    user_agent,
+)
+from storage._version import __version__
 
 if TYPE_CHECKING:
-    from crawler.engine import Crawler, CrawlStats
+    from crawler.archive import (
+        NOT_MODIFIED_PROFILE,
+        WarcArchive,
+    )
+    from crawler.codings import (
+        ACCEPT_ENCODING,
+        PIECE,
+        BodyDecoder,
+        CorruptBody,
+        UnsupportedCoding,
+    )
+    from crawler.engine import (
+        Crawler,
+        CrawlStats,
+        crawl,
+    )
+    from crawler.fetcher import (
+        Fetcher,
+        FetchResult,
+        decode_body,
+        is_html,
+    )
+    from crawler.frontier import (
+        Frontier,
+        Taken,
+    )
+    from crawler.ingest import (
+        WarcImport,
+        import_warc,
+    )
+    from crawler.links import (
+        PageLinks,
+        extract_links,
+    )
+    from crawler.politeness import (
+        HostSlot,
+        PolitenessPolicy,
+        parse_retry_after,
+    )
+    from crawler.progress import (
+        Progress,
+        format_line,
+        format_summary,
+        stop_on_signals,
+    )
+    from crawler.resolve import (
+        HostGlobResolver,
+        ResolveRule,
+        make_ssl_context,
+        parse_rule,
+        parse_rules,
+    )
+    from crawler.resume import (
+        replay,
+        restore,
+    )
+    from crawler.retry import (
+        RETRYABLE_ERRORS,
+        RetryPolicy,
+        is_retryable_status,
+    )
+    from crawler.revisit import (
+        REVISIT_POLICIES,
+        RevisitCrawler,
+        RevisitSettings,
+        RevisitStats,
+        body_digest,
+        revisit,
+        run_with_progress,
+        volatile_pattern,
+    )
+    from crawler.robots import (
+        RobotsCache,
+        RobotsRules,
+        RobotsState,
+        RobotsTxt,
+        is_valid_product_token,
+        robots_path,
+    )
+    from crawler.scope import (
+        Scope,
+    )
+    from crawler.token_bucket import (
+        TokenBucket,
+    )
+    from crawler.urls import (
+        MAX_URL_LENGTH,
+        host_key,
+        is_local_host,
+        normalize_escapes,
+        normalize_url,
+        remove_dot_segments,
+    )
 
-__all__ = ["CrawlSettings", "CrawlStats", "Crawler", "crawl"]
+#: Public name -> the module that defines it, imported on first use.
+_LAZY: dict[str, str] = {
+    "ACCEPT_ENCODING": "crawler.codings",
+    "BodyDecoder": "crawler.codings",
+    "CorruptBody": "crawler.codings",
+    "CrawlStats": "crawler.engine",
+    "Crawler": "crawler.engine",
+    "FetchResult": "crawler.fetcher",
+    "Fetcher": "crawler.fetcher",
+    "Frontier": "crawler.frontier",
+    "HostGlobResolver": "crawler.resolve",
+    "HostSlot": "crawler.politeness",
+    "MAX_URL_LENGTH": "crawler.urls",
+    "NOT_MODIFIED_PROFILE": "crawler.archive",
+    "PIECE": "crawler.codings",
+    "PageLinks": "crawler.links",
+    "PolitenessPolicy": "crawler.politeness",
+    "Progress": "crawler.progress",
+    "RETRYABLE_ERRORS": "crawler.retry",
+    "REVISIT_POLICIES": "crawler.revisit",
+    "ResolveRule": "crawler.resolve",
+    "RetryPolicy": "crawler.retry",
+    "RevisitCrawler": "crawler.revisit",
+    "RevisitSettings": "crawler.revisit",
+    "RevisitStats": "crawler.revisit",
+    "RobotsCache": "crawler.robots",
+    "RobotsRules": "crawler.robots",
+    "RobotsState": "crawler.robots",
+    "RobotsTxt": "crawler.robots",
+    "Scope": "crawler.scope",
+    "Taken": "crawler.frontier",
+    "TokenBucket": "crawler.token_bucket",
+    "UnsupportedCoding": "crawler.codings",
+    "WarcArchive": "crawler.archive",
+    "WarcImport": "crawler.ingest",
+    "body_digest": "crawler.revisit",
+    "crawl": "crawler.engine",
+    "decode_body": "crawler.fetcher",
+    "extract_links": "crawler.links",
+    "format_line": "crawler.progress",
+    "format_summary": "crawler.progress",
+    "host_key": "crawler.urls",
+    "import_warc": "crawler.ingest",
+    "is_html": "crawler.fetcher",
+    "is_local_host": "crawler.urls",
+    "is_retryable_status": "crawler.retry",
+    "is_valid_product_token": "crawler.robots",
+    "make_ssl_context": "crawler.resolve",
+    "normalize_escapes": "crawler.urls",
+    "normalize_url": "crawler.urls",
+    "parse_retry_after": "crawler.politeness",
+    "parse_rule": "crawler.resolve",
+    "parse_rules": "crawler.resolve",
+    "remove_dot_segments": "crawler.urls",
+    "replay": "crawler.resume",
+    "restore": "crawler.resume",
+    "revisit": "crawler.revisit",
+    "robots_path": "crawler.robots",
+    "run_with_progress": "crawler.revisit",
+    "stop_on_signals": "crawler.progress",
+    "volatile_pattern": "crawler.revisit",
+}
 
-
-def crawl(seeds: Iterable[str], db: str | Path, settings: CrawlSettings | None = None,
-          *, resume: bool = False) -> CrawlStats:
-    """Run a crawl to completion in a new event loop; return its statistics."""
-    from crawler.engine import Crawler
-
-    crawler = Crawler(db, seeds, settings, resume=resume)
-    return asyncio.run(crawler.run())
+__all__ = [
+    "ACCEPT_ENCODING",
+    "DEFAULT_USER_AGENT",
+    "MAX_URL_LENGTH",
+    "NOT_MODIFIED_PROFILE",
+    "PIECE",
+    "RETRYABLE_ERRORS",
+    "REVISIT_POLICIES",
+    "VERSION",
+    "BodyDecoder",
+    "CorruptBody",
+    "CrawlSettings",
+    "CrawlStats",
+    "Crawler",
+    "FetchResult",
+    "Fetcher",
+    "Frontier",
+    "HostGlobResolver",
+    "HostSlot",
+    "PageLinks",
+    "PolitenessPolicy",
+    "Progress",
+    "ResolveRule",
+    "RetryPolicy",
+    "RevisitCrawler",
+    "RevisitSettings",
+    "RevisitStats",
+    "RobotsCache",
+    "RobotsRules",
+    "RobotsState",
+    "RobotsTxt",
+    "Scope",
+    "Taken",
+    "TokenBucket",
+    "UnsupportedCoding",
+    "WarcArchive",
+    "WarcImport",
+    "__version__",
+    "body_digest",
+    "crawl",
+    "decode_body",
+    "extract_links",
+    "format_line",
+    "format_summary",
+    "host_key",
+    "import_warc",
+    "is_html",
+    "is_local_host",
+    "is_retryable_status",
+    "is_valid_product_token",
+    "make_ssl_context",
+    "normalize_escapes",
+    "normalize_url",
+    "parse_retry_after",
+    "parse_rule",
+    "parse_rules",
+    "remove_dot_segments",
+    "replay",
+    "restore",
+    "revisit",
+    "robots_path",
+    "run_with_progress",
+    "stop_on_signals",
+    "user_agent",
+    "volatile_pattern",
+]
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: ``import crawler`` (e.g. for crawler.urls) must not pull in aiohttp.
-    if name in ("Crawler", "CrawlStats"):
-        from crawler import engine
+    # PEP 562: heavy modules load on first use, so importing one light module stays cheap.
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
-        return getattr(engine, name)
-    raise AttributeError(f"module 'crawler' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

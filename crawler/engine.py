@@ -7,6 +7,12 @@ robots.txt if it is unknown or expired, else its best URL.  A host is busy until
 task ends and then waits out its politeness delay; so at most one request per host is
 ever in flight, over one kept-alive connection.
 
+A task that must wait inside its turn (a retry's backoff, ``Retry-After``, a
+Crawl-delay after robots.txt) does not hold one of the ``concurrency`` slots while it
+waits: it *parks* (:meth:`Crawler._wait`), giving its slot back, and the dispatcher
+resumes it once its time has come and a slot is free, before starting new hosts.  So
+hosts answering 429 with ``Retry-After: 600`` never starve the others.
+
 Every URL ends with exactly one :class:`~storage.records.Outcome`.  Each fetch attempt
 is a ``fetches`` row; the records of one fetch (attempt rows, new URLs, links,
 outcome) are enqueued with no ``await`` in between, so a kill never splits them.
@@ -24,8 +30,11 @@ crawl of one host fetches in the same order every run.
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import json
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -67,7 +76,7 @@ from storage.errors import (
 from storage.records import FetchRecord, Outcome
 from storage.store import CrawlStore, HostRow, ResumeState, UrlRow
 
-__all__ = ["CrawlStats", "Crawler"]
+__all__ = ["CrawlStats", "Crawler", "crawl"]
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +188,10 @@ class Crawler:
         self._next_seq = 0
         self._taken = 0                              # URLs handed to fetch tasks
         self._tasks = FetchTasks()
+        # Tasks waiting without a slot: (resume time, tie-break, future), see _wait.
+        self._parked: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._n_parked = 0                           # of _tasks, parked (not in flight)
+        self._park_seq = itertools.count()
         self._recompute: asyncio.Task[Any] | None = None
         self._fetches_since = 0
         self._recomputed_at = time.monotonic()
@@ -288,9 +301,10 @@ class Crawler:
         assert self.store is not None
         while not self._tasks.stopping:
             now = time.monotonic()
+            self._resume_parked(now, concurrency)
             # A pending recomputation holds new takes back: its result then always lands
             # at the fetch count it was due at, as in a virtual crawl (deterministic).
-            while (len(self._tasks) < concurrency and self._recompute is None
+            while (self._in_flight() < concurrency and self._recompute is None
                    and not self._max_pages_reached()):
                 host_id = frontier.pop_ready(now)
                 if host_id is None:
@@ -303,14 +317,46 @@ class Crawler:
             if self._tasks.stopping:
                 break
             wake_at = frontier.next_wakeup()
-            idle = len(self._tasks) < concurrency and self._recompute is None
-            await self._tasks.wait(wake_at if idle else None)
+            if self._recompute is not None:
+                wake_at = None  # no new take before the recomputation is applied
+            if self._parked:
+                wake_at = min(self._parked[0][0], wake_at if wake_at is not None else math.inf)
+            await self._tasks.wait(wake_at if self._in_flight() < concurrency else None)
         if self._tasks.stopping:
             self.stats.stopped = "stopped"
             return
         # URLs left by a page limit stay in the frontier (no outcome): a resume with a
         # higher limit takes them.
         self.stats.stopped = "max_pages" if self._max_pages_reached() else "done"
+
+    def _in_flight(self) -> int:
+        """Tasks holding a slot (started and not parked)."""
+        return len(self._tasks) - self._n_parked
+
+    def _resume_parked(self, now: float, concurrency: int) -> None:
+        """Give free slots to parked tasks whose wait is over (oldest deadline first)."""
+        parked = self._parked
+        while parked and parked[0][0] <= now and self._in_flight() < concurrency:
+            fut = heapq.heappop(parked)[2]
+            if fut.done():  # its task was cancelled while parked (already uncounted)
+                continue
+            self._n_parked -= 1
+            fut.set_result(None)
+
+    async def _wait(self, seconds: float) -> None:
+        """Sleep ``seconds`` without holding a slot; the dispatcher resumes the task."""
+        if seconds <= 0:
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._parked, (time.monotonic() + seconds, next(self._park_seq), fut))
+        self._n_parked += 1
+        self._tasks.wake()  # a slot is free now
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.cancelled():  # cancelled while parked: the dispatcher never counted it
+                self._n_parked -= 1
+            raise
 
     def _check_contact(self, host_id: int) -> None:
         """Warn once per crawl when a non-loopback host is crawled without a contact."""
@@ -356,9 +402,7 @@ class Crawler:
         assert self.fetcher is not None and self.store is not None and self.scope is not None
         slot = self.registry.slot(host_id)
         url = self.registry.robots_url(host_id)
-        wait = slot.ready_at - time.monotonic()
-        if wait > 0:
-            await asyncio.sleep(wait)
+        await self._wait(slot.ready_at - time.monotonic())
         status: int | None = None
         body: str | None = None
         started = time.monotonic()
@@ -428,9 +472,8 @@ class Crawler:
         url = self.registry.url(taken.url_id)
         fetcher, politeness = self.fetcher, self.politeness
         attempt = 0
-        now = time.monotonic()
-        if slot.ready_at > now:  # only after robots.txt left the host waiting
-            await asyncio.sleep(slot.ready_at - now)
+        # only after robots.txt left the host waiting
+        await self._wait(slot.ready_at - time.monotonic())
 
         async def attempt_once() -> FetchResult:
             nonlocal attempt
@@ -456,7 +499,7 @@ class Crawler:
 
         try:
             result = await self.retry.call(attempt_once, lambda: slot.ready_at - time.monotonic(),
-                                           asyncio.sleep)
+                                           self._wait)
         except FetchError as exc:
             # Every attempt already has its row; the URL ends with the last error.
             self._finish(taken, seq, _outcome_of(exc))
@@ -610,3 +653,13 @@ def _with_overrides(settings: CrawlSettings, overrides: Mapping[str, Any]) -> Cr
         return replace(settings, **overrides)
     except TypeError as exc:  # an unknown field name
         raise ConfigError(f"bad crawl setting override: {exc}") from None
+
+
+def crawl(seeds: Iterable[str], db: str | Path, settings: CrawlSettings | None = None,
+          *, resume: bool = False) -> CrawlStats:
+    """Run a crawl to completion in a new event loop; return its statistics.
+
+    The blocking counterpart of ``await Crawler(db, seeds, settings, resume=resume).run()``.
+    """
+    crawler = Crawler(db, seeds, settings, resume=resume)
+    return asyncio.run(crawler.run())

@@ -19,6 +19,7 @@ import hashlib
 import re
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import aiohttp
 from yarl import URL
@@ -28,6 +29,9 @@ from crawler.politeness import parse_retry_after
 from crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from crawler.settings import CrawlSettings
 from storage.errors import FetchTimeoutError, NetworkError
+
+if TYPE_CHECKING:
+    from crawler.archive import WarcArchive
 
 __all__ = ["FetchResult", "Fetcher", "decode_body", "is_html"]
 
@@ -61,6 +65,9 @@ class FetchResult:
     elapsed: float               # monotonic seconds, request start to body end
     ended_mono: float
     date: str | None = None      # the server's Date header, verbatim (revisits use it)
+    reason: str | None = None    # the status line's reason phrase
+    headers: tuple[tuple[str, str], ...] = ()          # response headers, as received
+    request_headers: tuple[tuple[str, str], ...] = ()  # request headers, as sent
 
     @property
     def size(self) -> int:
@@ -113,6 +120,7 @@ class Fetcher:
     def __init__(self, settings: CrawlSettings) -> None:
         self.settings = settings
         self._session: aiohttp.ClientSession | None = None
+        self.archive: WarcArchive | None = None
         self._headers = {
             "User-Agent": settings.fetch_user_agent,
             "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
@@ -121,6 +129,10 @@ class Fetcher:
 
     async def __aenter__(self) -> Fetcher:
         s = self.settings
+        if s.warc_dir is not None:
+            from crawler.archive import WarcArchive
+
+            self.archive = WarcArchive(s)
         connector = aiohttp.TCPConnector(
             limit=s.concurrency + 8,   # head-room for robots.txt fetches
             limit_per_host=1,          # Mercator: one connection per web server
@@ -145,6 +157,8 @@ class Fetcher:
         await self.aclose()
 
     async def aclose(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
         if self._session is not None:
             await self._session.close()
             self._session = None
@@ -176,17 +190,27 @@ class Fetcher:
                 retry_after = parse_retry_after(h.get("Retry-After")) \
                     if status in (429, 503) else None
                 etag_out, lm_out = h.get("ETag"), h.get("Last-Modified")
+                raw = tuple((k.decode("latin-1"), v.decode("latin-1"))
+                            for k, v in resp.raw_headers)
+                sent = tuple(resp.request_info.headers.items())
+                reason = resp.reason
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise FetchTimeoutError(f"timeout fetching {url}") from exc
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             raise NetworkError(f"{type(exc).__name__} fetching {url}: {exc}") from exc
         t1 = time.monotonic()
-        return FetchResult(url=url, status=status, content_type=media.strip().lower(),
+        result = FetchResult(url=url, status=status, content_type=media.strip().lower(),
                            charset=charset, body=body, too_large=too_large,
                            location=location, etag=etag_out, last_modified=lm_out,
                            retry_after=retry_after, started_at=started_at,
                            ended_at=started_at + (t1 - t0), elapsed=t1 - t0, ended_mono=t1,
-                           date=h.get("Date"))
+                           date=h.get("Date"), reason=reason, headers=raw,
+                           request_headers=sent)
+        if self.archive is not None:
+            self.archive.record(url, started_at=started_at, request_headers=sent,
+                                status=status, reason=reason, headers=raw, body=body,
+                                truncated=too_large)
+        return result
 
     @staticmethod
     async def _read(resp: aiohttp.ClientResponse, cap: int) -> tuple[bytes, bool]:

@@ -11,6 +11,7 @@ Fields are grouped by prefix, the component that reads them:
 ``links_``     :mod:`crawler.links` (links per page, nofollow handling)
 ``tls_``       :mod:`crawler.resolve` (certificate verification)
 ``store_``     the crawl database writer (batching)
+``warc_``      :mod:`crawler.archive` (WARC output of every HTTP exchange)
 ``frontier_``  :mod:`crawler.frontier` and the strategy
 =============  =====================================================================
 
@@ -167,6 +168,14 @@ class CrawlSettings:
     #: ``PATTERN[:PORT]=ADDR[:PORT]`` host-glob resolution rules (see crawler.resolve)
     resolve: tuple[str, ...] = ()
 
+    # -- warc_ --------------------------------------------------------------------
+    #: write every HTTP exchange as WARC records into this folder (None: no WARC)
+    warc_dir: str | None = None
+    #: start a new WARC file once the current one reaches this many bytes (1 GB)
+    warc_max_size: int = 1_000_000_000
+    #: file name prefix of the WARC files
+    warc_prefix: str = "webcrawl"
+
     # -- concurrency, frontier, store ---------------------------------------------
     #: requests in flight at once over all hosts (always one per host)
     concurrency: int = 64
@@ -196,7 +205,8 @@ class CrawlSettings:
         positive = ("fetch_connect_timeout", "fetch_read_timeout", "fetch_total_timeout",
                     "fetch_max_body", "retry_attempts", "concurrency", "links_max_per_page",
                     "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
-                    "robots_max_attempts", "robots_max_size", "robots_cache_ttl")
+                    "robots_max_attempts", "robots_max_size", "robots_cache_ttl",
+                    "warc_max_size")
         for name in positive:
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
@@ -229,8 +239,12 @@ class CrawlSettings:
             raise ConfigError("tls_insecure and tls_ca_file exclude each other")
         if self.tls_ca_file and not os.path.isfile(self.tls_ca_file):
             raise ConfigError(f"no CA file at {self.tls_ca_file}")
-        from crawler.resolve import parse_rules  # validates the rule syntax
-        parse_rules(self.resolve)
+        if self.resolve:
+            # Lazy and only when there are rules: crawler.resolve loads aiohttp, which the
+            # CLI's --help (built from default settings) must not pay for.
+            from crawler.resolve import parse_rules  # validates the rule syntax
+
+            parse_rules(self.resolve)
 
     @classmethod
     def polite_off(cls, **overrides: object) -> CrawlSettings:

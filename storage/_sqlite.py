@@ -98,6 +98,17 @@ def map_error(exc: BaseException, path: Path, action: str) -> StoreError:
     return StoreError(f"error while {action} {path}: {text}")
 
 
+def check_db_path(path: Path) -> None:
+    """Refuse a database path that is a directory, a device or in a missing folder."""
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a crawl database file")
+    if path.exists() and not path.is_file():
+        raise StoreError(f"{path} is a device or special file, not a crawl database file")
+    folder = path.absolute().parent
+    if not folder.is_dir():
+        raise StoreError(f"cannot open {path}: folder {folder} does not exist")
+
+
 def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
     """Check that ``conn`` holds a crawl database of our schema version.
 

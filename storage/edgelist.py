@@ -41,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from storage._sqlite import SCHEMA_VERSION, map_error, schema_sql, sqlite_uri
+from storage._sqlite import SCHEMA_VERSION, check_db_path, map_error, schema_sql, sqlite_uri
 from storage.errors import ConfigError, StoreError
+from storage.lock import WriterLock
 
 __all__ = ["EdgeImport", "import_edges", "read_edge_arrays"]
 
@@ -361,6 +362,7 @@ def import_edges(
     db = Path(db)
     edges = _existing(edges)
     say = progress or (lambda _line: None)
+    check_db_path(db)
     if db.exists() and db.stat().st_size > 0:
         raise StoreError(f"{db} already exists; import into a new database file")
     graph = _build_graph(edges, None if vertices is None else Path(vertices))
@@ -370,17 +372,18 @@ def import_edges(
     if n >= np.iinfo(np.int32).max:
         raise ConfigError(f"{n} nodes: more than the int32 link arrays hold")
     seed_ids = _seed_ids(graph, seeds)
-    created = not db.exists()
-    conn = _create(db)
-    try:
-        result = _write(conn, db, graph, seed_ids, edges, vertices, say)
-        conn.execute("PRAGMA journal_mode = WAL")
-    except BaseException:
+    with WriterLock(db):  # one writer per database: not beside a crawl or another import
+        created = not db.exists()
+        conn = _create(db)
+        try:
+            result = _write(conn, db, graph, seed_ids, edges, vertices, say)
+            conn.execute("PRAGMA journal_mode = WAL")
+        except BaseException:
+            conn.close()
+            if created:
+                db.unlink(missing_ok=True)
+            raise
         conn.close()
-        if created:
-            db.unlink(missing_ok=True)
-        raise
-    conn.close()
     seconds = time.perf_counter() - t0
     return EdgeImport(nodes=n, edges=int(graph.src.size), pages_with_links=result[0],
                       hosts=result[1], seconds=seconds, names=graph.kind)

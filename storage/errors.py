@@ -9,9 +9,11 @@ matches a builtin, the class also inherits from it.
 
     WebcrawlError
     ├── ConfigError (ValueError)           bad settings or arguments
+    ├── InputFormatError (ValueError)      a file to import is damaged (WARC record, ...)
     ├── StoreError                         the crawl database
     │   ├── SchemaVersionError             file written by another schema version
     │   ├── StoreFullError (OSError)       disk full while writing
+    │   ├── StoreLockedError               another process is writing the database
     │   └── StoreReadOnlyError (OSError)   database or folder not writable
     ├── CrawlError                         the crawl process itself
     │   └── ScopeError (ValueError)        a seed outside the configured scope
@@ -24,6 +26,20 @@ matches a builtin, the class also inherits from it.
     │   ├── EmptyGraphError (ValueError)   nothing to analyse
     │   └── PowerIterationFailedConvergence
     └── FixtureError (ValueError)          fixture web arguments
+
+Which class means what (one rule everywhere):
+
+- the caller's input is wrong (a setting, an argument, a path or file they named, a value
+  out of range): :class:`ConfigError` (fixable by changing the call; the CLI exits 1 with
+  the message; :class:`FixtureError` is the fixture web's);
+- the input is valid but the data cannot support the measurement (no page, no revisit,
+  a graph too small): :class:`AnalysisError`, :class:`EmptyGraphError` when it is empty;
+- the crawl database cannot be read or written as asked: :class:`StoreError` and children;
+- a crawl cannot go on (not one fetch): :class:`CrawlError`;
+- one fetch failed: a :class:`FetchError`; the crawler records it as the URL's outcome and
+  never raises it to its caller.
+
+Settings classes check their fields with :func:`storage.checks.check_fields`.
 """
 
 from __future__ import annotations
@@ -37,12 +53,14 @@ __all__ = [
     "FetchTimeoutError",
     "FixtureError",
     "HTTPStatusError",
+    "InputFormatError",
     "NetworkError",
     "PowerIterationFailedConvergence",
     "SchemaVersionError",
     "ScopeError",
     "StoreError",
     "StoreFullError",
+    "StoreLockedError",
     "StoreReadOnlyError",
     "TooLargeError",
     "WebcrawlError",
@@ -57,6 +75,17 @@ class ConfigError(WebcrawlError, ValueError):
     """A setting or argument is invalid."""
 
 
+class InputFormatError(WebcrawlError, ValueError):
+    """A file given to ``webcrawl import`` is damaged or not in its format.
+
+    ``offset`` is the byte offset of the damaged part (a WARC record) when known.
+    """
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
 class StoreError(WebcrawlError):
     """The crawl database cannot be opened, read or written."""
 
@@ -67,6 +96,10 @@ class SchemaVersionError(StoreError):
 
 class StoreFullError(StoreError, OSError):
     """The disk is full; what was committed before stays intact."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the database's writer lock (one writer per crawl)."""
 
 
 class StoreReadOnlyError(StoreError, OSError):

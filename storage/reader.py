@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 
 from storage._sqlite import check_crawl_db, map_error, sqlite_uri
+from storage.arrays import FloatArray, Int8Array, IntArray, ObjectArray
 from storage.errors import StoreError
 from storage.records import FetchKind, Outcome
 
-__all__ = ["FETCH_KINDS", "OUTCOMES", "CrawlReader", "LinkArrays", "UrlTable"]
+__all__ = ["FETCH_KINDS", "OUTCOMES", "CrawlReader", "FetchTable", "LinkArrays", "UrlTable"]
 
 #: Outcome of each int8 outcome code (code ``i`` is ``OUTCOMES[i]``; ``-1``: none).
 OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
@@ -87,6 +88,45 @@ class LinkArrays:
     def edge_src(self) -> np.ndarray:
         """The source id of every entry of ``dst`` (int64)."""
         return np.repeat(self.src, np.diff(self.indptr))
+
+
+@dataclass(frozen=True, slots=True)
+class FetchTable:
+    """The ``fetches`` table as columns, one array per column, in insertion order.
+
+    Integer columns use -1 for NULL (``changed``: -1 unknown, 0, 1), floats nan;
+    ``outcome`` and ``kind`` are int8 codes into :data:`OUTCOMES` and
+    :data:`FETCH_KINDS`; text columns are object arrays (None for NULL).  Columns are
+    attributes; ``table["name"]`` reads one by name too.
+    """
+
+    url_id: IntArray
+    seq: IntArray
+    started_at: FloatArray
+    ended_at: FloatArray
+    status: IntArray
+    size: IntArray
+    attempt: IntArray
+    priority: FloatArray
+    rank: IntArray
+    changed: Int8Array
+    outcome: Int8Array
+    kind: Int8Array
+    content_type: ObjectArray
+    digest: ObjectArray
+    etag: ObjectArray
+    last_modified: ObjectArray
+    error: ObjectArray
+    strategy: ObjectArray
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.__dataclass_fields__:
+            raise KeyError(name)
+        value: np.ndarray = getattr(self, name)
+        return value
+
+    def __len__(self) -> int:
+        return int(self.url_id.size)
 
 
 class CrawlReader:
@@ -271,13 +311,8 @@ class CrawlReader:
 
     # -- fetches --------------------------------------------------------------------
 
-    def fetches(self, kind: FetchKind | str | None = None) -> dict[str, np.ndarray]:
-        """The ``fetches`` table as columns, in insertion order.
-
-        Integer columns use -1 for NULL (``changed``: -1 unknown, 0, 1), floats nan;
-        ``outcome`` and ``kind`` are int8 codes into :data:`OUTCOMES` and
-        :data:`FETCH_KINDS`; text columns are object arrays (None for NULL).
-        """
+    def fetches(self, kind: FetchKind | str | None = None) -> FetchTable:
+        """The ``fetches`` table as typed columns, in insertion order (:class:`FetchTable`)."""
         where, params = ("", ()) if kind is None else (" WHERE kind = ?", (str(FetchKind(kind)),))
         num = self._all(
             "SELECT url_id, seq, started_at, ended_at, ifnull(status, -1), ifnull(size, -1),"
@@ -288,20 +323,22 @@ class CrawlReader:
         arr = np.array(num, dtype=np.float64).reshape(len(num), 12)
         text = self._all("SELECT content_type, digest, etag, last_modified, error, strategy"
                          f" FROM fetches{where} ORDER BY id", params)
-        out: dict[str, np.ndarray] = {
-            "url_id": arr[:, 0].astype(np.int64), "seq": arr[:, 1].astype(np.int64),
-            "started_at": arr[:, 2].copy(), "ended_at": arr[:, 3].copy(),
-            "status": arr[:, 4].astype(np.int32), "size": arr[:, 5].astype(np.int64),
-            "attempt": arr[:, 6].astype(np.int32), "priority": arr[:, 7].copy(),
-            "rank": arr[:, 8].astype(np.int64), "changed": arr[:, 9].astype(np.int8),
-            "outcome": arr[:, 10].astype(np.int8), "kind": arr[:, 11].astype(np.int8),
-        }
-        names = ("content_type", "digest", "etag", "last_modified", "error", "strategy")
-        for j, name in enumerate(names):
+
+        def column(j: int) -> ObjectArray:
             col = np.empty(len(text), dtype=object)
             col[:] = [row[j] for row in text]
-            out[name] = col
-        return out
+            return col
+
+        return FetchTable(
+            url_id=arr[:, 0].astype(np.int64), seq=arr[:, 1].astype(np.int64),
+            started_at=arr[:, 2].copy(), ended_at=arr[:, 3].copy(),
+            status=arr[:, 4].astype(np.int64), size=arr[:, 5].astype(np.int64),
+            attempt=arr[:, 6].astype(np.int64), priority=arr[:, 7].copy(),
+            rank=arr[:, 8].astype(np.int64), changed=arr[:, 9].astype(np.int8),
+            outcome=arr[:, 10].astype(np.int8), kind=arr[:, 11].astype(np.int8),
+            content_type=column(0), digest=column(1), etag=column(2),
+            last_modified=column(3), error=column(4), strategy=column(5),
+        )
 
     def fetch_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """URLs in the order the crawl took them: ``(url_ids, seqs, fetched_at)``.

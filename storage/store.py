@@ -36,6 +36,7 @@ from storage import _testhooks
 from storage._sqlite import (
     SCHEMA_VERSION,
     check_crawl_db,
+    check_db_path,
     decode_ids,
     encode_ids,
     map_error,
@@ -43,6 +44,7 @@ from storage._sqlite import (
     sqlite_uri,
 )
 from storage.errors import StoreError
+from storage.lock import WriterLock
 from storage.records import FetchRecord, Outcome
 
 __all__ = ["CrawlStore", "HostRow", "ResumeState", "UrlRow"]
@@ -149,9 +151,10 @@ class CrawlStore:
     _open_mode = "rwc"
 
     def __init__(self, db: aiosqlite.Connection, path: Path, batch_size: int,
-                 flush_interval: float) -> None:
+                 flush_interval: float, writer: WriterLock) -> None:
         """Use :meth:`open`."""
         self._db = db
+        self._writer_lock = writer
         self.path = path
         self.batch_size = batch_size
         self.flush_interval = flush_interval
@@ -180,8 +183,11 @@ class CrawlStore:
         ------
         StoreError
             The file already holds a crawl and ``resume`` is false; ``resume`` is true
-            and there is no file; the file is not a crawl database; another process
-            holds its write lock.
+            and there is no file; the file is not a crawl database (a directory, a
+            device, a foreign file).
+        StoreLockedError
+            Another process is writing the database (see :mod:`storage.lock`); the
+            lock is held until :meth:`aclose` (or the process ends).
         SchemaVersionError
             The file was written by another schema version.
         StoreReadOnlyError, StoreFullError
@@ -194,28 +200,35 @@ class CrawlStore:
         if not flush_interval > 0:
             raise ConfigError(f"flush_interval must be > 0, got {flush_interval}")
         path = Path(path)
-        existing = await asyncio.to_thread(_existing_crawl, path)
-        if existing and not resume:
-            raise StoreError(
-                f"{path} already holds a crawl; pass --resume to continue it "
-                "or choose another --db path"
-            )
-        if resume and not existing and not path.exists():
+        check_db_path(path)
+        if resume and not path.exists():
             raise StoreError(f"nothing to resume: no crawl database at {path}")
+        writer = WriterLock(path)
+        writer.acquire()  # one writer per database for the store's whole life
         try:
-            mode = _testhooks.open_mode(cls._open_mode)
-            db = await aiosqlite.connect(sqlite_uri(path, mode), uri=True,
-                                         isolation_level=None)
-        except sqlite3.Error as exc:
-            raise map_error(exc, path, "opening") from exc
-        try:
-            await _prepare(db, existing)
-        except BaseException as exc:
-            await db.close()
-            if isinstance(exc, sqlite3.Error):
+            existing = await asyncio.to_thread(_existing_crawl, path)
+            if existing and not resume:
+                raise StoreError(
+                    f"{path} already holds a crawl; pass --resume to continue it "
+                    "or choose another --db path"
+                )
+            try:
+                mode = _testhooks.open_mode(cls._open_mode)
+                db = await aiosqlite.connect(sqlite_uri(path, mode), uri=True,
+                                             isolation_level=None)
+            except sqlite3.Error as exc:
                 raise map_error(exc, path, "opening") from exc
+            try:
+                await _prepare(db, existing)
+            except BaseException as exc:
+                await db.close()
+                if isinstance(exc, sqlite3.Error):
+                    raise map_error(exc, path, "opening") from exc
+                raise
+        except BaseException:
+            writer.release()
             raise
-        return cls(db, path, batch_size, flush_interval)
+        return cls(db, path, batch_size, flush_interval, writer)
 
     # -- resuming -----------------------------------------------------------------
 
@@ -309,7 +322,10 @@ class CrawlStore:
             self._writer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
-            await self._db.close()
+            try:
+                await self._db.close()
+            finally:
+                self._writer_lock.release()
         if self._error is not None:
             raise self._error
 

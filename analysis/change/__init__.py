@@ -5,6 +5,7 @@ refresh policies, freshness and the evaluation of revisit runs.
 from __future__ import annotations
 
 from analysis.change.change_stats import (
+    CENSORED_LABEL,
     CHANGE_BUCKETS,
     LIFESPAN_BUCKETS,
     ChangeReport,
@@ -12,6 +13,7 @@ from analysis.change.change_stats import (
     VisitLog,
     bucket_fractions,
     change_report,
+    domain_class,
     mean_change_intervals,
     poisson_test,
     unchanged_curve,
@@ -54,6 +56,12 @@ from analysis.change.freshness import (
     expected_age,
     expected_freshness,
 )
+from analysis.change.rate_table import (
+    RATE_COLUMNS,
+    PageRates,
+    export_rates,
+    page_rates,
+)
 from analysis.change.refresh import (
     POLICIES,
     PlannerSettings,
@@ -76,15 +84,18 @@ from analysis.change.revisit_eval import (
 )
 
 __all__ = [
+    "CENSORED_LABEL",
     "CHANGE_BUCKETS",
     "LIFESPAN_BUCKETS",
     "OK_REVISIT",
     "POLICIES",
+    "RATE_COLUMNS",
     "SECONDS_PER_DAY",
     "ChangeReport",
     "FetchHistory",
     "FreshnessResult",
     "LoadedVisits",
+    "PageRates",
     "PlannerSettings",
     "PoissonTest",
     "Policy",
@@ -101,6 +112,7 @@ __all__ = [
     "bias_reduced_rate",
     "bucket_fractions",
     "change_report",
+    "domain_class",
     "estimate_rates",
     "estimated_freshness",
     "estimated_revisit_freshness",
@@ -108,6 +120,7 @@ __all__ = [
     "evaluate_revisit",
     "expected_age",
     "expected_freshness",
+    "export_rates",
     "history_refreshes",
     "history_visit_log",
     "http_date_seconds",
@@ -124,6 +137,7 @@ __all__ = [
     "no_change_upper_bound",
     "optimal_age_allocation",
     "optimal_freshness_allocation",
+    "page_rates",
     "parse_http_dates",
     "poisson_test",
     "proportional_allocation",

@@ -2,11 +2,18 @@
 
 From a :class:`VisitLog` (every visit of every page: time, whether the page was there,
 whether it changed, Last-Modified): the fraction of pages by average change interval
-(overall and per host), the visible lifespan of pages (both methods of the paper), the
-time until 50% of the pages changed, and a test of the Poisson model.  :func:`change_report`
-computes them all; :func:`analysis.report.change_figures.plot_change_report` writes one PNG each.
+(overall, per host and per domain class: .com, .edu, ...), the visible lifespan of
+pages (both methods of the paper), the time until 50% of the pages changed, and a test
+of the Poisson model.  :func:`change_report` computes them all;
+:func:`analysis.report.change_figures.plot_change_report` writes one PNG each.
 
 Times are in days.
+
+Censoring: a page with no change seen during its observed span ``s`` has a change
+interval longer than ``s`` and nothing more is known; it is a censored observation,
+reported as such ("no change seen") with the window stated, never put in a bucket.
+Cho and Garcia-Molina's "> 4 months" bucket is that censored class for their
+four-month window; on a shorter window it would mislabel every unchanged page.
 
 References
 ----------
@@ -31,9 +38,11 @@ from analysis.change.estimators import (
     estimate_rates,
     no_change_upper_bound,
 )
+from storage.arrays import FloatArray, IntArray
 from storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
+    "CENSORED_LABEL",
     "CHANGE_BUCKETS",
     "LIFESPAN_BUCKETS",
     "ChangeReport",
@@ -41,19 +50,24 @@ __all__ = [
     "VisitLog",
     "bucket_fractions",
     "change_report",
+    "domain_class",
     "mean_change_intervals",
     "poisson_test",
     "unchanged_curve",
     "visible_lifespans",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 #: (label, upper edge in days) of the paper's change-interval buckets (figure 2).
 CHANGE_BUCKETS: tuple[tuple[str, float], ...] = (
     ("<= 1 day", 1.0), ("1 day - 1 week", 7.0), ("1 week - 1 month", 30.0),
     ("1 - 4 months", 120.0), ("> 4 months", math.inf))
+#: Label of the censored class: pages with no change seen in their observed span.
+CENSORED_LABEL = "no change seen (censored)"
+#: The change buckets plus the censored class, as :func:`change_table` columns.
+_TABLE_BUCKETS: tuple[tuple[str, float], ...] = (
+    *CHANGE_BUCKETS[:-1], (CHANGE_BUCKETS[-1][0], float(np.finfo(np.float64).max)),
+    (CENSORED_LABEL, math.inf))
 #: Lifespan buckets (figure 4).
 LIFESPAN_BUCKETS: tuple[tuple[str, float], ...] = (
     ("<= 1 week", 7.0), ("1 week - 1 month", 30.0), ("1 - 4 months", 120.0),
@@ -189,6 +203,13 @@ def bucket_fractions(
                       dtype=np.float64)
 
 
+def domain_class(host: str) -> str:
+    """Cho and Garcia-Molina's domain class of a host: its top-level domain, with
+    .net and .org pooled as "net/org" (their figure 2b: com, net/org, edu, gov)."""
+    tld = host.rstrip(".").rsplit(".", 1)[-1].lower().split(":")[0]
+    return "net/org" if tld in ("net", "org") else tld
+
+
 def _window(log: VisitLog) -> tuple[float, float, float]:
     if log.time.size == 0:
         raise EmptyGraphError("no visits to analyse")
@@ -262,6 +283,9 @@ class PoissonTest:
     n_pages: int
     normalised: FloatArray  # intervals / their page's mean interval
     skipped: str | None = None
+    #: The same statistic's input under the simulated null (pooled replicates): what
+    #: Poisson pages look like through these visits; plot this, not Exp(1).
+    null_normalised: FloatArray = field(default_factory=lambda: np.zeros(0))
 
 
 def _normalised_intervals(page: IntArray, t: FloatArray) -> FloatArray:
@@ -279,6 +303,10 @@ def _normalised_intervals(page: IntArray, t: FloatArray) -> FloatArray:
 
 def _ks_exp(x: FloatArray) -> float:
     return float(stats.kstest(x, "expon").statistic) if x.size else 0.0
+
+
+#: Replicates of the simulated null kept for plotting (PoissonTest.null_normalised).
+_NULL_KEPT = 20
 
 
 def poisson_test(
@@ -369,6 +397,7 @@ def poisson_test(
     key = page * span + (t - np.where(np.isfinite(lo), lo, 0.0)[page])
     pages_used = np.flatnonzero(usable)
     exceed = 0
+    null: list[FloatArray] = []
     for _ in range(n_sim):
         m = rng.poisson(k_true[pages_used])
         ev_page = np.repeat(pages_used, m)
@@ -377,13 +406,35 @@ def poisson_test(
         # Events at or before the page's first visit are never reported as changes.
         ok = (visit < key.size) & same[np.minimum(visit, key.size - 1)]
         sim = observe(ev_page[ok], ev_t[ok], visit[ok])
-        exceed += _ks_exp(sim[np.isfinite(sim)]) >= d_obs
-    return PoissonTest(d_obs, (1 + exceed) / (1 + n_sim), int(x.size), int(usable.sum()), x)
+        sim = sim[np.isfinite(sim)]
+        exceed += _ks_exp(sim) >= d_obs
+        if len(null) < _NULL_KEPT:
+            null.append(sim)
+    return PoissonTest(d_obs, (1 + exceed) / (1 + n_sim), int(x.size), int(usable.sum()), x,
+                       null_normalised=np.concatenate(null))
 
 
 @dataclass(frozen=True, eq=False)
 class ChangeReport:
-    """Everything ``webcrawl analyze changes`` prints and plots."""
+    """Everything ``webcrawl analyze changes`` prints and plots.
+
+    Attributes
+    ----------
+    window_days : float
+        Days from the log's first visit to its last: every figure is conditioned on
+        it (Cho and Garcia-Molina's was four months).
+    bucket_overall, bucket_by_host, bucket_by_class : ndarray
+        Fractions of pages per change-interval bucket, the last column the censored
+        class (no change seen); see :func:`change_report`.
+    host_names, class_names : sequence of str
+        Row labels of the per-host and per-domain-class tables.
+    pages_by_host, pages_by_class : ndarray of int64
+        Pages visited at least twice per row.
+    median_span_days : float
+        Median observed span of those pages: where the censored pages are censored.
+    poisson : PoissonTest
+        With the simulated null's intervals for the figure.
+    """
 
     n_pages: int
     n_visits: int
@@ -409,6 +460,10 @@ class ChangeReport:
     observed_days: FloatArray
     #: per page: host index into ``host_names``
     host: IntArray
+    class_names: Sequence[str] = ()
+    bucket_by_class: FloatArray = field(default_factory=lambda: np.zeros((0, 6)))
+    pages_by_class: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
+    median_span_days: float = 0.0
 
     @property
     def unchanged(self) -> NDArray[np.bool_]:
@@ -460,16 +515,27 @@ class ChangeReport:
                     None if not un.any() else self.pooled_upper_bound),
                 "unchanged_by_host": by_host}
 
+    @property
+    def censored_fraction(self) -> float:
+        """Pages with no change seen in their observed span (censored)."""
+        return float(self.bucket_overall[-1])
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary (no per-page arrays)."""
-        labels = [label for label, _ in CHANGE_BUCKETS]
+        labels = [label for label, _ in _TABLE_BUCKETS]
+
+        def rows(names: Sequence[str], table: FloatArray) -> dict[str, Any]:
+            return {name: dict(zip(labels, row.tolist(), strict=True))
+                    for name, row in zip(names, table, strict=True)}
+
         return {
             "pages": self.n_pages, "visits": self.n_visits, "window_days": self.window_days,
+            "median_observed_span_days": self.median_span_days,
+            "censored_fraction": self.censored_fraction,
             "change_interval_buckets": dict(zip(labels, self.bucket_overall.tolist(),
                                                 strict=True)),
-            "by_host": {name: dict(zip(labels, row.tolist(), strict=True))
-                        for name, row in zip(self.host_names, self.bucket_by_host,
-                                             strict=True)},
+            "by_host": rows(self.host_names, self.bucket_by_host),
+            "by_domain_class": rows(self.class_names, self.bucket_by_class),
             "lifespan_buckets": {
                 "method1": dict(zip([lb for lb, _ in LIFESPAN_BUCKETS],
                                     self.lifespan_buckets1.tolist(), strict=True)),
@@ -492,9 +558,20 @@ def _finite_or_none(value: float) -> float | None:
 def change_report(log: VisitLog, *, seed: int = 0, confidence: float = 0.95) -> ChangeReport:
     """All change analytics of a visit log (see the module docstring).
 
+    ``bucket_overall``, ``bucket_by_host`` and ``bucket_by_class`` have six columns:
+    the five change-interval buckets of the paper's figure 2 for pages where a
+    change was seen, and :data:`CENSORED_LABEL` for pages where none was (their
+    interval is only known to exceed their observed span, at most ``window_days``).
+    Rows sum to 1 over the pages visited at least twice.
+
     A log in which no page changed is a normal input: every rate is 0 with its upper
     bound (about ``3 / observed days`` at 95%), and the Poisson test is skipped with the
     reason in :attr:`PoissonTest.skipped`.
+
+    References
+    ----------
+    .. [1] J. Cho and H. Garcia-Molina, "The evolution of the web and implications
+       for an incremental crawler", VLDB 2000, figure 2 (a: all pages; b: by domain).
     """
     start, end, _ = _window(log)
     hist = log.history()
@@ -503,12 +580,24 @@ def change_report(log: VisitLog, *, seed: int = 0, confidence: float = 0.95) -> 
     m1, m2 = visible_lifespans(log)
     days, frac, half = unchanged_curve(log)
     n_hosts = len(log.host_names)
+    classes = [domain_class(h) for h in log.host_names]
+    class_names = sorted(set(classes))
+    class_of_host = np.asarray([class_names.index(c) for c in classes], dtype=np.int64)
+    page_class = class_of_host[log.host] if log.host.size else log.host
+    spans = hist.total_time[hist.n_visits > 0]
     return ChangeReport(
         n_pages=log.n_pages, n_visits=int(log.time.size), window_days=end - start,
-        bucket_overall=bucket_fractions(intervals),
-        bucket_by_host=bucket_fractions(intervals, groups=log.host, n_groups=n_hosts),
+        bucket_overall=bucket_fractions(intervals, _TABLE_BUCKETS),
+        bucket_by_host=bucket_fractions(intervals, _TABLE_BUCKETS, groups=log.host,
+                                        n_groups=n_hosts),
         host_names=log.host_names,
         pages_by_host=np.bincount(log.host[~np.isnan(intervals)], minlength=n_hosts),
+        class_names=class_names,
+        bucket_by_class=bucket_fractions(intervals, _TABLE_BUCKETS, groups=page_class,
+                                         n_groups=len(class_names)),
+        pages_by_class=np.bincount(page_class[~np.isnan(intervals)],
+                                   minlength=len(class_names)),
+        median_span_days=float(np.median(spans)) if spans.size else 0.0,
         lifespan_method1=m1, lifespan_method2=m2,
         lifespan_buckets1=bucket_fractions(m1, LIFESPAN_BUCKETS),
         lifespan_buckets2=bucket_fractions(m2, LIFESPAN_BUCKETS),

@@ -46,6 +46,7 @@ from scipy import special, stats
 
 from analysis.change.monotone import solve_monotone
 from analysis.change.visit_history import VisitHistory
+from storage.arrays import BoolArray, FloatArray
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
@@ -63,9 +64,6 @@ __all__ = [
     "solve_monotone",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
 
 # exp(-x) underflows to 0 long before this; clipping avoids overflow warnings in expm1.
 _MAX_EXPONENT = 700.0

@@ -31,12 +31,13 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from storage.arrays import FloatArray
 from storage.errors import AnalysisError
 from storage.records import FetchKind, Outcome
 
 if TYPE_CHECKING:
     from analysis.change.change_stats import VisitLog
-    from storage.reader import UrlTable
+    from storage.reader import FetchTable, UrlTable
 
 __all__ = [
     "OK_REVISIT",
@@ -55,7 +56,6 @@ __all__ = [
 ]
 
 SECONDS_PER_DAY = 86400.0
-FloatArray = NDArray[np.float64]
 #: Revisit outcomes that refresh the copy (a 304 confirms it is current).
 OK_REVISIT = (Outcome.FETCHED, Outcome.NOT_MODIFIED, Outcome.NOT_HTML, Outcome.TOO_LARGE)
 
@@ -120,7 +120,7 @@ class FetchHistory:
     host_ids: NDArray[np.int64]
     host_names: list[str]
     urls: UrlTable
-    fetches: dict[str, np.ndarray]
+    fetches: FetchTable
 
     @cached_property
     def last_modified(self) -> FloatArray:

@@ -27,8 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from storage.arrays import FloatArray, IntArray
 from storage.errors import ConfigError
 
 __all__ = [
@@ -40,8 +41,6 @@ __all__ = [
     "expected_freshness",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
 
 # Below this ``lam * u`` the closed form of the age integral loses digits: use its series.
 _SERIES_BELOW = 1e-3

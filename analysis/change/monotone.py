@@ -9,13 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from numpy.typing import NDArray
 
+from storage.arrays import BoolArray, FloatArray
 from storage.errors import AnalysisError
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
 
 __all__ = ["solve_monotone"]
 

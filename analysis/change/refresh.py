@@ -52,6 +52,7 @@ from scipy import optimize, special
 
 from analysis.change.estimators import VisitHistory, map_rate, solve_monotone
 from analysis.change.freshness import age_integral
+from storage.arrays import FloatArray
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
@@ -68,7 +69,6 @@ __all__ = [
     "uniform_allocation",
 ]
 
-FloatArray = NDArray[np.float64]
 Policy = Literal["uniform", "proportional", "optimal", "optimal_age"]
 POLICIES: tuple[str, ...] = get_args(Policy)
 
@@ -192,21 +192,37 @@ def _age_freq(lam: FloatArray, w: FloatArray, mu: float) -> FloatArray:
     return f
 
 
-def _lagrange(freq_of: Callable[[float], FloatArray], budget: float, mu_hi: float) -> FloatArray:
-    """Find ``mu`` with ``sum freq_of(mu) = budget`` (``sum`` decreasing in ``mu``)."""
+def _lagrange(freq_of: Callable[[float], FloatArray], budget: float, mu_hi: float,
+              floor: float = 0.0) -> FloatArray:
+    """Find ``mu`` with ``sum max(floor, freq_of(mu)) = budget`` (decreasing in ``mu``).
+
+    With a floor this is still the optimum (KKT for a concave separable objective
+    under ``f_i >= floor``: each page at ``max(floor, its unconstrained f(mu))``);
+    the caller guarantees ``floor * N < budget``.
+    """
+    def freqs(log_mu: float) -> FloatArray:
+        return np.maximum(freq_of(float(np.exp(log_mu))), floor)
+
     def excess(log_mu: float) -> float:
-        return float(freq_of(float(np.exp(log_mu))).sum()) - budget
+        return float(freqs(log_mu).sum()) - budget
 
     hi = np.log(mu_hi)
+    while excess(hi) > 0:
+        hi += 10.0
+        if hi > 700:
+            raise AnalysisError("cannot bracket the budget multiplier")
     lo = hi - 10.0
     while excess(lo) < 0:
         lo -= 10.0
         if lo < -700:
             raise AnalysisError("cannot spend the budget: no page changes")
     log_mu = optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=1e-14)
-    f = freq_of(float(np.exp(log_mu)))
-    # Spend the budget exactly (brentq leaves a relative error ~1e-14).
-    return np.asarray(f * (budget / f.sum()), dtype=np.float64)
+    f = freqs(log_mu)
+    # Spend the budget exactly (brentq leaves a relative error ~1e-14), floors untouched.
+    above = f > floor
+    if above.any():
+        f[above] *= (budget - floor * float((~above).sum())) / f[above].sum()
+    return np.asarray(f, dtype=np.float64)
 
 
 def optimal_freshness_allocation(
@@ -279,9 +295,46 @@ def optimal_age_allocation(
 
 
 def allocate(
+    policy: str, rate: ArrayLike, budget: float, weights: ArrayLike | None = None,
+    min_frequency: float = 0.0,
+) -> FloatArray:
+    """Refresh frequencies for ``policy`` in :data:`POLICIES` (weights: optimal ones).
+
+    With ``min_frequency > 0`` every page gets at least that frequency and the total
+    is still ``budget``: each policy's frequencies become ``max(floor, f_i(mu))`` with
+    the multiplier (or the proportional scale) re-solved so they sum to the budget,
+    which is the constrained optimum for the optimal policies.  When ``N`` pages
+    cannot all have the floor (``N * min_frequency >= budget``) every page gets
+    ``budget / N``: the plan never exceeds the budget.
+
+    Examples
+    --------
+    >>> f = allocate("optimal", [1, 2, 3, 4, 5], 5.0, min_frequency=0.5)
+    >>> round(float(f.sum()), 9), round(float(f.min()), 9)
+    (5.0, 0.5)
+    """
+    if not min_frequency >= 0:
+        raise ConfigError(f"min_frequency must be >= 0, got {min_frequency}")
+    if min_frequency == 0:
+        return _allocate(policy, rate, budget, weights)
+    lam, w = _check(rate, budget, weights)
+    if policy not in POLICIES:
+        raise ConfigError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
+    if min_frequency * lam.size >= budget or policy == "uniform" or not np.any(lam > 0):
+        return np.full(lam.size, budget / lam.size)
+    if policy == "proportional":
+        return _lagrange(lambda mu: lam / mu, budget, float(lam.sum() / budget),
+                         min_frequency)
+    if policy == "optimal":
+        return _lagrange(lambda mu: _freshness_freq(lam, w, mu), budget,
+                         float(np.max(w[lam > 0] / lam[lam > 0])), min_frequency)
+    mu_hi = float(np.max(w[lam > 0] / lam[lam > 0] ** 2)) * 1e3 * (1 + budget) ** 2
+    return _lagrange(lambda mu: _age_freq(lam, w, mu), budget, mu_hi, min_frequency)
+
+
+def _allocate(
     policy: str, rate: ArrayLike, budget: float, weights: ArrayLike | None = None
 ) -> FloatArray:
-    """Refresh frequencies for ``policy`` in :data:`POLICIES` (weights: optimal ones)."""
     if policy == "uniform":
         return uniform_allocation(rate, budget)
     if policy == "proportional":
@@ -315,7 +368,9 @@ class PlannerSettings:
         Visits between two reallocations (default 1000); new pages also trigger one.
     min_frequency : float
         Floor on every page's frequency, per day (default 0): with a floor, pages the
-        optimal policy gives up on are still probed now and then.
+        optimal policy gives up on are still probed now and then.  The floor comes
+        out of the budget (see :func:`allocate`): frequencies still sum to
+        ``budget_per_day``.
     """
 
     policy: str = "optimal"
@@ -480,10 +535,8 @@ class RevisitPlanner:
             map_rate(hist, prior_changes=s.prior_changes, prior_time=s.prior_days)
             if self.rate_oracle is None
             else np.asarray(self.rate_oracle(self._keys), dtype=np.float64))
-        freqs = allocate(s.policy, self._rates, s.budget_per_day)
-        if s.min_frequency > 0:
-            freqs = np.maximum(freqs, s.min_frequency)
-        self._freqs = freqs
+        self._freqs = allocate(s.policy, self._rates, s.budget_per_day,
+                               min_frequency=s.min_frequency)
         self._pending = 0
         self._stale = False
 

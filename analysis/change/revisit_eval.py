@@ -33,11 +33,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from analysis.change.estimators import VisitHistory, map_rate
 from analysis.change.fetch_history import Refreshes, load_refreshes
 from analysis.change.freshness import FreshnessResult, estimated_freshness, evaluate_freshness
+from storage.arrays import FloatArray
 from storage.errors import AnalysisError, ConfigError
 
 __all__ = [
@@ -50,7 +51,6 @@ __all__ = [
     "revisit_rates",
 ]
 
-FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

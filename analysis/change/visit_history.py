@@ -15,13 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from storage.arrays import BoolArray, FloatArray, IntArray
 from storage.errors import ConfigError
-
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.int64]
-BoolArray = NDArray[np.bool_]
 
 __all__ = ["VisitHistory"]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from analysis.graph.captured import CapturedGraph
-from storage.reader import CrawlReader, LinkArrays
+from analysis.graph.captured import ANSWERED, CapturedGraph, GraphKind, check_graph_kind
+from storage.reader import CrawlReader, LinkArrays, outcome_code
 from storage.records import Outcome
 
 __all__ = ["load_graph"]
@@ -24,7 +24,7 @@ __all__ = ["load_graph"]
 def load_graph(
     db_path: str | Path,
     *,
-    include_frontier: bool = True,
+    graph: GraphKind = "pages",
     remote_only: bool = False,
     drop_self_loops: bool = True,
     collapse_duplicates: bool = True,
@@ -37,11 +37,11 @@ def load_graph(
     db_path : str or Path
         The crawl database (it may still be written by a running crawl; the graph is
         read from one consistent snapshot).
-    include_frontier : bool, default True
-        True: every discovered URL is a node (crawled pages, the frontier they point
-        to, and URLs that ended with another outcome: errors, redirects, ...).
-        False: only the crawled pages (outcome ``fetched``: HTML pages whose out-links
-        are known), and the links among them.
+    graph : {"pages", "all"}, default "pages"
+        Which graph (see :mod:`analysis.graph.captured`): ``pages``, the fetched pages
+        (outcome ``fetched``: HTML pages whose out-links are known) and the links among
+        them; ``all``, every discovered URL as a node (the pages, the frontier they
+        point to, and URLs that ended with another outcome: errors, redirects, ...).
     remote_only : bool, default False
         Keep only links between pages on different hosts (``host[:port]``), the
         variant Najork and Wiener used to discount self-endorsement [1]_.
@@ -57,11 +57,16 @@ def load_graph(
     -------
     CapturedGraph
         Node ``i`` is the i-th selected URL in URL-id order (``store_ids[i]`` is its
-        id); ``crawled`` marks fetched HTML pages; ``fetch_order``/``fetch_times``
-        list the crawled nodes by crawl sequence number; ``seeds`` the seed nodes.
+        id); ``crawled`` marks fetched HTML pages; ``fetchable`` the URLs the recorded
+        crawl got an HTTP answer for (:data:`analysis.graph.captured.ANSWERED`), plus,
+        for URLs without an outcome (an imported graph), those with known out-links;
+        ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by
+        crawl sequence number; ``seeds`` the seed nodes.
 
     Raises
     ------
+    ConfigError
+        ``graph`` is not one of ``pages`` and ``all``.
     StoreError
         The file is missing or not a crawl database.
     SchemaVersionError
@@ -70,8 +75,9 @@ def load_graph(
     Notes
     -----
     Redirects are stored as a link from the redirecting URL to its target, so they
-    are edges when ``include_frontier`` is True; with False the redirecting URL is not
-    a crawled page and its edge disappears.  Time and memory are O(n + m) for n URLs
+    are edges of the ``all`` graph; in the ``pages`` graph the redirecting URL is not a
+    fetched page and its edge disappears (a virtual crawl follows it: see
+    :func:`analysis.ordering.virtual.virtual_crawl`).  Time and memory are O(n + m) for n URLs
     and m links; about a second for 10M links (``benchmarks/bench_load_graph.py``).
 
     References
@@ -82,9 +88,10 @@ def load_graph(
     Examples
     --------
     >>> graph = load_graph("crawl.db", remote_only=True)  # doctest: +SKIP
-    >>> graph.adjacency.shape  # doctest: +SKIP
-    (1000, 1000)
+    >>> graph.describe()  # doctest: +SKIP
+    'graph of fetched pages: 1,000 pages, 7,512 links'
     """
+    include_frontier = check_graph_kind(graph) == "all"
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
         host_ids, host_names = reader.hosts()
@@ -94,6 +101,7 @@ def load_graph(
         seed_ids = reader.seeds()
 
     crawled_all = table.has_outcome(Outcome.FETCHED)
+    fetchable_all = _fetchable(table.outcome, table.ids, links.src)
     keep = np.ones(len(table), dtype=bool) if include_frontier else crawled_all
     node_ids = table.ids[keep]
     n = int(node_ids.size)
@@ -108,9 +116,10 @@ def load_graph(
     adjacency = _csr(src, dst, n, collapse_duplicates=collapse_duplicates)
 
     crawled = crawled_all[keep]
+    fetchable = fetchable_all[keep]
     fo_nodes = pos[order_ids]
     fo_keep = fo_nodes >= 0
-    fo_keep[fo_keep] = crawled[fo_nodes[fo_keep]]
+    fo_keep[fo_keep] = fetchable[fo_nodes[fo_keep]]
     seeds = pos[seed_ids]
     urls = table.urls if include_frontier else np.asarray(table.urls, dtype=object)[keep].tolist()
     return CapturedGraph(
@@ -123,7 +132,16 @@ def load_graph(
         fetch_times=order_times[fo_keep],
         seeds=seeds[seeds >= 0],
         store_ids=node_ids,
+        kind=graph,
+        outcomes=table.outcome[keep],
+        fetchable=fetchable,
     )
+
+
+def _fetchable(outcome: np.ndarray, ids: np.ndarray, link_src: np.ndarray) -> np.ndarray:
+    """The fetchable-set rule (:data:`ANSWERED`; no outcome but known out-links)."""
+    answered = np.isin(outcome, [outcome_code(o) for o in ANSWERED])
+    return answered | ((outcome < 0) & np.isin(ids, link_src))
 
 
 def _host_index(url_host_ids: np.ndarray, host_ids: np.ndarray) -> np.ndarray:

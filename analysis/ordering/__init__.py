@@ -11,6 +11,7 @@ from analysis.ordering.compare import (
     Comparison,
     compare_crawl,
     compare_orders,
+    virtual_comparison,
     virtual_orders,
 )
 from analysis.ordering.quality import (
@@ -28,6 +29,7 @@ from analysis.ordering.quality import (
     summary_label,
     time_slice_bounds,
     top_n_fetched,
+    top_n_mean_slice,
     top_n_overlap,
 )
 from analysis.ordering.quality_order import (
@@ -42,6 +44,11 @@ from analysis.ordering.randomweb import (
     random_web_crawl,
     zipf_degrees,
 )
+from analysis.ordering.reach import (
+    EXCLUSION_REASONS,
+    Reach,
+    reach_summary,
+)
 from analysis.ordering.strategies import (
     BacklinkCount,
     BreadthFirst,
@@ -49,6 +56,7 @@ from analysis.ordering.strategies import (
     OnlinePageImportance,
     PageRankOrder,
     PageRankOrderSettings,
+    PageRankSnapshot,
     PriorityUpdates,
     RandomOrder,
     Strategy,
@@ -63,6 +71,7 @@ from analysis.ordering.virtual import (
 )
 
 __all__ = [
+    "EXCLUSION_REASONS",
     "GAMMA_IN",
     "GAMMA_OUT",
     "MIN_OUT_DEGREE",
@@ -76,11 +85,13 @@ __all__ = [
     "OnlinePageImportance",
     "PageRankOrder",
     "PageRankOrderSettings",
+    "PageRankSnapshot",
     "PriorityUpdates",
     "QualityReport",
     "QualitySettings",
     "RandomOrder",
     "RandomWebCrawl",
+    "Reach",
     "Strategy",
     "VirtualCrawl",
     "available_strategies",
@@ -94,6 +105,7 @@ __all__ = [
     "pagerank_capture",
     "random_web_crawl",
     "rank_positions",
+    "reach_summary",
     "register_strategy",
     "remote_adjacency",
     "replay",
@@ -103,7 +115,9 @@ __all__ = [
     "summary_label",
     "time_slice_bounds",
     "top_n_fetched",
+    "top_n_mean_slice",
     "top_n_overlap",
+    "virtual_comparison",
     "virtual_crawl",
     "virtual_orders",
     "zipf_degrees",

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from storage._version import __version__
 from storage.errors import WebcrawlError
 
 __all__ = ["build_parser", "main"]
@@ -51,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="webcrawl",
         description="A polite web crawler and web-graph analysis suite.",
     )
+    parser.add_argument("--version", action="version", version=f"webcrawl {__version__}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -14,8 +14,10 @@ from storage.errors import ConfigError
 
 __all__ = [
     "add_db_option",
+    "add_graph_option",
     "add_json_option",
     "add_politeness_options",
+    "add_warc_option",
     "existing_db",
     "float_at_least",
     "int_at_least",
@@ -26,6 +28,7 @@ __all__ = [
     "positive_int",
     "print_json",
     "print_table",
+    "warc_settings",
 ]
 
 
@@ -123,10 +126,30 @@ def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
+def add_warc_option(parser: argparse.ArgumentParser) -> None:
+    """``--warc DIR``: also write every HTTP exchange as WARC records (``crawler.archive``)."""
+    parser.add_argument("--warc", type=Path, default=None, metavar="DIR",
+                        help="write every request and response as WARC 1.1 files "
+                             "(gzip per record, 1 GB each) into DIR")
+
+
+def warc_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``CrawlSettings`` keyword arguments from :func:`add_warc_option`."""
+    return {} if args.warc is None else {"warc_dir": str(args.warc)}
+
+
 def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -> None:
     """``--db PATH``: the crawl database."""
     parser.add_argument("--db", required=True, type=Path, metavar="PATH",
                         help="the crawl database file" + (" (must exist)" if must_exist else ""))
+
+
+def add_graph_option(parser: argparse.ArgumentParser) -> None:
+    """``--graph pages|all``: which graph a measurement runs on (one meaning everywhere)."""
+    parser.add_argument("--graph", choices=("pages", "all"), default="pages",
+                        help="pages (default): the fetched pages and the links among "
+                             "them; all: also every discovered but unfetched URL "
+                             "(frontier, off-site, robots-excluded, errors, redirects)")
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:

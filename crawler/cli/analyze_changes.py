@@ -2,8 +2,10 @@
 
 Reads every crawl and revisit fetch of the database (the visit history of each URL)
 and reports what Cho and Garcia-Molina measured: pages by average change interval,
-overall and per host; visible lifespan (both methods); days until half the pages
-changed; a KS test of the Poisson model.  ``--out`` also writes one PNG per figure.
+overall, per host and per domain class (com, edu, gov, net/org, ...), pages with no
+change seen reported as censored at the window; visible lifespan (both methods); days
+until half the pages changed; a KS test of the Poisson model.  ``--out`` also writes one
+PNG per figure.
 """
 
 from __future__ import annotations
@@ -38,7 +40,12 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.change.change_stats import CHANGE_BUCKETS, LIFESPAN_BUCKETS, change_report
+    from analysis.change.change_stats import (
+        CENSORED_LABEL,
+        CHANGE_BUCKETS,
+        LIFESPAN_BUCKETS,
+        change_report,
+    )
     from analysis.change.fetch_history import load_visit_log
 
     if not args.seconds_per_day > 0:
@@ -49,21 +56,22 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**report.to_dict(), "plots": plots})
         return 0
-    labels = [label for label, _ in CHANGE_BUCKETS]
-    rows: list[list[Any]] = [["all", int(report.pages_by_host.sum()),
-                              *report.bucket_overall.tolist()]]
-    rows += [[name, int(n), *row.tolist()] for name, n, row in
-             zip(report.host_names, report.pages_by_host, report.bucket_by_host, strict=True)
-             if n > 0]
-    print_table(["host", "pages", *labels], rows,
-                title=f"Fraction of pages by average change interval "
-                      f"({report.n_visits} visits over {report.window_days:.4g} days)")
-    unchanged = int(report.unchanged.sum())
-    if unchanged and report.window_days < CHANGE_BUCKETS[-2][1]:
-        print(f"({unchanged} pages without a change seen count as '{labels[-1]}'; the "
-              f"{report.window_days:.4g}-day window bounds their intervals only from below, "
-              "see the rate bounds below)")
-    print()
+    labels = [label for label, _ in CHANGE_BUCKETS] + [CENSORED_LABEL]
+    window = (f"{report.n_visits} visits over a {report.window_days:.4g}-day window; "
+              f"pages with no change seen are censored at their observed span, median "
+              f"{report.median_span_days:.4g} days")
+    overall: list[Any] = ["all", int(report.pages_by_host.sum()),
+                          *report.bucket_overall.tolist()]
+    for key, names, counts, table in (
+            ("host", report.host_names, report.pages_by_host, report.bucket_by_host),
+            ("domain class", report.class_names, report.pages_by_class,
+             report.bucket_by_class)):
+        rows = [overall] + [[name, int(n), *row.tolist()] for name, n, row in
+                            zip(names, counts, table, strict=True) if n > 0]
+        print_table([key, "pages", *labels], rows,
+                    title=f"Fraction of pages by average change interval, by {key} "
+                          f"({window})")
+        print()
     print_table(["method", *[label for label, _ in LIFESPAN_BUCKETS]],
                 [["1 (observed)", *report.lifespan_buckets1.tolist()],
                  ["2 (x2 at the edges)", *report.lifespan_buckets2.tolist()]],

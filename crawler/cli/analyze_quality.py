@@ -13,6 +13,7 @@ from typing import Any
 
 from crawler.cli._common import (
     add_db_option,
+    add_graph_option,
     add_json_option,
     existing_db,
     print_json,
@@ -36,6 +37,7 @@ def register(sub: Any) -> None:
                         help="slices of equal page counts (default) or equal duration")
     parser.add_argument("--checkpoints", type=int, default=10, metavar="C",
                         help="partial-graph PageRank checkpoints (default 10; 0 skips)")
+    add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run)
 
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = QualitySettings(slices=args.slices, by=args.by, checkpoints=args.checkpoints,
                                remote_only=args.remote_only)
-    graph = load_graph(existing_db(args.db))
+    graph = load_graph(existing_db(args.db), graph=args.graph)
     report = crawl_quality(graph, settings=settings)
     written: list[Path] = []
     if args.out:
@@ -71,7 +73,8 @@ def _print_report(report: Any) -> None:
     pr = "remote-links PageRank" if report.remote_only else "PageRank"
     print_table(["figure", "value"],
                 [[summary_label(k), v] for k, v in report.summary.items()],
-                title=f"Crawl quality of {report.pages} pages ({pr} of the final graph)")
+                title=f"Crawl quality of the recorded order, {report.pages:,} fetches "
+                      f"({pr} of the {report.graph['description']})")
     print()
     tops = [n for n in report.top_fetched if n <= 1000]
     headers = ["slice", "pages", "meanPR", "captured", *(f"top{n}" for n in tops),
@@ -82,3 +85,9 @@ def _print_report(report: Any) -> None:
             for i, end in enumerate(report.slice_ends)]
     print_table(headers, rows, title="Per slice (meanPR: mean 1 over all pages; top-N and "
                                      "captured: cumulative)")
+    print()
+    print_table(["top N", "mean slice", "fetched"],
+                [[n, mean, f"{count} of {n}"]
+                 for n, (mean, count) in report.top_mean_slice.items()],
+                title=f"Average slice on which the top-N pages were fetched (Najork and "
+                      f"Wiener; slice 1 = first 1/{report.slice_ends.size} of the crawl)")

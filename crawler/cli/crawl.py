@@ -9,9 +9,12 @@ from typing import Any
 
 from crawler.cli._common import (
     add_politeness_options,
+    add_warc_option,
     nonneg_int,
     politeness_settings,
     positive_int,
+    print_json,
+    warc_settings,
 )
 from storage.errors import ConfigError
 
@@ -54,6 +57,9 @@ def register(sub: Any) -> None:
                    help="do not verify TLS certificates (warned about)")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)",
                            given_only=True)
+    add_warc_option(p)
+    p.add_argument("--json", action="store_true",
+                   help="print the final statistics as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
 
@@ -71,6 +77,7 @@ def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
     }
     given = {k: v for k, v in values.items() if v is not None}
     given.update(politeness_settings(args))
+    given.update(warc_settings(args))
     return given
 
 
@@ -78,12 +85,17 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
     import asyncio
 
+    from storage.lock import WriterLock
+
+    if not args.seeds and not args.resume:
+        raise ConfigError("give at least one SEED_URL (or --resume)")
+    if args.db.exists():
+        WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
+
     from analysis.ordering.strategies import get_strategy
     from crawler.engine import Crawler
     from crawler.progress import Progress, format_summary, stop_on_signals
 
-    if not args.seeds and not args.resume:
-        raise ConfigError("give at least one SEED_URL (or --resume)")
     if args.strategy is not None:
         get_strategy(args.strategy)  # unknown names -> ConfigError listing the known ones
     crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=_given_settings(args))
@@ -105,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
                 await progress.stop()
 
     asyncio.run(main())
-    if not args.quiet:
+    if args.json:
+        print_json(crawler.stats.as_dict())
+    elif not args.quiet:
         print(format_summary(crawler.stats), file=sys.stderr)
     if crawler.stats.stopped == "stopped":
         if not args.quiet:

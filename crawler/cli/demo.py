@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import nonneg_float, nonneg_int, positive_int
+from crawler.cli._common import add_graph_option, nonneg_float, nonneg_int, positive_int
 
 __all__ = ["register", "run"]
 
@@ -35,6 +35,7 @@ def register(sub: Any) -> None:
                    help="output folder (default %(default)s)")
     p.add_argument("--revisit-seconds", type=nonneg_float, default=d.revisit_seconds, metavar="S",
                    help="real seconds of the revisit run (default %(default)s)")
+    add_graph_option(p)
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing OUT/crawl.db")
     p.set_defaults(func=run)
@@ -47,12 +48,17 @@ def run(args: argparse.Namespace) -> int:
     from crawler.cli.demo_job import DemoSettings, run_demo
 
     settings = DemoSettings(pages=args.pages, hosts=args.hosts, seed=args.seed,
-                            revisit_seconds=args.revisit_seconds, force=args.force)
+                            revisit_seconds=args.revisit_seconds, force=args.force,
+                            graph=args.graph)
     result = run_demo(args.out, settings)
     print("\n".join(result.summary))
-    if not result.ok:
-        print(f"webcrawl: error: the crawl did not finish cleanly (stopped: "
-              f"{result.crawl.get('stopped')}, audit violations: {result.audit_violations})",
+    if result.crawl.get("stopped") != "done":
+        print(f"webcrawl: error: the crawl did not finish (stopped: "
+              f"{result.crawl.get('stopped')})", file=sys.stderr)
+        return 1
+    if result.audit_violations:
+        print(f"webcrawl: error: the server's politeness audit found "
+              f"{result.audit_violations} violation(s): " + "; ".join(result.audit_failures),
               file=sys.stderr)
         return 1
     return 0

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 from storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
-    from analysis.graph.captured import CapturedGraph
+    from analysis.graph.captured import CapturedGraph, GraphKind
     from analysis.report import ReportInputs, ReportSummary
     from crawler.engine import CrawlStats
     from crawler.settings import CrawlSettings
-    from fixtures import FixtureWeb, ThreadedFixtureServer
+    from fixtures import FixtureWeb, ProcessFixtureServer
 
 __all__ = ["DEMO_STRATEGIES", "DemoResult", "DemoSettings", "run_demo"]
 
@@ -65,6 +65,9 @@ class DemoSettings:
         Garcia-Molina's freshness-optimal allocation).
     strategies : tuple of str
         Orderings of the virtual comparison (default :data:`DEMO_STRATEGIES`).
+    graph : {"pages", "all"}
+        The graph every analysis measures (default ``pages``: the fetched pages and the
+        links among them; ``all`` adds every discovered URL), as ``--graph`` elsewhere.
     force : bool
         Overwrite an existing ``crawl.db`` (default False: refuse).
     """
@@ -83,8 +86,12 @@ class DemoSettings:
     revisit_policy: str = "optimal"
     strategies: tuple[str, ...] = DEMO_STRATEGIES
     force: bool = False
+    graph: GraphKind = "pages"
 
     def __post_init__(self) -> None:
+        if self.graph not in ("pages", "all"):  # analysis.graph.GRAPH_KINDS (not imported:
+            # --help builds a DemoSettings and must not load numpy)
+            raise ConfigError(f"unknown graph {self.graph!r}: choose 'pages' or 'all'")
         if self.pages < 1 or self.hosts < 1:
             raise ConfigError("the demo needs at least one page and one host")
         if self.hosts > self.pages:
@@ -118,6 +125,7 @@ class DemoResult:
     report: Path
     crawl: dict[str, Any] = field(default_factory=dict)
     audit_violations: int = 0
+    audit_failures: list[str] = field(default_factory=list)
     figures: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     summary: list[str] = field(default_factory=list)
@@ -158,7 +166,7 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
     ConfigError
         Bad settings, or ``out_dir/crawl.db`` exists and ``force`` is false.
     """
-    from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+    from fixtures import FixtureConfig, FixtureWeb, serve_in_process
 
     if overrides:
         base = settings or DemoSettings()
@@ -173,40 +181,24 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
                                f"hosts, {s.model} model, seed {s.seed})"):
         web = FixtureWeb.build(FixtureConfig(model=s.model, pages=s.pages, hosts=s.hosts,
                                              seed=s.seed, day_seconds=s.day_seconds))
-        server_cm = serve_in_thread(web)
+        # A process of its own: a server sharing the crawler's interpreter stamps requests
+        # late whenever the crawler is busy, and its audit then sees gaps that were not.
+        server_cm = serve_in_process(web)
         server = server_cm.__enter__()
         steps.say(f"      serving {server.seed_url} (1 simulated day = {s.day_seconds:g} s)")
     try:
-        with _quiet_server_log():
-            inputs = _crawl_and_analyse(s, web, server, db, steps, result)
+        inputs = _crawl_and_analyse(s, web, server, db, steps, result)
     finally:
         server_cm.__exit__(None, None, None)
     with steps.step("report", f"writing the report {result.report}"):
+        from analysis.report.context import ReportSettings
         from analysis.report.document import build_report
 
-        result.report_summary = build_report(db, result.report, inputs=inputs)
+        result.report_summary = build_report(db, result.report, inputs=inputs,
+                                             settings=ReportSettings(graph=s.graph))
     result.timings["total"] = time.monotonic() - t_start
     result.summary = _summary_lines(result)
     return result
-
-
-@contextmanager
-def _quiet_server_log() -> Iterator[None]:
-    """Silence aiohttp's server-side tracebacks while the demo runs.
-
-    The end of the revisit run cancels requests in flight; the fixture server then logs
-    "Cannot write to closing transport" with a traceback, which a newcomer would take
-    for a crash.  What the server saw is checked by its audit instead.
-    """
-    import logging
-
-    logger = logging.getLogger("aiohttp.server")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _prepare_out(out: Path, force: bool) -> Path:
@@ -220,11 +212,12 @@ def _prepare_out(out: Path, force: bool) -> Path:
     return db
 
 
-def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ThreadedFixtureServer,
+def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer,
                        db: Path, steps: _Steps, result: DemoResult) -> ReportInputs:
     """Steps 2-8, while the fixture server runs."""
     from analysis.graph.loader import load_graph
     from analysis.report import ReportInputs
+    from fixtures import describe_failures
 
     with steps.step("crawl", f"crawling politely with bfs into {db}"):
         stats = _crawl(s, server.seed_url, db, steps.stream)
@@ -232,13 +225,19 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ThreadedFixture
         gap = s.audit_gap_fraction * s.polite_min_delay
         audit = server.audit(max_concurrency=1, min_gap=gap)
         result.audit_violations = int(audit["violation_count"])
+        result.audit_failures = describe_failures(audit)
+        gaps = [h["min_gap"] for h in audit["hosts"].values() if h["min_gap"] is not None]
+        smallest = f", smallest {1000 * min(gaps):.1f} ms" if gaps else ""
         steps.say(f"      politeness audit by the server: {audit['violation_count']} "
                   f"violations in {audit['requests']:,} requests (one request per host at "
-                  f"a time, gaps >= {1000 * gap:.0f} ms, robots.txt first, no disallowed "
-                  "path fetched)")
-    graph, pages = load_graph(db), load_graph(db, include_frontier=False)
-    facts = _facts(s, web, server, audit, pages)
-    inputs = _analyses(s, graph, pages, steps, result)
+                  f"a time, gaps >= {1000 * gap:.1f} ms{smallest}, robots.txt first, no "
+                  "disallowed path fetched)")
+        for line in result.audit_failures:
+            steps.say(f"      audit: {line}")
+    full = load_graph(db, graph="all")
+    graph = full if s.graph == "all" else full.subgraph(full.crawled, "pages")
+    facts = _facts(s, web, server, audit, full)
+    inputs = _analyses(s, full, graph, steps, result)
     with steps.step("revisit", f"revisiting for {s.revisit_seconds:g} s "
                                f"({s.revisit_seconds / s.day_seconds:g} simulated days)"):
         change = _revisit(s, web, server, db, steps, result)
@@ -265,8 +264,8 @@ def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlSta
     return crawler.stats
 
 
-def _facts(s: DemoSettings, web: FixtureWeb, server: ThreadedFixtureServer,
-           audit: dict[str, Any], pages: CapturedGraph) -> dict[str, str]:
+def _facts(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer,
+           audit: dict[str, Any], full: CapturedGraph) -> dict[str, str]:
     """Rows of the report's summary that only the demo knows (fixture and audit)."""
     truth = web.truth_pages(server.port)
     reach = web.reachable()
@@ -274,14 +273,14 @@ def _facts(s: DemoSettings, web: FixtureWeb, server: ThreadedFixtureServer,
     return {
         "fixture web": f"{s.pages:,} pages on {s.hosts} hosts ({s.model}, seed {s.seed}), "
                        f"{int(web.src.size):,} links",
-        "coverage": f"{pages.n:,} of the {allowed:,} robots-allowed pages reachable from "
+        "coverage": f"{full.pages:,} of the {allowed:,} robots-allowed pages reachable from "
                     "the seed",
         "politeness audit": f"{audit['violation_count']} violations in "
                             f"{audit['requests']:,} requests",
     }
 
 
-def _analyses(s: DemoSettings, graph: CapturedGraph, pages: CapturedGraph, steps: _Steps,
+def _analyses(s: DemoSettings, full: CapturedGraph, graph: CapturedGraph, steps: _Steps,
               result: DemoResult) -> dict[str, Any]:
     """Steps 3-7; returns the :class:`ReportInputs` fields they computed."""
     import numpy as np
@@ -294,38 +293,44 @@ def _analyses(s: DemoSettings, graph: CapturedGraph, pages: CapturedGraph, steps
     from analysis.report.document import compare_orderings
 
     fig = result.figures
-    with steps.step("pagerank", "PageRank and HITS of the crawled pages"):
-        scores = np.asarray(pagerank(pages.adjacency).scores)
-        hub_auth = hits(pages.adjacency)
+    fig["graph"] = graph.info()
+    with steps.step("pagerank", f"PageRank and HITS of the {graph.describe()}"):
+        scores = np.asarray(pagerank(graph.adjacency).scores)
+        hub_auth = hits(graph.adjacency)
         top = int(np.argmax(scores))
-        fig["top_page"] = (pages.urls[top], float(scores[top] * scores.size))
+        fig["top_page"] = (graph.urls[top], float(scores[top] * scores.size))
+        fig["top_score"] = float(scores[top])
     with steps.step("bowtie", "bow-tie decomposition"):
-        bt = bowtie(pages.adjacency)
+        bt = bowtie(graph.adjacency)
         fig["bowtie"] = bt.fractions
+        fig["bowtie_counts"] = dict(bt.counts)
     with steps.step("degrees", "degree laws (fitted vs the fixture's configured exponents)"):
-        laws = degree_laws(pages.adjacency)
+        laws = degree_laws(graph.adjacency)
         fig["alpha_in"] = laws.in_fit.alpha if laws.in_fit else float("nan")
         fig["alpha_out"] = laws.out_fit.alpha if laws.out_fit else float("nan")
     with steps.step("quality", "quality over time of the recorded bfs order"):
         quality = crawl_quality(graph)
+        fig["quality"] = dict(quality.summary)
     with steps.step("compare", "virtual comparison of the orderings "
                                + ", ".join(s.strategies)):
-        reports = compare_orderings(graph, s.strategies)
+        comparison = compare_orderings(full, s.strategies, graph=s.graph)
+        reports = comparison.reports
         key = "captured_at_10pct"
         fig["capture_key"] = summary_label(key)
         fig["capture"] = {name: r.summary.get(key, float("nan")) for name, r in reports.items()}
+        fig["comparison"] = {name: dict(r.summary) for name, r in reports.items()}
     from fixtures import FixtureConfig
 
     config = FixtureConfig(model=s.model)
     expected = ((config.zipf_in_exponent, config.zipf_out_exponent) if s.model == "zipf"
                 else (None, None))
     fig["expected"] = expected
-    return {"graph": graph, "pages_graph": pages, "pagerank": scores, "hits": hub_auth,
-            "bowtie": bt, "degree_laws": laws, "quality": quality, "comparison": reports,
+    return {"graph": graph, "full_graph": full, "pagerank": scores, "hits": hub_auth,
+            "bowtie": bt, "degree_laws": laws, "quality": quality, "comparison": comparison,
             "expected_exponents": expected}
 
 
-def _revisit(s: DemoSettings, web: FixtureWeb, server: ThreadedFixtureServer, db: Path,
+def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db: Path,
              steps: _Steps, result: DemoResult) -> dict[str, Any]:
     """Step 8: revisit the collection on the accelerated clock, then measure its true
     freshness against the fixture's change times; hand the truth to the report."""
@@ -374,6 +379,8 @@ def _summary_lines(r: DemoResult) -> list[str]:
         f"{c.get('seconds', 0):.1f} s ({c.get('pages_per_second', 0):.0f} pages/s); "
         f"politeness audit: {r.audit_violations} violations",
     ]
+    if "graph" in fig:
+        lines.append(f"measured on the {fig['graph']['description']}")
     if "top_page" in fig:
         url, times_mean = fig["top_page"]
         lines.append(f"top page by PageRank: {url} ({times_mean:.0f}x the mean)")

@@ -41,6 +41,20 @@ def register(sub: Any) -> None:
                        help="the crawl database to create")
     add_json_option(edges)
     edges.set_defaults(func=run_edges)
+    warc = kinds.add_parser(
+        "warc", help="WARC files (1.0/1.1, gzip per record or not) from any crawler",
+        description="Import WARC files: every response record is a fetch (in record "
+                    "order), HTML pages give links through the crawler's own extractor, "
+                    "redirects their target, revisit records unchanged refetches, "
+                    "robots.txt records the hosts' robots.")
+    warc.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    warc.add_argument("--db", required=True, type=Path, metavar="PATH",
+                      help="the crawl database to create")
+    warc.add_argument("--skip-bad", action="store_true",
+                      help="skip a damaged record (reported) instead of stopping there")
+    warc.add_argument("--quiet", action="store_true", help="no progress line")
+    add_json_option(warc)
+    warc.set_defaults(func=run_warc)
 
 
 def _say(line: str) -> None:
@@ -58,4 +72,16 @@ def run_edges(args: argparse.Namespace) -> int:
         print(f"imported {result.edges:,} links between {result.nodes:,} nodes "
               f"({result.pages_with_links:,} with out-links, {result.hosts:,} hosts) "
               f"in {result.seconds:.1f} s ({result.edges_per_second:,.0f} links/s)")
+    return 0
+
+
+def run_warc(args: argparse.Namespace) -> int:
+    from crawler.ingest import import_warc
+
+    result = import_warc(args.files, args.db, skip_bad=args.skip_bad,
+                         progress=not (args.quiet or args.json))
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
+    else:
+        print(result.summary())
     return 0

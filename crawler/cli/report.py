@@ -11,7 +11,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import add_db_option, existing_db, positive_float, positive_int
+from crawler.cli._common import (
+    add_db_option,
+    add_graph_option,
+    existing_db,
+    positive_float,
+    positive_int,
+)
 
 __all__ = ["register", "run"]
 
@@ -30,6 +36,7 @@ def register(sub: Any) -> None:
     p.add_argument("--seconds-per-day", type=positive_float, default=None, metavar="S",
                    help="length of a day on the crawl's clock for change rates (default: "
                         "the revisit run's, else 86400)")
+    add_graph_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(func=run)
 
@@ -48,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         for name in compare:
             get_strategy(name)  # unknown names: one line listing the known ones
     settings = ReportSettings(top_k=args.top, compare=compare,
-                              seconds_per_day=args.seconds_per_day)
+                              seconds_per_day=args.seconds_per_day, graph=args.graph)
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -58,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     missing = ", ".join(f"{k} ({'no data' if k != 'comparison' else 'not requested'})"
                         for k in summary.missing)
     print(f"wrote {summary.path} ({summary.size_bytes / 1e6:.1f} MB, {summary.images} plots; "
-          f"{summary.pages:,} pages, {summary.urls:,} URLs, {summary.hosts} hosts)"
+          f"{summary.pages:,} pages, {summary.urls:,} URLs, {summary.hosts} hosts; measured "
+          f"on the {summary.graph['description']})"
           + (f"; without: {missing}" if missing else ""))
     return 0

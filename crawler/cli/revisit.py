@@ -10,9 +10,11 @@ from typing import Any
 
 from crawler.cli._common import (
     add_politeness_options,
+    add_warc_option,
     nonneg_float,
     politeness_settings,
     positive_float,
+    warc_settings,
 )
 from storage.errors import ConfigError
 
@@ -88,6 +90,7 @@ def register(sub: Any) -> None:
                    help="revisit every page at least F times per day (default 0)")
     add_politeness_options(
         p, robots_help="do not obey the stored robots.txt (only for your own sites)")
+    add_warc_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
@@ -98,17 +101,21 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from crawler.cli._common import existing_db, print_json
-    from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
-    from crawler.settings import CrawlSettings
+    from storage.lock import WriterLock
 
     budget = parse_budget(args.budget)
     if args.policy not in _POLICIES:
         raise ConfigError(f"unknown policy {args.policy!r}; choose from {', '.join(_POLICIES)}")
     existing_db(args.db)
+    WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
+
+    from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
+    from crawler.settings import CrawlSettings
+
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
                                duration=args.duration, day_seconds=args.day_seconds,
                                volatile=args.volatile, min_frequency=args.min_frequency)
-    crawl_settings = CrawlSettings(**politeness_settings(args))
+    crawl_settings = CrawlSettings(**politeness_settings(args), **warc_settings(args))
     true_rates = read_true_rates(args.true_rates) if args.true_rates else None
     crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
     stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))

@@ -158,7 +158,7 @@ def test_cli_import_then_compare_virtual(tmp_path: Path,
     reachable = nx.descendants(nx.DiGraph(list(zip(src.tolist(), dst.tolist(), strict=True))),
                                int(src[0])) | {int(src[0])}
     assert comparison["summary"]["bfs"]["pages"] == min(len(reachable),
-                                                        comparison["graphs"]["g.db"]["crawled"])
+                                                        comparison["graphs"]["g.db"]["pages"])
     assert main(["import", "edges", str(tmp_path / "missing.txt"), "--db",
                  str(tmp_path / "m.db")]) == 1
     err = capsys.readouterr().err
@@ -202,3 +202,15 @@ def test_jsonl_edges_match_tsv(tmp_path: Path) -> None:
     assert export_edges(tmp_path / "g.db", out, "jsonl") == 2
     assert [json.loads(line) for line in out.getvalue().splitlines()] == [
         {"src": "1", "dst": "2", "nofollow": False}, {"src": "2", "dst": "3", "nofollow": False}]
+
+
+def test_import_is_refused_while_another_writer_holds_the_database(tmp_path: Path) -> None:
+    from storage.errors import StoreLockedError
+    from storage.lock import WriterLock
+
+    edges = write(tmp_path / "e.txt", "0 1\n1 2\n2 0\n")
+    db = tmp_path / "g.db"
+    with WriterLock(db), pytest.raises(StoreLockedError, match="being written"):
+        import_edges(edges, db)
+    assert not db.exists()  # nothing created beside the holder
+    assert import_edges(edges, db).edges == 3  # free again once released

@@ -332,19 +332,39 @@ async def test_read_only_file_by_permissions(tmp_path: Path) -> None:
         path.chmod(0o644)
 
 
-async def test_second_writer_is_refused_while_the_first_holds_the_lock(
+async def test_second_writer_is_refused_between_commits_until_the_first_closes(
+        tmp_path: Path) -> None:
+    from storage.errors import StoreLockedError
+    path = tmp_path / "c.db"
+    store = await CrawlStore.open(path)
+    store.set_meta("k", "v")
+    await store.flush()  # idle between commits: SQLite itself holds no lock now
+    for resume in (True, False):
+        with pytest.raises(StoreLockedError, match=rf"pid {os.getpid()}"):
+            await CrawlStore.open(path, resume=resume)
+    await store.aclose()
+    again = await CrawlStore.open(path, resume=True)  # released on close
+    await again.aclose()
+
+
+async def test_foreign_sqlite_write_lock_is_reported(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A non-webcrawl process mid-transaction: SQLite's own lock, mapped to one line."""
+    import sqlite3
+
     import storage.store
     path = tmp_path / "c.db"
     store = await CrawlStore.open(path)
-    await store._db.execute("BEGIN IMMEDIATE")  # the first crawl is mid-commit
+    await store.aclose()
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
     monkeypatch.setattr(storage.store, "BUSY_TIMEOUT_MS", 0)
     try:
         with pytest.raises(StoreError, match="locked by another process"):
             await CrawlStore.open(path, resume=True)
     finally:
-        await store._db.execute("ROLLBACK")
-        await store.aclose()
+        other.execute("ROLLBACK")
+        other.close()
 
 
 async def test_closed_store_refuses_writes(tmp_path: Path) -> None:

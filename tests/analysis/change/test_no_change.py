@@ -139,7 +139,7 @@ async def test_cli_all_304_prints_upper_bounds_and_matches_the_library(
     assert cli["rates"]["unchanged_upper_rate_per_day"]["max"] == pytest.approx(LN20 / days)
     assert cli["rates"]["unchanged_pooled_upper_rate_per_day"] == pytest.approx(
         LN20 / (6 * days))
-    assert len(cli["plots"]) == 4
+    assert len(cli["plots"]) == 5   # incl. change_intervals_by_domain.png
 
 
 async def test_report_change_section_states_the_upper_bounds(tmp_path: Path) -> None:

@@ -143,5 +143,32 @@ def test_planner_prior_and_min_frequency():
                                              prior_days=4.0, min_frequency=0.3))
     planner.update_many(["a", "b", "c", "d"], [0.0] * 4, [None] * 4)
     np.testing.assert_allclose(planner.rates(), 0.5)
-    assert np.all(planner.frequencies() >= 0.3)
+    # 4 pages x 0.3 > 1 a day: the floor cannot hold, the budget does (uniform).
+    np.testing.assert_allclose(planner.frequencies(), 0.25)
     assert planner.next_due(now=100.0, limit=2) == ["a", "b"]
+
+
+@pytest.mark.parametrize("policy", ["uniform", "proportional", "optimal", "optimal_age"])
+def test_min_frequency_never_exceeds_the_budget(policy):
+    rng = np.random.default_rng(3)
+    rates = np.r_[rng.exponential(1.0, 40), np.full(10, 30.0), np.zeros(5)]
+    for floor in (0.01, 0.1, 0.3):     # 55 pages x 0.3 < 20
+        f = allocate(policy, rates, 20.0, min_frequency=floor)
+        assert f.sum() == pytest.approx(20.0, rel=1e-9)
+        assert f.min() >= floor * (1 - 1e-9)
+    np.testing.assert_allclose(allocate(policy, rates, 20.0, min_frequency=1.0), 20.0 / 55)
+
+
+def test_min_frequency_optimum_matches_a_generic_solver():
+    # maximise sum F(lam, f) with f >= 0.4, sum f = 5 (SLSQP as the oracle).
+    from scipy import optimize
+    lam = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    f = allocate("optimal", lam, 5.0, min_frequency=0.4)
+    def neg(x):
+        return -float(np.sum((1 - np.exp(-lam / x)) * x / lam))
+    res = optimize.minimize(neg, np.full(5, 1.0), method="SLSQP",
+                            bounds=[(0.4, None)] * 5,
+                            constraints=[{"type": "eq", "fun": lambda x: x.sum() - 5.0}],
+                            options={"ftol": 1e-12})
+    np.testing.assert_allclose(f, res.x, atol=2e-3)
+    assert f[-1] == pytest.approx(0.4)   # the page optimal gives up on sits on the floor

@@ -1,0 +1,89 @@
+"""Reading WARC files: warcio against FastWARC (the choice behind ``import warc``).
+
+Writes one WARC of N HTML response records with warcio (gzip per record, and plain),
+then reads every record (headers, HTTP status line and headers, whole payload) with
+each library, interleaved round by round so machine load affects both alike.  Prints
+records per second and MB/s of each, and their ratio.
+
+    PYTHONPATH=. python benchmarks/bench_warc_read.py [--records 20000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from warcio.archiveiterator import ArchiveIterator as WarcioIterator
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+
+def make_warc(path: Path, records: int, gzip: bool) -> None:
+    body = (b"<html><body>" + b"".join(b'<a href="/p%d.html">link</a> lorem ipsum ' % i
+                                        for i in range(200)) + b"</body></html>")
+    with open(path, "wb") as f:
+        writer = WARCWriter(f, gzip=gzip)
+        for i in range(records):
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html"),
+                                                  ("Content-Length", str(len(body)))],
+                                       protocol="HTTP/1.1")
+            rec = writer.create_warc_record(f"http://h{i % 50}.test/p{i}.html", "response",
+                                            payload=io.BytesIO(body), http_headers=headers)
+            writer.write_record(rec)
+
+
+def read_warcio(path: Path) -> tuple[int, int]:
+    n = size = 0
+    with open(path, "rb") as f:
+        for rec in WarcioIterator(f):
+            if rec.rec_type == "response":
+                _ = rec.http_headers.get_statuscode(), rec.http_headers.get_header("Content-Type")
+                size += len(rec.content_stream().read())
+                n += 1
+    return n, size
+
+
+def read_fastwarc(path: Path) -> tuple[int, int]:
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    n = size = 0
+    with open(path, "rb") as f:
+        for rec in ArchiveIterator(f, record_types=WarcRecordType.response,
+                                   parse_http=True):
+            _ = rec.http_headers.status_code, rec.http_headers.get("Content-Type")
+            size += len(rec.reader.read())
+            n += 1
+    return n, size
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=int, default=20000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for gzip in (True, False):
+            path = Path(tmp) / f"bench.warc{'.gz' if gzip else ''}"
+            make_warc(path, args.records, gzip)
+            mb = os.path.getsize(path) / 1e6
+            best = {"warcio": float("inf"), "fastwarc": float("inf")}
+            for _ in range(args.rounds):
+                for name, fn in (("warcio", read_warcio), ("fastwarc", read_fastwarc)):
+                    t = time.perf_counter()
+                    n, _size = fn(path)
+                    best[name] = min(best[name], time.perf_counter() - t)
+                    assert n == args.records, (name, n)
+            label = "gzip per record" if gzip else "uncompressed"
+            for name, secs in best.items():
+                print(f"{label:16s} {name:9s} {args.records / secs:10,.0f} records/s "
+                      f"{mb / secs:8.1f} MB/s (file {mb:.1f} MB)")
+            print(f"{label:16s} fastwarc/warcio speed ratio: "
+                  f"{best['warcio'] / best['fastwarc']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
