@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.ordering.strategies import Strategy, get_strategy
+from crawler.config import META_SETTINGS, build_settings, settings_values
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.frontier import Frontier, Taken
 from crawler.links import extract_links
@@ -50,7 +51,6 @@ from crawler.politeness import PolitenessPolicy
 from crawler.registry import CrawlRegistry
 from crawler.resume import (
     META_SEEDS,
-    META_SETTINGS,
     META_STRATEGY,
     merge_seeds,
     read_meta,
@@ -94,6 +94,8 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     outcomes: Counter[str] = field(default_factory=Counter)
+    #: URLs kept out by each trap bound of :mod:`crawler.traps` (this run)
+    traps: Counter[str] = field(default_factory=Counter)
     requests: int = 0
     robots_fetches: int = 0
     retries: int = 0
@@ -132,7 +134,8 @@ class CrawlStats:
                 "pages_per_second": round(self.rate, 1), "requests": self.requests,
                 "robots_fetches": self.robots_fetches, "retries": self.retries,
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
-                "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items()))}
+                "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items())),
+                "traps": dict(sorted(self.traps.items()))}
 
 
 class Crawler:
@@ -396,6 +399,8 @@ class Crawler:
         self.stats.busy_hosts = self.frontier.busy
         self.stats.hosts = self.registry.host_count
         self.stats.urls = len(self.registry)
+        if self.scope is not None:
+            self.stats.traps = self.scope.traps.fired
 
     # -- robots.txt ---------------------------------------------------------------
     async def _fetch_robots(self, host_id: int) -> None:
@@ -649,10 +654,11 @@ def _outcome_of(exc: FetchError) -> Outcome:
 
 
 def _with_overrides(settings: CrawlSettings, overrides: Mapping[str, Any]) -> CrawlSettings:
-    try:
-        return replace(settings, **overrides)
-    except TypeError as exc:  # an unknown field name
-        raise ConfigError(f"bad crawl setting override: {exc}") from None
+    values = settings_values(settings)
+    unknown = sorted(set(overrides) - set(values))
+    if unknown:
+        raise ConfigError(f"unknown crawl setting {unknown[0]!r}")
+    return build_settings(values, overrides) if overrides else settings
 
 
 def crawl(seeds: Iterable[str], db: str | Path, settings: CrawlSettings | None = None,

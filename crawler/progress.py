@@ -42,10 +42,12 @@ def format_line(stats: CrawlStats, rate: float) -> str:
 
 def format_summary(stats: CrawlStats) -> str:
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(stats.outcomes.items()))
+    traps = ", ".join(f"{k} {v}" for k, v in sorted(stats.traps.items()) if v)
     return (f"crawl {stats.stopped}: {stats.pages} pages in {stats.elapsed:.1f} s "
             f"({stats.rate:.1f} pages/s), {stats.urls} URLs on {stats.hosts} hosts, "
             f"{stats.frontier} left in the frontier, {stats.requests} requests "
-            f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}")
+            f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}"
+            + (f"; URL-trap bounds kept out {traps}" if traps else ""))
 
 
 class Progress:

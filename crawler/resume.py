@@ -37,12 +37,19 @@ from pathlib import Path
 from typing import Any
 
 from analysis.ordering.strategies import Strategy
+from crawler.config import (
+    build_settings,
+    changed_settings,
+    settings_dict,
+    settings_values,
+    stored_settings,
+)
 from crawler.frontier import Frontier
 from crawler.politeness import HostSlot, PolitenessPolicy
 from crawler.registry import CrawlRegistry
 from crawler.robots import RobotsCache
 from crawler.scope import Scope
-from crawler.settings import CrawlSettings, user_agent
+from crawler.settings import CrawlSettings
 from crawler.urls import host_key
 from storage import _testhooks
 from storage.errors import ConfigError
@@ -65,37 +72,17 @@ log = logging.getLogger(__name__)
 
 #: Outcomes given without a request: they do not count against ``scope_max_pages``.
 _NOT_TAKEN = (Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED)
-#: Meta keys of the crawl's own record.
-META_SEEDS, META_STRATEGY, META_SETTINGS = "seeds", "strategy", "settings"
+#: Meta keys of the crawl's own record (``settings``: :data:`crawler.config.META_SETTINGS`).
+META_SEEDS, META_STRATEGY = "seeds", "strategy"
 
-_FIELDS = {f.name: f for f in fields(CrawlSettings)}
-_TUPLE_FIELDS = frozenset(name for name, value in (
-    (f.name, getattr(CrawlSettings(), f.name)) for f in fields(CrawlSettings))
-    if isinstance(value, tuple))
+_FIELDS = tuple(f.name for f in fields(CrawlSettings))
 
 
 # -- settings -----------------------------------------------------------------------
 
 def settings_json(settings: CrawlSettings) -> str:
-    """The settings as stored in meta ``settings`` (every field, JSON)."""
-    return json.dumps({name: getattr(settings, name) for name in _FIELDS})
-
-
-def _settings_dict(text: str) -> dict[str, Any]:
-    """Stored settings JSON as field values (unknown keys dropped, lists as tuples)."""
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"the stored crawl settings are not JSON: {exc}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError("the stored crawl settings are not a JSON object")
-    out: dict[str, Any] = {}
-    for name, value in raw.items():
-        if name not in _FIELDS:
-            log.warning("ignoring the unknown stored setting %s", name)
-            continue
-        out[name] = tuple(value) if name in _TUPLE_FIELDS and isinstance(value, list) else value
-    return out
+    """The settings as stored in meta ``settings`` (:func:`crawler.config.settings_dict`)."""
+    return json.dumps(settings_dict(settings))
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,17 +118,17 @@ def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
         An unknown setting name; a strategy other than the stored one; stored and
         given settings that do not validate together (e.g. a CA file no longer there).
     """
-    stored = _settings_dict(meta[META_SETTINGS]) if META_SETTINGS in meta else {}
+    stored = stored_settings(meta)
     if META_STRATEGY in meta:
         stored["frontier_strategy"] = meta[META_STRATEGY]
-    base = _derive_user_agent(
-        {name: stored.get(name, getattr(CrawlSettings(), name)) for name in _FIELDS})
+    defaults = CrawlSettings()
+    base = settings_values({name: stored.get(name, getattr(defaults, name)) for name in _FIELDS})
     explicit: dict[str, Any] = {}
     if given is not None:
-        full = _derive_user_agent({name: getattr(given, name) for name in _FIELDS})
+        full = settings_values(given)
         explicit = {name: value for name, value in full.items() if value != base[name]}
     for name, value in (overrides or {}).items():
-        if name not in _FIELDS:
+        if name not in base:
             raise ConfigError(f"unknown crawl setting {name!r}")
         explicit[name] = value
     if strategy is not None:
@@ -153,19 +140,9 @@ def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
             f"this crawl was ordered by the {stored_strategy!r} strategy; resuming it with "
             f"{wanted!r} would mix two orderings (leave the strategy out to continue in "
             f"{stored_strategy!r} order, or start a new crawl)")
-    notes = tuple(f"resume: {name} = {value!r} given again (the crawl stored {base[name]!r})"
-                  for name, value in explicit.items()
-                  if name in stored and value != base[name])
-    return ResumeSettings(CrawlSettings(**{**base, **explicit}), notes)
-
-
-def _derive_user_agent(values: dict[str, Any]) -> dict[str, Any]:
-    """A User-Agent derived from the product token and contact goes back to "" (derive
-    it again), so that a new ``fetch_contact`` or version shows in it."""
-    derived = user_agent(values["fetch_robots_agent"], values["fetch_contact"])
-    if values["fetch_user_agent"] == derived:
-        values["fetch_user_agent"] = ""
-    return values
+    changes = changed_settings({k: v for k, v in base.items() if k in stored}, explicit)
+    notes = (f"overriding the crawl's stored settings: {'; '.join(changes)}",) if changes else ()
+    return ResumeSettings(build_settings(base, explicit), notes)
 
 
 def merge_seeds(meta: Mapping[str, str], given: list[str]) -> tuple[list[str], list[str]]:
@@ -200,7 +177,7 @@ def restore(state: ResumeState, *, registry: CrawlRegistry, robots: RobotsCache,
     queued: list[int] = []
     for u in state.urls:
         if u.outcome is not Outcome.OUT_OF_SCOPE:
-            scope.count(host_key(u.url))
+            scope.count(host_key(u.url), u.url)
         if u.outcome is None or u.outcome is Outcome.ABANDONED:
             queued.append(u.id)  # a page limit abandons nothing for good
             continue

@@ -5,6 +5,12 @@ the random-web-crawls model.
 
 from __future__ import annotations
 
+from analysis.ordering.along import (
+    ALONG_MEASURES,
+    AlongCrawl,
+    measure_along,
+    pagerank_power_law,
+)
 from analysis.ordering.compare import (
     RECORDED,
     CompareSettings,
@@ -40,6 +46,7 @@ from analysis.ordering.randomweb import (
     GAMMA_OUT,
     MIN_OUT_DEGREE,
     MODEL_STRATEGIES,
+    PAPER_RANGES,
     RandomWebCrawl,
     random_web_crawl,
     zipf_degrees,
@@ -71,12 +78,15 @@ from analysis.ordering.virtual import (
 )
 
 __all__ = [
+    "ALONG_MEASURES",
     "EXCLUSION_REASONS",
     "GAMMA_IN",
     "GAMMA_OUT",
     "MIN_OUT_DEGREE",
     "MODEL_STRATEGIES",
+    "PAPER_RANGES",
     "RECORDED",
+    "AlongCrawl",
     "BacklinkCount",
     "BreadthFirst",
     "CompareSettings",
@@ -102,7 +112,9 @@ __all__ = [
     "discovery_rate",
     "final_pagerank",
     "get_strategy",
+    "measure_along",
     "pagerank_capture",
+    "pagerank_power_law",
     "random_web_crawl",
     "rank_positions",
     "reach_summary",

@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "crawler.cli.revisit",
     "crawler.cli.analyze",
     "crawler.cli.compare",
+    "crawler.cli.simulate",
     "crawler.cli.ingest",
     "crawler.cli.export",
     "crawler.cli.report",

@@ -9,11 +9,13 @@ from typing import Any
 
 from crawler.cli._common import (
     add_politeness_options,
+    add_settings_options,
     add_warc_option,
     nonneg_int,
     politeness_settings,
     positive_int,
     print_json,
+    settings_layers,
     warc_settings,
 )
 from storage.errors import ConfigError
@@ -29,34 +31,33 @@ def register(sub: Any) -> None:
                        description="Crawl politely from SEED_URLs, writing every fetch, URL "
                                    "and link to --db.  Ctrl-C stops cleanly; --resume "
                                    "continues an interrupted (or page-limited) crawl with "
-                                   "its stored options; options given again replace them.")
+                                   "its stored settings and strategy; options given again "
+                                   "replace them, with a note.")
     p.add_argument("seeds", nargs="*", metavar="SEED_URL",
                    help="start URLs (optional with --resume)")
     p.add_argument("--db", required=True, type=Path, metavar="PATH", help="the crawl database")
     p.add_argument("--resume", action="store_true",
-                   help="continue the crawl stored in --db, with its stored options")
+                   help="continue the crawl stored in --db, with its stored settings")
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
                         "or a registered custom one (a resume keeps the stored one)")
     p.add_argument("--seed", type=nonneg_int, default=None,
                    help=f"seed of randomised strategies (default {d.frontier_seed})")
-    p.add_argument("--allow-host", action="append", default=None, metavar="GLOB",
+    p.add_argument("--allow-host", action="append", default=[], metavar="GLOB",
                    help="crawl hosts matching GLOB (default: the seeds' hosts); repeatable")
-    p.add_argument("--allow-domain", action="append", default=None, metavar="DOMAIN",
+    p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
     p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
-                   help="pages fetched in total, over resumes (default: no limit)")
+                   help="pages fetched in total, over resumes (default: no limit); the rest "
+                        "stays queued for a resume with a higher limit")
     p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
                    help="link depth from a seed (default: no limit)")
     p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
                    help="URLs enqueued per host (default: no limit)")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
-    p.add_argument("--ca-file", default=None, metavar="PEM", help="extra trusted CA bundle")
-    p.add_argument("--insecure", action="store_true", default=None,
-                   help="do not verify TLS certificates (warned about)")
-    add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)",
-                           given_only=True)
+    add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
+    add_settings_options(p)
     add_warc_option(p)
     p.add_argument("--json", action="store_true",
                    help="print the final statistics as JSON on stdout")
@@ -64,21 +65,24 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+#: Options of ``crawl`` itself (destination -> CrawlSettings field).
+_CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
+                 "max_pages": "scope_max_pages", "max_depth": "scope_max_depth",
+                 "max_per_host": "scope_max_per_host", "strategy": "frontier_strategy"}
+
+
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``CrawlSettings`` fields of the options given on the command line."""
-    values = {
-        "retry_attempts": args.retries, "tls_ca_file": args.ca_file,
-        "tls_insecure": args.insecure,
-        "scope_hosts": None if args.allow_host is None else tuple(args.allow_host),
-        "scope_domains": None if args.allow_domain is None else tuple(args.allow_domain),
-        "scope_max_pages": args.max_pages, "scope_max_depth": args.max_depth,
-        "scope_max_per_host": args.max_per_host, "frontier_strategy": args.strategy,
-        "frontier_seed": args.seed,
-    }
-    given = {k: v for k, v in values.items() if v is not None}
-    given.update(politeness_settings(args))
-    given.update(warc_settings(args))
-    return given
+    """The settings the command line gives (``--config`` < options < ``--set``)."""
+    from crawler.config import merge_layers
+
+    options = {**politeness_settings(args), **warc_settings(args)}
+    options.update({name: getattr(args, dest) for dest, name in _CRAWL_FIELDS.items()
+                    if getattr(args, dest) is not None})
+    if args.allow_host:
+        options["scope_hosts"] = tuple(args.allow_host)
+    if args.allow_domain:
+        options["scope_domains"] = tuple(args.allow_domain)
+    return merge_layers(*settings_layers(args, options))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED_URL (or --resume)")
+    if args.resume and not args.db.exists():
+        raise ConfigError(f"nothing to resume: no crawl database at {args.db}")
     if args.db.exists():
         WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
 
@@ -96,12 +102,14 @@ def run(args: argparse.Namespace) -> int:
     from crawler.engine import Crawler
     from crawler.progress import Progress, format_summary, stop_on_signals
 
-    if args.strategy is not None:
-        get_strategy(args.strategy)  # unknown names -> ConfigError listing the known ones
-    crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=_given_settings(args))
+    given = _given_settings(args)
+    if "frontier_strategy" in given:
+        get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
+    # The library restores a resumed crawl's stored settings and strategy.
+    crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=given)
     settings = crawler.settings
     for note in crawler.notes:
-        print(f"webcrawl: {note}", file=sys.stderr)
+        print(f"webcrawl: note: {note}", file=sys.stderr)
     if settings.tls_insecure:
         print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
               file=sys.stderr)

@@ -96,10 +96,14 @@ def test_version_matches_pyproject() -> None:
     import tomllib
 
     from crawler.settings import VERSION
+    from storage._version import __version__
 
     root = Path(__file__).resolve().parents[2]
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert project["version"] == VERSION
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    # The version is dynamic: setuptools reads it from storage._version, as the UA does.
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "storage._version.__version__"}
+    assert __version__ == VERSION
 
 
 @pytest.mark.parametrize("option", [["--contact", "ops@example.org\r\nX-Evil: 1"],
@@ -118,7 +122,9 @@ async def test_user_agent_names_product_version_contact(mini_web: MiniWeb,
     mini_web.add("a.test", "/", html())
     await crawl(mini_web, tmp_path, [mini_web.url("a.test")], fetch_contact="ops@example.org")
     agents = {h["User-Agent"] for h in mini_web.headers}
-    assert agents == {"webcrawl/0.1.0 (+https://github.com/webcrawl/webcrawl; "
+    from storage._version import __version__
+
+    assert agents == {f"webcrawl/{__version__} (+https://github.com/webcrawl/webcrawl; "
                       "contact: ops@example.org)"}
 
 

@@ -239,8 +239,8 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path) ->
                       overrides={"scope_max_pages": 20, "robots_retry_delay": 0.01})
     assert crawler.settings.scope_hosts == ("*.test",)
     assert crawler.settings.resolve == ("*.test=127.0.0.1",)
-    assert [n.split(" = ")[0] for n in crawler.notes] == [
-        "resume: scope_max_pages", "resume: robots_retry_delay"]
+    assert crawler.notes == ("overriding the crawl's stored settings: "
+                             "scope_max_pages 5 -> 20; robots_retry_delay 30.0 -> 0.01",)
     stats = await crawler.run()
     assert stats.stopped == "done"
     o = read_db(tmp_path / "crawl.db")["outcomes"]
