@@ -24,6 +24,7 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 SAMPLE_METHODS = ("directed", "directed-jump", "undirected", "pagerank", "regular", "plain")
@@ -67,7 +68,9 @@ def _register_sample(sub: Any) -> None:
                         help="recorded traversals per walker per round (default 200)")
     parser.add_argument("--walkers", type=positive_int, default=32, metavar="W",
                         help="independent walks run together (default 32)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                        help="seed of the random walks (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--show", type=nonneg_int, default=20, metavar="N",
                         help="sampled pages to list (default 20; JSON lists all)")
     add_graph_option(parser)
@@ -146,7 +149,9 @@ def _register_smallworld(sub: Any) -> None:
                         help="BFS sources (default 100; 0: every page, exact)")
     parser.add_argument("--along-order", type=nonneg_int, default=0, metavar="C",
                         help="also measure the first k crawled pages at C checkpoints")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                        help="seed of the BFS source sample (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_smallworld)

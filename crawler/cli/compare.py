@@ -18,6 +18,7 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
+from crawler.cli._help import add_deprecated_alias
 
 DEFAULT_STRATEGIES = "bfs,dfs,random,backlink,pagerank,opic"
 
@@ -48,8 +49,9 @@ def register(sub: Any) -> None:
     parser.add_argument("--max-pages", type=int, metavar="N",
                         help="stop virtual crawls after N fetches (default: the whole "
                              "fetchable set, the URLs the recorded crawl got an answer for)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
                         help="random seed of randomised strategies (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run)

@@ -18,6 +18,7 @@ from crawler.cli._common import (
     settings_layers,
     warc_settings,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 __all__ = ["register", "run"]
@@ -41,19 +42,20 @@ def register(sub: Any) -> None:
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
                         "or a registered custom one (a resume keeps the stored one)")
-    p.add_argument("--seed", type=nonneg_int, default=None,
+    p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=None, metavar="N",
                    help=f"seed of randomised strategies (default {d.frontier_seed})")
+    add_deprecated_alias(p, "--seed", "--random-seed")
     p.add_argument("--allow-host", action="append", default=[], metavar="GLOB",
                    help="crawl hosts matching GLOB (default: the seeds' hosts); repeatable")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
     p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
-                   help="pages fetched in total, over resumes (default: no limit); the rest "
-                        "stays queued for a resume with a higher limit")
+                   help="stop after N pages were fetched, over resumes (default: no "
+                        "limit); the rest stays queued for a resume with a higher limit")
     p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
-                   help="link depth from a seed (default: no limit)")
+                   help="follow links at most N steps from a seed (default: no limit)")
     p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
-                   help="URLs enqueued per host (default: no limit)")
+                   help="enqueue at most N URLs of each host (default: no limit)")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")

@@ -136,6 +136,31 @@ class DemoResult:
         """The crawl finished and the politeness audit found nothing."""
         return self.audit_violations == 0 and self.crawl.get("stopped") == "done"
 
+    def as_dict(self) -> dict[str, Any]:
+        """The final figures as JSON-ready values (``webcrawl demo --json``; NaN -> None)."""
+        import math
+
+        def clean(value: Any) -> Any:
+            if isinstance(value, float):
+                return None if math.isnan(value) else value
+            if isinstance(value, dict):
+                return {str(k): clean(v) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return [clean(v) for v in value]
+            if hasattr(value, "item"):  # numpy scalars
+                return clean(value.item())
+            return value
+
+        rs = self.report_summary
+        figures: dict[str, Any] = clean({
+            "ok": self.ok, "out_dir": str(self.out_dir), "db": str(self.db),
+            "report": str(self.report), "crawl": self.crawl,
+            "audit": {"violations": self.audit_violations, "failures": self.audit_failures},
+            "figures": self.figures,
+            "change_rate_error": None if rs is None else rs.rate_error,
+            "timings": self.timings})
+        return figures
+
 
 class _Steps:
     """Announces ``[k/N] what`` on the stream and times each step."""

@@ -24,6 +24,7 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
+from crawler.cli._help import add_deprecated_alias
 
 
 def register(sub: Any) -> None:
@@ -33,7 +34,9 @@ def register(sub: Any) -> None:
     models = parser.add_subparsers(dest="model", metavar="MODEL")
     rw = models.add_parser(
         "random-web", help="Bennouas and de Montgolfier's random web crawls",
-        description=__doc__.splitlines()[0] if __doc__ else None)
+        description="Crawl a random web model as it grows (Bennouas and de Montgolfier): "
+                    "pages and links appear as the crawl discovers them, and the crawled "
+                    "graph is measured at log-spaced checkpoints.")
     rw.add_argument("--pages", type=int_at_least(2), default=1_000_000, metavar="N",
                     help="model size n, the largest possible crawl (default 1000000)")
     rw.add_argument("--crawl", type=positive_int, default=10_000, metavar="K",
@@ -56,7 +59,9 @@ def register(sub: Any) -> None:
     rw.add_argument("--measures", default="all", metavar="LIST",
                     help="comma-separated subset of degrees,sinks,discovery,bowtie,cores,"
                          "clustering,pagerank (default all)")
-    rw.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    rw.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                    help="random seed (default 0)")
+    add_deprecated_alias(rw, "--seed", "--random-seed")
     rw.add_argument("--out", type=Path, metavar="DIR",
                     help="write the figure, the JSON and the crawl's edge list here")
     add_json_option(rw)

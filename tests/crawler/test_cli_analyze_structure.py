@@ -102,7 +102,7 @@ def test_smallworld_table_along_order(crawl_db, capsys):
 @pytest.mark.parametrize("method", ["directed", "undirected", "pagerank", "regular", "plain"])
 def test_sample_json(crawl_db, capsys, method):
     out = run_json(capsys, "analyze", "sample", "--db", str(crawl_db), "--method", method,
-                   "--size", "50", "--burn-in", "10", "--walk-length", "20", "--seed", "3",
+                   "--size", "50", "--burn-in", "10", "--walk-length", "20", "--random-seed", "3",
                    "--json")
     assert out["method"] == method and out["size"] == 50 and len(out["sample"]) == 50
     assert set(out["sample"]) <= {URLS[i] for i in LINKS}

@@ -12,7 +12,7 @@ from crawler.cli import main
 def test_random_web_writes_figure_json_and_edges(tmp_path, capsys):
     out = tmp_path / "rw"
     assert main(["simulate", "random-web", "--pages", "20000", "--crawl", "1000",
-                 "--checkpoints", "3", "--seed", "2", "--out", str(out), "--json"]) == 0
+                 "--checkpoints", "3", "--random-seed", "2", "--out", str(out), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["model"]["crawled"] == 1000 and result["model"]["gamma_in"] == 2.1
     along = result["along"]

@@ -173,7 +173,7 @@ def test_export_edgelist_reads_in_networkx_and_igraph(tmp_path: Path) -> None:
     import_edges(path, db)
     out = tmp_path / "g.edgelist"
     assert main(["export", "edges", "--db", str(db), "--format", "edgelist",
-                 "--out", str(out)]) == 0
+                 "--output", str(out)]) == 0
     multiset = sorted((str(a), str(b)) for a, b in edges)
     g = nx.read_edgelist(out, create_using=nx.MultiDiGraph, nodetype=str)
     assert sorted((a, b) for a, b, _ in g.edges(keys=True)) == multiset
@@ -183,13 +183,13 @@ def test_export_edgelist_reads_in_networkx_and_igraph(tmp_path: Path) -> None:
     # graphml through networkx; --ids with its nodes file.
     gml = tmp_path / "g.graphml"
     assert main(["export", "edges", "--db", str(db), "--format", "graphml",
-                 "--out", str(gml)]) == 0
+                 "--output", str(gml)]) == 0
     x = nx.read_graphml(gml, force_multigraph=True)
     url = nx.get_node_attributes(x, "url")
     assert sorted((url[a], url[b]) for a, b, _ in x.edges(keys=True)) == multiset
     ids_out, nodes = tmp_path / "ids.txt", tmp_path / "nodes.tsv"
     assert main(["export", "edges", "--db", str(db), "--format", "edgelist", "--ids",
-                 "--nodes", str(nodes), "--out", str(ids_out)]) == 0
+                 "--nodes", str(nodes), "-o", str(ids_out)]) == 0
     name = dict(line.split("\t") for line in nodes.read_text().splitlines())
     pairs = [line.split() for line in ids_out.read_text().splitlines()]
     assert sorted((name[a], name[b]) for a, b in pairs) == multiset
