@@ -50,6 +50,12 @@ if TYPE_CHECKING:
         settings_values,
         stored_settings,
     )
+    from crawler.encodings import (
+        decode_page,
+        lookup_label,
+        page_encoding,
+        url_encoding,
+    )
     from crawler.engine import (
         Crawler,
         CrawlStats,
@@ -132,6 +138,11 @@ if TYPE_CHECKING:
     from crawler.scope import (
         Scope,
     )
+    from crawler.sitemaps import (
+        Sitemap,
+        SitemapReader,
+        parse_sitemap,
+    )
     from crawler.tasks import (
         FetchTasks,
     )
@@ -189,6 +200,8 @@ _LAZY: dict[str, str] = {
     "RobotsState": "crawler.robots",
     "RobotsTxt": "crawler.robots",
     "Scope": "crawler.scope",
+    "Sitemap": "crawler.sitemaps",
+    "SitemapReader": "crawler.sitemaps",
     "Taken": "crawler.frontier",
     "TokenBucket": "crawler.token_bucket",
     "TrapGuard": "crawler.traps",
@@ -201,6 +214,7 @@ _LAZY: dict[str, str] = {
     "convert_setting": "crawler.config",
     "crawl": "crawler.engine",
     "decode_body": "crawler.fetcher",
+    "decode_page": "crawler.encodings",
     "extract_links": "crawler.links",
     "format_line": "crawler.progress",
     "format_summary": "crawler.progress",
@@ -211,15 +225,18 @@ _LAZY: dict[str, str] = {
     "is_retryable_status": "crawler.retry",
     "is_valid_product_token": "crawler.robots",
     "load_toml": "crawler.config",
+    "lookup_label": "crawler.encodings",
     "make_ssl_context": "crawler.resolve",
     "merge_layers": "crawler.config",
     "merge_seeds": "crawler.resume",
     "normalize_escapes": "crawler.urls",
     "normalize_url": "crawler.urls",
+    "page_encoding": "crawler.encodings",
     "parse_assignments": "crawler.config",
     "parse_retry_after": "crawler.politeness",
     "parse_rule": "crawler.resolve",
     "parse_rules": "crawler.resolve",
+    "parse_sitemap": "crawler.sitemaps",
     "path_pattern": "crawler.traps",
     "read_meta": "crawler.resume",
     "read_stored_settings": "crawler.config",
@@ -237,6 +254,7 @@ _LAZY: dict[str, str] = {
     "settings_values": "crawler.config",
     "stop_on_signals": "crawler.progress",
     "stored_settings": "crawler.config",
+    "url_encoding": "crawler.encodings",
     "volatile_pattern": "crawler.revisit",
 }
 
@@ -279,6 +297,8 @@ __all__ = [
     "RobotsState",
     "RobotsTxt",
     "Scope",
+    "Sitemap",
+    "SitemapReader",
     "Taken",
     "TokenBucket",
     "TrapGuard",
@@ -292,6 +312,7 @@ __all__ = [
     "convert_setting",
     "crawl",
     "decode_body",
+    "decode_page",
     "extract_links",
     "format_line",
     "format_summary",
@@ -302,15 +323,18 @@ __all__ = [
     "is_retryable_status",
     "is_valid_product_token",
     "load_toml",
+    "lookup_label",
     "make_ssl_context",
     "merge_layers",
     "merge_seeds",
     "normalize_escapes",
     "normalize_url",
+    "page_encoding",
     "parse_assignments",
     "parse_retry_after",
     "parse_rule",
     "parse_rules",
+    "parse_sitemap",
     "path_pattern",
     "read_meta",
     "read_stored_settings",
@@ -328,6 +352,7 @@ __all__ = [
     "settings_values",
     "stop_on_signals",
     "stored_settings",
+    "url_encoding",
     "user_agent",
     "volatile_pattern",
 ]

@@ -102,9 +102,12 @@ class CrawlRegistry:
         """Every host's slot, in id order."""
         return iter(self._slots)
 
+    def origin(self, host_id: int) -> str:
+        """``scheme://host[:port]`` of the host, with the scheme of its first URL."""
+        return f"{self._scheme[host_id]}://{self._slots[host_id].name}"
+
     def robots_url(self, host_id: int) -> str:
-        """The host's robots.txt, with the scheme of the first URL met on it."""
-        return f"{self._scheme[host_id]}://{self._slots[host_id].name}/robots.txt"
+        return f"{self.origin(host_id)}/robots.txt"
 
     def _add_host(self, hostport: str, scheme: str) -> int:
         host_id = self._host_id[hostport] = len(self._slots)

@@ -15,7 +15,8 @@ Every measurement runs on one of two named graphs (:data:`GRAPH_KINDS`), chosen 
 
 ``pages`` (the default)
     The fetched pages (outcome ``fetched``: HTML pages whose out-links are known) and
-    the links among them.  What a crawl *captured*.
+    the links among them; a link to a URL that redirected counts as a link to the page
+    its recorded redirects end at.  What a crawl *captured*.
 ``all``
     Every URL the crawl discovered (the pages, plus the frontier, off-site and
     robots-excluded URLs, errors, redirects, non-HTML files) and every stored link.
@@ -169,32 +170,22 @@ class CapturedGraph:
         names = ["frontier", *(o.value for o in OUTCOMES)]
         return {names[i]: int(c) for i, c in enumerate(counts.tolist()) if c}
 
-    def subgraph(self, keep: np.ndarray, kind: GraphKind) -> CapturedGraph:
-        """The graph induced by the nodes of mask ``keep`` (links among them only).
+    def positions_in(self, other: CapturedGraph) -> np.ndarray:
+        """For each node of ``self``, its node index in ``other`` (``-1``: not a node there).
 
-        Node order is kept; ``fetch_order`` and ``seeds`` keep their kept entries.
+        Nodes are matched by crawl-database URL id, so both graphs must be loaded from
+        the same database (the ``all`` and ``pages`` graphs of one crawl); a generated
+        graph (no store ids) maps only onto itself.
         """
-        keep = np.asarray(keep, dtype=bool)
-        pos = np.full(self.n, -1, dtype=np.int64)
-        pos[keep] = np.arange(int(np.count_nonzero(keep)))
-        adj = sp.csr_array(self.adjacency[keep][:, keep])
-        adj.sort_indices()
-        fo = pos[self.fetch_order]
-        seeds = pos[self.seeds]
-        return CapturedGraph(
-            adjacency=adj,
-            urls=np.asarray(self.urls, dtype=object)[keep].tolist(),
-            hosts=np.asarray(self.hosts)[keep],
-            host_names=self.host_names,
-            crawled=np.asarray(self.crawled, dtype=bool)[keep],
-            fetch_order=fo[fo >= 0],
-            fetch_times=np.asarray(self.fetch_times)[fo >= 0],
-            seeds=seeds[seeds >= 0],
-            store_ids=np.asarray(self.store_ids)[keep],
-            kind=kind,
-            outcomes=np.asarray(self.outcomes)[keep],
-            fetchable=np.asarray(self.fetchable)[keep],
-        )
+        if other is self:
+            return np.arange(self.n, dtype=np.int64)
+        mine, theirs = np.asarray(self.store_ids), np.asarray(other.store_ids)
+        if (mine < 0).any() or (theirs < 0).any():
+            raise ConfigError("graphs without crawl-database ids map only onto themselves")
+        if theirs.size == 0:
+            return np.full(mine.size, -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(theirs, mine), theirs.size - 1)
+        return np.where(theirs[at] == mine, at, -1).astype(np.int64)
 
     @classmethod
     def from_edges(

@@ -56,6 +56,12 @@ def register(sub: Any) -> None:
                    help="follow links at most N steps from a seed (default: no limit)")
     p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
                    help="enqueue at most N URLs of each host (default: no limit)")
+    p.add_argument("--max-links-per-page", type=positive_int, default=None, metavar="N",
+                   help="distinct link targets kept per page; a page with more is recorded as "
+                        f"cut (default {d.links_max_per_page:,})")
+    p.add_argument("--sitemaps", action="store_const", const=True, default=None,
+                   help="also take URLs from each host's sitemaps (robots.txt Sitemap: lines, "
+                        "else /sitemap.xml), within scope and robots.txt")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
@@ -70,7 +76,8 @@ def register(sub: Any) -> None:
 #: Options of ``crawl`` itself (destination -> CrawlSettings field).
 _CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
                  "max_pages": "scope_max_pages", "max_depth": "scope_max_depth",
-                 "max_per_host": "scope_max_per_host", "strategy": "frontier_strategy"}
+                 "max_per_host": "scope_max_per_host", "strategy": "frontier_strategy",
+                 "max_links_per_page": "links_max_per_page", "sitemaps": "sitemaps_follow"}
 
 
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
