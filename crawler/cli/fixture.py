@@ -27,7 +27,8 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
                         help="seed of the random web (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--model", default="zipf",
-                        help="graph model: zipf, copying or ba (default zipf)")
+                        help="graph model: zipf, randomweb (Bennouas), copying or ba "
+                             "(default zipf)")
     parser.add_argument("--same-host-fraction", type=float, default=0.8,
                         help="fraction of links within a host (default 0.8)")
     parser.add_argument("--day-seconds", type=float, default=60.0,
