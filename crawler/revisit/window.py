@@ -6,8 +6,9 @@ deaths could be measured.  :class:`PageWindow` decides, for the links of a revis
 HTML page, which URLs join: on a host already in the collection (the study's fixed set
 of sites), allowed by robots.txt, not already in the collection.  A URL the crawl
 discovered but never fetched (its frontier, or abandoned when it stopped) or found
-missing (an HTTP error: a page not born yet is 404) joins under its stored id; an unknown one gets the next URL id.  Links are read from revisits that
-return a body (2xx): a 304 means the page, and so its links, did not change.
+missing (an HTTP error: a page not born yet is 404) joins under its stored id; an
+unknown one gets the next URL id.  Links are read from revisits that return a body
+(2xx): a 304 means the page, and so its links, did not change.
 
 References
 ----------
