@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     )
     from crawler.revisit import (
         REVISIT_POLICIES,
+        LinkHistory,
         RevisitCrawler,
         RevisitSettings,
         RevisitStats,
@@ -131,6 +132,7 @@ _LAZY: dict[str, str] = {
     "Frontier": "crawler.frontier",
     "HostGlobResolver": "crawler.resolve",
     "HostSlot": "crawler.politeness",
+    "LinkHistory": "crawler.revisit",
     "MAX_URL_LENGTH": "crawler.urls",
     "NOT_MODIFIED_PROFILE": "crawler.archive",
     "PIECE": "crawler.codings",
@@ -201,6 +203,7 @@ __all__ = [
     "Frontier",
     "HostGlobResolver",
     "HostSlot",
+    "LinkHistory",
     "PageLinks",
     "PolitenessPolicy",
     "Progress",

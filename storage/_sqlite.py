@@ -23,7 +23,16 @@ from storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: Upgrade scripts: ``MIGRATIONS[v]`` turns a version-``v`` file into version ``v + 1``.
+#: Readers read these older versions as they are (see ``schema.sql``).
+MIGRATIONS: dict[int, str] = {
+    1: "ALTER TABLE links ADD COLUMN fetch_id INTEGER;\n"
+       "CREATE TABLE IF NOT EXISTS link_versions (src INTEGER NOT NULL, fetch_id INTEGER,"
+       " superseded_by INTEGER NOT NULL, dst BLOB NOT NULL, nofollow BLOB);\n"
+       "CREATE INDEX IF NOT EXISTS link_versions_src ON link_versions (src);",
+}
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.
@@ -124,9 +133,23 @@ def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
         raise StoreError(f"{path} has no schema_version: not a webcrawl crawl database")
-    if str(row[0]) != str(SCHEMA_VERSION):
+    if str(row[0]) != str(SCHEMA_VERSION) and str(row[0]) not in map(str, MIGRATIONS):
         raise SchemaVersionError(
             f"{path} was written with schema version {row[0]}; "
             f"this webcrawl reads version {SCHEMA_VERSION}"
+            + (f" (and upgrades {', '.join(map(str, sorted(MIGRATIONS)))})" if MIGRATIONS
+               else "")
         )
     return True
+
+
+def stored_version(conn: sqlite3.Connection) -> int:
+    """The ``schema_version`` of a crawl database (checked by :func:`check_crawl_db`)."""
+    return int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+
+
+def upgrade_script(version: int) -> str:
+    """SQL that upgrades a file of ``version`` to :data:`SCHEMA_VERSION` (no transaction)."""
+    steps = [MIGRATIONS[v] for v in range(version, SCHEMA_VERSION)]
+    steps.append(f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';")
+    return "\n".join(steps)
