@@ -61,7 +61,7 @@ def main() -> None:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "crawler.cli", "fixture", "serve",
                              "--port", str(port), "--pages", str(args.pages),
-                             "--hosts", str(args.hosts), "--seed", "1"],
+                             "--hosts", str(args.hosts), "--random-seed", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert proc.stdout is not None

@@ -48,6 +48,7 @@ from crawler.retry import RetryPolicy, is_retryable_status
 from crawler.robots import RobotsCache, RobotsState
 from crawler.scope import Scope
 from crawler.settings import CrawlSettings
+from crawler.sitemaps import SitemapReader
 from crawler.urls import host_key, is_local_host, normalize_url
 from storage import _testhooks
 from storage.errors import (
@@ -79,6 +80,8 @@ class CrawlStats:
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     outcomes: Counter[str] = field(default_factory=Counter)
+    #: URLs kept out by each trap bound of :mod:`crawler.traps` (this run)
+    traps: Counter[str] = field(default_factory=Counter)
     requests: int = 0
     robots_fetches: int = 0
     retries: int = 0
@@ -88,6 +91,8 @@ class CrawlStats:
     urls: int = 0
     stopped: str = "running"   # 'done', 'max_pages', 'stopped'
     resumed_pages: int = 0     # pages of the crawl before this run (resume)
+    links_cut_pages: int = 0   # pages whose links were cut at links_max_per_page
+    sitemap_fetches: int = 0   # sitemap files requested (--sitemaps)
 
     @property
     def pages(self) -> int:
@@ -117,7 +122,10 @@ class CrawlStats:
                 "pages_per_second": round(self.rate, 1), "requests": self.requests,
                 "robots_fetches": self.robots_fetches, "retries": self.retries,
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
-                "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items()))}
+                "links_cut_pages": self.links_cut_pages,
+                "sitemap_fetches": self.sitemap_fetches,
+                "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items())),
+                "traps": dict(sorted(self.traps.items()))}
 
 
 class Crawler:
@@ -171,6 +179,7 @@ class Crawler:
         self._fetches_since = 0
         self._recomputed_at = time.monotonic()
         self._contact_checked = False
+        self._sitemaps_read: set[int] = set()        # hosts whose sitemaps were read
         s = self.settings
         self.politeness = PolitenessPolicy(s)
         self.robots = RobotsCache(s)
@@ -347,6 +356,11 @@ class Crawler:
         if self.robots.needs_fetch(host_id, now):
             self._spawn(self._fetch_robots(host_id))
             return
+        if self.settings.sitemaps_follow and host_id not in self._sitemaps_read:
+            self._sitemaps_read.add(host_id)
+            if self.robots.rules(host_id).state in (RobotsState.PARSED, RobotsState.ALLOW_ALL):
+                self._spawn(self._fetch_sitemaps(host_id))
+                return
         while True:
             taken = self.frontier.take(host_id)
             if taken is None:
@@ -390,6 +404,8 @@ class Crawler:
         self.stats.busy_hosts = self.frontier.busy
         self.stats.hosts = len(self._slots)
         self.stats.urls = len(self._urls)
+        if self.scope is not None:
+            self.stats.traps = self.scope.traps.fired
 
     # -- robots.txt ---------------------------------------------------------------
     async def _fetch_robots(self, host_id: int) -> None:
@@ -441,6 +457,44 @@ class Crawler:
         self.store.update_host(host_id, robots_status=status, robots_body=body,
                                robots_fetched_at=time.time(), crawl_delay=rules.crawl_delay)
         self.frontier.release(host_id, ready_at)
+
+    # -- sitemaps -----------------------------------------------------------------
+    async def _fetch_sitemaps(self, host_id: int) -> None:
+        """Use a host's turn to read its sitemaps (one polite request at a time)."""
+        assert self.fetcher is not None and self.store is not None
+        s, slot, fetcher = self.settings, self._slots[host_id], self.fetcher
+        origin = f"{self._scheme[host_id]}://{slot.name}"
+        rules = self.robots.rules(host_id)
+
+        async def fetch(url: str) -> tuple[int, bytes] | None:
+            wait = slot.ready_at - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            started = time.monotonic()
+            self.stats.requests += 1
+            self.stats.sitemap_fetches += 1
+            try:
+                result = await fetcher.fetch(url, max_body=s.sitemaps_max_bytes)
+            except FetchError as exc:
+                log.info("sitemap %s unreachable: %s", url, exc)
+                self.politeness.after_request(slot, started, time.monotonic())
+                return None
+            self.politeness.after_request(slot, started, result.ended_mono, result.retry_after)
+            return result.status, result.body
+
+        reader = SitemapReader(
+            fetch, lambda u: self.robots.allowed(host_id, u),
+            lambda u: host_key(u) == slot.name and u.startswith(origin),
+            max_files=s.sitemaps_max_files, max_urls=s.sitemaps_max_urls,
+            max_bytes=s.sitemaps_max_bytes)
+        listed = [u for u in (normalize_url(x) for x in rules.sitemaps) if u is not None]
+        try:
+            for url, via in await reader.read(listed or [f"{origin}/sitemap.xml"]):
+                if url not in self._url_id:
+                    url_id = self._discover(url, 0, SITEMAP_SEQ)
+                    self.store.add_url_source(url_id, "sitemap", via)
+        finally:
+            self.frontier.release(host_id, slot.ready_at)
 
     # -- pages --------------------------------------------------------------------
     def _record(self, taken: Taken, seq: int, attempt: int, started_at: float, ended_at: float,
@@ -574,8 +628,15 @@ class Crawler:
     def _page_links(self, url_id: int, seq: int,
                     result: FetchResult) -> tuple[list[int], list[int]]:
         s = self.settings
-        page = extract_links(result.text(), self._urls[url_id], max_links=s.links_max_per_page,
-                             agent=s.fetch_robots_agent)
+        page = extract_links(result.body, self._urls[url_id], max_links=s.links_max_per_page,
+                             agent=s.fetch_robots_agent, charset=result.charset)
+        if page.cut:
+            # Never a silent cap: the page is recorded as cut and counted.
+            assert self.store is not None
+            self.store.add_link_cut(url_id, len(page.urls), page.cut)
+            self.stats.links_cut_pages += 1
+            log.info("%s: %d links kept, %d more dropped (links_max_per_page)",
+                     self._urls[url_id], len(page.urls), page.cut)
         depth = self._depth[url_id] + 1
         follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
         ids: list[int] = []
@@ -648,6 +709,9 @@ class Crawler:
         if not task.cancelled() and task.exception() is not None:
             log.error("strategy recompute failed", exc_info=task.exception())
 
+
+#: ``urls.discovered_seq`` of a URL first listed in a sitemap (seeds have -1).
+SITEMAP_SEQ = -2
 
 #: Incremental priority updates applied between two yields to the event loop (see
 #: _run_recompute).

@@ -42,10 +42,16 @@ def format_line(stats: CrawlStats, rate: float) -> str:
 
 def format_summary(stats: CrawlStats) -> str:
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(stats.outcomes.items()))
+    traps = ", ".join(f"{k} {v}" for k, v in sorted(stats.traps.items()) if v)
     return (f"crawl {stats.stopped}: {stats.pages} pages in {stats.elapsed:.1f} s "
             f"({stats.rate:.1f} pages/s), {stats.urls} URLs on {stats.hosts} hosts, "
             f"{stats.frontier} left in the frontier, {stats.requests} requests "
-            f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}")
+            f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}"
+            + (f"; {stats.links_cut_pages} pages with links cut at --max-links-per-page"
+               if stats.links_cut_pages else "")
+            + (f"; {stats.sitemap_fetches} sitemap files read" if stats.sitemap_fetches
+               else "")
+            + (f"; URL-trap bounds kept out {traps}" if traps else ""))
 
 
 class Progress:

@@ -64,7 +64,7 @@ def restore(crawler: Crawler, state: ResumeState) -> None:
             scheme_known[u.host_id] = True
             crawler._scheme[u.host_id] = u.url.split(":", 1)[0]
         if u.outcome is not Outcome.OUT_OF_SCOPE:
-            scope.count(host_key(u.url))
+            scope.count(host_key(u.url), u.url)
         if u.outcome is not None:
             crawler.stats.outcomes[u.outcome] += 1
             if u.outcome not in _NOT_TAKEN:

@@ -2,11 +2,12 @@
 
 A URL is in scope when it is http(s), its host matches an allowed host glob or lies
 under an allowed domain (default: exactly the seeds' hosts), its depth is within
-``scope_max_depth``, its length within ``scope_max_url_length``, no path segment
-repeats more than ``scope_max_path_repeat`` times (a classic calendar/relative-link
-trap), and its host has had fewer than ``scope_max_per_host`` URLs enqueued.
-and its path does not end with one of ``scope_skip_extensions`` (binary files).
-``scope_max_pages`` is enforced by the engine when taking URLs.
+``scope_max_depth``, it trips none of the URL-trap bounds of :mod:`crawler.traps`
+(length, path repetition, query parameters, query variants per path, URLs per path
+pattern; on by default, counted in :attr:`Scope.traps`), its path does not end with
+one of ``scope_skip_extensions`` (binary files), and its host has had fewer than
+``scope_max_per_host`` URLs enqueued.  ``scope_max_pages`` is enforced by the engine
+when taking URLs.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from crawler.settings import CrawlSettings
+from crawler.traps import TrapGuard
 from crawler.urls import host_key
 
 __all__ = ["Scope"]
@@ -33,8 +35,6 @@ class Scope:
     def __init__(self, settings: CrawlSettings, seeds: Iterable[str]) -> None:
         self.max_depth = settings.scope_max_depth
         self.max_per_host = settings.scope_max_per_host
-        self.max_url_length = settings.scope_max_url_length
-        self.max_repeat = settings.scope_max_path_repeat
         self.skip_ext = tuple(e.lower() for e in settings.scope_skip_extensions)
         self.host_globs = tuple(h.lower() for h in settings.scope_hosts)
         self.domains = tuple(d.lower().strip(".") for d in settings.scope_domains)
@@ -44,6 +44,7 @@ class Scope:
             self.exact_hosts = frozenset(host_key(s) for s in seeds)
         self._host_ok: dict[str, bool] = {}
         self._per_host: Counter[str] = Counter()
+        self.traps = TrapGuard(settings)
 
     def host_allowed(self, hostport: str) -> bool:
         ok = self._host_ok.get(hostport)
@@ -59,18 +60,6 @@ class Scope:
             return True
         return any(host == d or host.endswith("." + d) for d in self.domains)
 
-    def path_trap(self, url: str) -> bool:
-        """True if a path segment repeats more than ``scope_max_path_repeat`` times."""
-        start = url.find("/", url.index("//") + 2)
-        if start < 0:
-            return False
-        end = url.find("?", start)
-        path = url[start:end] if end >= 0 else url[start:]
-        segments = [s for s in path.split("/") if s]
-        if len(segments) <= self.max_repeat:
-            return False
-        return max(Counter(segments).values()) > self.max_repeat
-
     def binary(self, url: str) -> bool:
         """True if the URL's path ends with a skipped (binary) extension."""
         end = url.find("?")
@@ -83,14 +72,16 @@ class Scope:
             return False
         if self.max_depth is not None and depth > self.max_depth:
             return False
-        if len(url) > self.max_url_length or self.path_trap(url) or self.binary(url):
+        if self.binary(url):
             return False
-        if self.max_per_host is not None:
-            if self._per_host[hostport] >= self.max_per_host:
-                return False
-            self._per_host[hostport] += 1
+        if self.max_per_host is not None and self._per_host[hostport] >= self.max_per_host:
+            return False
+        if self.traps.check(url, hostport) is not None:
+            return False
+        self.count(hostport, url)
         return True
 
-    def count(self, hostport: str) -> None:
-        """Count an already enqueued URL against its host's cap (resume)."""
+    def count(self, hostport: str, url: str) -> None:
+        """Count an enqueued URL against its host's caps (also on resume)."""
         self._per_host[hostport] += 1
+        self.traps.count(url, hostport)

@@ -9,6 +9,7 @@ Fields are grouped by prefix, the component that reads them:
 ``retry_``     :mod:`crawler.retry` (attempts, exponential backoff with jitter)
 ``scope_``     :mod:`crawler.scope` (hosts, depth, page caps, trap guards)
 ``links_``     :mod:`crawler.links` (links per page, nofollow handling)
+``sitemaps_``  :mod:`crawler.sitemaps` (sitemaps as a source of URLs, their limits)
 ``tls_``       :mod:`crawler.resolve` (certificate verification)
 ``store_``     the crawl database writer (batching)
 ``warc_``      :mod:`crawler.archive` (WARC output of every HTTP exchange)
@@ -28,12 +29,13 @@ import os
 import re
 from dataclasses import dataclass, fields
 
+from storage._version import __version__
 from storage.errors import ConfigError
 
 __all__ = ["DEFAULT_USER_AGENT", "VERSION", "CrawlSettings", "user_agent"]
 
-#: The crawler's version (the same as pyproject.toml's; a test checks it).
-VERSION = "0.1.0"
+#: The product version the User-Agent names (the one version of the project).
+VERSION = __version__
 #: The page describing the crawler, named in every User-Agent.
 INFO_URL = "https://github.com/webcrawl/webcrawl"
 # Control characters (CR/LF could inject headers) and DEL.
@@ -44,8 +46,8 @@ _PRODUCT_TOKEN = re.compile(r"[a-zA-Z_-]+")
 def user_agent(product: str, contact: str | None) -> str:
     """The User-Agent header: product/version, the info page and the operator's contact.
 
-    >>> user_agent("webcrawl", "ops@example.org")
-    'webcrawl/0.1.0 (+https://github.com/webcrawl/webcrawl; contact: ops@example.org)'
+    >>> user_agent("webcrawl", "ops@example.org")  # doctest: +ELLIPSIS
+    'webcrawl/... (+https://github.com/webcrawl/webcrawl; contact: ops@example.org)'
     """
     tail = f"; contact: {contact}" if contact else ""
     return f"{product}/{VERSION} (+{INFO_URL}{tail})"
@@ -140,6 +142,13 @@ class CrawlSettings:
     scope_max_url_length: int = 2048
     #: the most times one path segment may repeat in a URL (trap guard)
     scope_max_path_repeat: int = 3
+    #: query parameters of one URL at most (trap guard; None: no bound)
+    scope_max_query_params: int | None = 32
+    #: distinct queries enqueued per host and path (session ids, facets; None: no bound)
+    scope_max_query_variants: int | None = 1000
+    #: URLs enqueued per host and path pattern (digit runs as ``#``, query keys only):
+    #: calendars and other numbered URL spaces (see :mod:`crawler.traps`; None: no bound)
+    scope_max_pattern_urls: int | None = 10_000
     #: path extensions never fetched (well-known binary files): ``out_of_scope``
     scope_skip_extensions: tuple[str, ...] = (
         ".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".ico", ".css", ".js",
@@ -158,6 +167,17 @@ class CrawlSettings:
     links_follow_nofollow: bool = True
     #: honour ``<meta name=robots content=nofollow>``: record the links, follow none
     links_obey_meta_nofollow: bool = True
+
+    # -- sitemaps_ ----------------------------------------------------------------
+    #: read each host's sitemaps (robots.txt ``Sitemap:`` lines, else /sitemap.xml) as a
+    #: source of URLs (see crawler.sitemaps)
+    sitemaps_follow: bool = False
+    #: sitemap files (indexes included) fetched per host at most
+    sitemaps_max_files: int = 50
+    #: ``<loc>`` entries read per sitemap file (sitemaps.org: 50,000)
+    sitemaps_max_urls: int = 50_000
+    #: bytes of a sitemap file read, uncompressed (sitemaps.org: 50 MiB)
+    sitemaps_max_bytes: int = 50 * 1024 * 1024
 
     # -- tls_ ---------------------------------------------------------------------
     #: an extra PEM CA bundle trusted for HTTPS (a local mirror's own CA)
@@ -205,6 +225,7 @@ class CrawlSettings:
                     "fetch_max_body", "retry_attempts", "concurrency", "links_max_per_page",
                     "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
                     "robots_max_attempts", "robots_max_size", "robots_cache_ttl",
+                    "sitemaps_max_files", "sitemaps_max_urls", "sitemaps_max_bytes",
                     "warc_max_size")
         for name in positive:
             if getattr(self, name) <= 0:
@@ -213,6 +234,11 @@ class CrawlSettings:
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ConfigError(f"{name} must not be negative, got {value!r}")
+        for name in ("scope_max_query_params", "scope_max_query_variants",
+                     "scope_max_pattern_urls"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ConfigError(f"{name} must be at least 1 (or None), got {value!r}")
         if self.polite_min_delay > self.polite_max_delay:
             raise ConfigError(f"polite_min_delay ({self.polite_min_delay}) exceeds "
                               f"polite_max_delay ({self.polite_max_delay})")

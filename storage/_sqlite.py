@@ -23,16 +23,13 @@ from storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 2
-
-#: Upgrade scripts: ``MIGRATIONS[v]`` turns a version-``v`` file into version ``v + 1``.
-#: Readers read these older versions as they are (see ``schema.sql``).
-MIGRATIONS: dict[int, str] = {
-    1: "ALTER TABLE links ADD COLUMN fetch_id INTEGER;\n"
-       "CREATE TABLE IF NOT EXISTS link_versions (src INTEGER NOT NULL, fetch_id INTEGER,"
-       " superseded_by INTEGER NOT NULL, dst BLOB NOT NULL, nofollow BLOB);\n"
-       "CREATE INDEX IF NOT EXISTS link_versions_src ON link_versions (src);",
-}
+SCHEMA_VERSION = 3
+#: Older versions read as they are and upgraded by the writer (:func:`upgrade_script`:
+#: ``schema.sql`` adds the tables they lack, ``ALTER TABLE`` the columns).
+MIGRATABLE = frozenset({1, 2})
+#: Columns added to existing tables since version ``v``: ``(v, table, column, type)``;
+#: a file older than ``v`` gets them by ``ALTER TABLE ... ADD COLUMN``.
+ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = ((3, "links", "fetch_id", "INTEGER"),)
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.
@@ -133,23 +130,22 @@ def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
         raise StoreError(f"{path} has no schema_version: not a webcrawl crawl database")
-    if str(row[0]) != str(SCHEMA_VERSION) and str(row[0]) not in map(str, MIGRATIONS):
+    if str(row[0]) != str(SCHEMA_VERSION) and str(row[0]) not in {str(v) for v in MIGRATABLE}:
         raise SchemaVersionError(
             f"{path} was written with schema version {row[0]}; "
             f"this webcrawl reads version {SCHEMA_VERSION}"
-            + (f" (and upgrades {', '.join(map(str, sorted(MIGRATIONS)))})" if MIGRATIONS
-               else "")
         )
     return True
 
 
-def stored_version(conn: sqlite3.Connection) -> int:
-    """The ``schema_version`` of a crawl database (checked by :func:`check_crawl_db`)."""
-    return int(conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
-
-
-def upgrade_script(version: int) -> str:
-    """SQL that upgrades a file of ``version`` to :data:`SCHEMA_VERSION` (no transaction)."""
-    steps = [MIGRATIONS[v] for v in range(version, SCHEMA_VERSION)]
+def upgrade_script(version: int, columns: dict[str, set[str]]) -> str:
+    """SQL that upgrades a file of ``version`` (in :data:`MIGRATABLE`) whose tables have
+    ``columns`` to :data:`SCHEMA_VERSION`, without a transaction: the columns added since
+    (those it lacks), then ``schema.sql`` (its tables are ``IF NOT EXISTS``), then the
+    new version number."""
+    steps = [f"ALTER TABLE {table} ADD COLUMN {column} {kind};"
+             for since, table, column, kind in ADDED_COLUMNS
+             if version < since and column not in columns.get(table, set())]
+    steps.append(schema_sql())
     steps.append(f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';")
     return "\n".join(steps)

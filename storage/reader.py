@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +30,18 @@ from storage._sqlite import check_crawl_db, map_error, sqlite_uri
 from storage.arrays import FloatArray, Int8Array, IntArray, ObjectArray
 from storage.errors import StoreError
 from storage.records import FetchKind, Outcome
+
+
+def _folder_read_only(path: Path) -> bool:
+    """True if the folder of ``path`` cannot be written (read-only mount or mode)."""
+    folder = path.absolute().parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        pass
+    return not os.access(folder, os.W_OK)
+
 
 __all__ = ["FETCH_KINDS", "OUTCOMES", "CrawlReader", "FetchTable", "LinkArrays", "UrlTable"]
 
@@ -134,21 +147,53 @@ class CrawlReader:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a crawl database file")
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path} is a device or special file, not a crawl database")
         if not self.path.is_file():
             raise StoreError(f"no crawl database at {self.path}")
+        #: opened with ``immutable=1``: the folder is read-only (see :func:`_open`)
+        self.immutable = False
         try:
-            self._conn = sqlite3.connect(sqlite_uri(self.path, "ro"), uri=True,
-                                         isolation_level=None, check_same_thread=False)
+            self._conn = self._open(immutable=False)
+        except StoreError:
+            if not _folder_read_only(self.path):
+                raise
+            self._conn = self._open(immutable=True)
+            self.immutable = True
+
+    def _open(self, *, immutable: bool) -> sqlite3.Connection:
+        """Connect read-only and check the schema.
+
+        A WAL database needs its ``-shm`` file, which a reader creates when missing;
+        in a read-only folder (a read-only mount, an archive) that fails, and the file
+        is opened ``immutable=1`` instead: nobody can be writing it there, since a
+        writer needs the folder too.  A WAL file left there by a killed crawl would be
+        ignored that way, so it is refused with a clear error instead.
+        """
+        uri = sqlite_uri(self.path, "ro")
+        if immutable:
+            wal = self.path.with_name(self.path.name + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise StoreError(
+                    f"{self.path} has uncheckpointed changes in {wal.name} and its folder is "
+                    "read-only; copy the database and its -wal file to a writable folder")
+            uri += "&immutable=1"
+        try:
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                   check_same_thread=False)
         except sqlite3.Error as exc:
             raise map_error(exc, self.path, "opening") from exc
         try:
-            if not check_crawl_db(self._conn, self.path):
+            if not check_crawl_db(conn, self.path):
                 raise StoreError(f"{self.path} is empty: not a crawl database")
         except BaseException as exc:
-            self._conn.close()
+            conn.close()
             if isinstance(exc, sqlite3.Error):
                 raise map_error(exc, self.path, "opening") from exc
             raise
+        return conn
 
     # -- lifetime -----------------------------------------------------------------
 
@@ -192,6 +237,25 @@ class CrawlReader:
 
     def meta(self) -> dict[str, str]:
         return dict(self._all("SELECT key, value FROM meta"))
+
+    def _has_table(self, name: str) -> bool:
+        # A version 1 file (storage._sqlite.MIGRATABLE) lacks the tables version 2 added.
+        return bool(self._all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                              (name,)))
+
+    def link_cuts(self) -> list[tuple[int, int, int]]:
+        """Pages whose links were cut at ``links_max_per_page``: (url id, kept, dropped)."""
+        if not self._has_table("link_cuts"):
+            return []
+        return [tuple(r) for r in self._all("SELECT src, kept, dropped FROM link_cuts"
+                                             " ORDER BY src")]
+
+    def url_sources(self) -> list[tuple[int, str, str]]:
+        """URLs found by another source than links and seeds: (url id, source, via)."""
+        if not self._has_table("url_sources"):
+            return []
+        return [tuple(r) for r in self._all("SELECT url_id, source, via FROM url_sources"
+                                             " ORDER BY url_id")]
 
     def seeds(self) -> np.ndarray:
         """URL ids of the seeds (``discovered_seq = -1``), ascending."""

@@ -34,6 +34,8 @@ import aiosqlite
 
 from storage import _testhooks
 from storage._sqlite import (
+    ADDED_COLUMNS,
+    MIGRATABLE,
     SCHEMA_VERSION,
     check_crawl_db,
     check_db_path,
@@ -90,6 +92,8 @@ _INSERT_LINKS = (
     " fetch_id = excluded.fetch_id"
     " WHERE links.dst != excluded.dst OR links.nofollow IS NOT excluded.nofollow")
 _SET_OUTCOME = "UPDATE urls SET outcome = ?, seq = ? WHERE id = ?"
+_INSERT_LINK_CUT = "INSERT OR REPLACE INTO link_cuts (src, kept, dropped) VALUES (?, ?, ?)"
+_INSERT_URL_SOURCE = "INSERT OR IGNORE INTO url_sources (url_id, source, via) VALUES (?, ?, ?)"
 
 
 @dataclass(slots=True)
@@ -146,11 +150,13 @@ class _Batch:
     fetches: list[tuple[Any, ...]]
     links: list[tuple[int, bytes, bytes | None, int | None]]
     outcomes: dict[int, tuple[str, int | None]]
+    link_cuts: list[tuple[int, int, int]]
+    url_sources: list[tuple[int, str, str]]
     last_fetch: dict[int, int]        # url id -> id of its last fetch in this batch
 
     @classmethod
     def empty(cls) -> _Batch:
-        return cls({}, [], {}, [], [], [], {}, {})
+        return cls({}, [], {}, [], [], [], {}, [], [], {})
 
 
 def _fetch_row(r: FetchRecord) -> tuple[Any, ...]:
@@ -317,6 +323,18 @@ class CrawlStore:
                                   self._batch.last_fetch.get(src_id)))
         self._added(1)
 
+    def add_link_cut(self, src_id: int, kept: int, dropped: int) -> None:
+        """Record that a page's links were cut: ``kept`` recorded, ``dropped`` not."""
+        self._check()
+        self._batch.link_cuts.append((src_id, kept, dropped))
+        self._added(1)
+
+    def add_url_source(self, url_id: int, source: str, via: str) -> None:
+        """Record where a URL that no link or seed led to came from (``sitemap``)."""
+        self._check()
+        self._batch.url_sources.append((url_id, source, via))
+        self._added(1)
+
     def set_outcome(self, url_id: int, outcome: Outcome, seq: int | None) -> None:
         self._check()
         self._batch.outcomes[url_id] = (str(outcome), seq)
@@ -436,6 +454,10 @@ class CrawlStore:
         for links in _rounds(b.links):
             await db.executemany(_KEEP_LINK_VERSION, links)
             await db.executemany(_INSERT_LINKS, links)
+        if b.link_cuts:
+            await db.executemany(_INSERT_LINK_CUT, b.link_cuts)
+        if b.url_sources:
+            await db.executemany(_INSERT_URL_SOURCE, b.url_sources)
         if b.outcomes:
             await db.executemany(_SET_OUTCOME,
                                  [(o, s, i) for i, (o, s) in b.outcomes.items()])
@@ -488,14 +510,18 @@ async def _prepare(db: aiosqlite.Connection, existing: bool) -> None:
         await db.execute("BEGIN IMMEDIATE")
         try:
             await db.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
-            cursor = await db.execute("SELECT value FROM meta WHERE key = 'schema_version'")
-            row = await cursor.fetchone()
         finally:
             await db.execute("ROLLBACK")
-        version = int(row[0]) if row else SCHEMA_VERSION
-        if version < SCHEMA_VERSION:
-            # An older file: upgrade it in one transaction (see schema.sql, MIGRATIONS).
-            await db.executescript(f"BEGIN IMMEDIATE;\n{upgrade_script(version)}\nCOMMIT;")
+        cursor = await db.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+        row = await cursor.fetchone()
+        if row is not None and str(row[0]) in {str(v) for v in MIGRATABLE}:
+            # Upgrade in one transaction (see schema.sql, upgrade_script).
+            columns: dict[str, set[str]] = {}
+            for table in {t for _, t, _, _ in ADDED_COLUMNS}:
+                info = await db.execute(f"PRAGMA table_info({table})")
+                columns[table] = {r[1] for r in await info.fetchall()}
+            await db.executescript(
+                f"BEGIN IMMEDIATE;\n{upgrade_script(int(row[0]), columns)}\nCOMMIT;")
         return
     created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     # One script, one transaction: a file has the whole schema and its version, or

@@ -165,6 +165,9 @@ def _freshness_freq(lam: FloatArray, w: FloatArray, mu: float) -> FloatArray:
         return f
     yo = y[on]
     r = -1.0 - special.lambertw(-(1.0 - yo) / np.e, -1).real
+    # At y below ~1e-16 the argument rounds onto the branch point, where lambertw gives
+    # nan (a budget far above the rates); h(r) ~ r^2/2 there, so start from sqrt(2 y).
+    r = np.where(np.isfinite(r), r, np.sqrt(2 * yo))
     r = np.maximum(r, np.sqrt(2 * yo) * 0.5)
     for _ in range(3):  # Newton polish near the branch point, where W loses digits
         r = np.maximum(r - (_h(r) - yo) / (r * np.exp(-r)), 1e-300)

@@ -10,7 +10,11 @@ from analysis.graph.bowtie_alg import (
     bowtie,
 )
 from analysis.graph.captured import (
+    ANSWERED,
+    GRAPH_KINDS,
     CapturedGraph,
+    GraphKind,
+    check_graph_kind,
 )
 from analysis.graph.connectivity import (
     Components,
@@ -59,6 +63,8 @@ from analysis.graph.smallworld_alg import (
 )
 
 __all__ = [
+    "ANSWERED",
+    "GRAPH_KINDS",
     "BipartiteCores",
     "BowTie",
     "CapturedGraph",
@@ -67,6 +73,7 @@ __all__ = [
     "Core",
     "CoreConfig",
     "DegreeLaws",
+    "GraphKind",
     "HitsResult",
     "PageRankResult",
     "PathLengths",
@@ -76,6 +83,7 @@ __all__ = [
     "SmallWorldSeries",
     "bipartite_cores",
     "bowtie",
+    "check_graph_kind",
     "clustering",
     "components",
     "degree_distribution",

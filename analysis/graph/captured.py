@@ -7,17 +7,67 @@ numpy arrays indexed by node; URLs are attached only at the edge (CLI, reports).
 
 ``load_graph`` (in :mod:`analysis.graph.loader`) builds one from a crawl database;
 :meth:`CapturedGraph.from_edges` builds one from arrays, for tests and generated graphs.
+
+Which graph
+-----------
+Every measurement runs on one of two named graphs (:data:`GRAPH_KINDS`), chosen with
+``load_graph(..., graph=...)`` in the library and ``--graph`` on every command:
+
+``pages`` (the default)
+    The fetched pages (outcome ``fetched``: HTML pages whose out-links are known) and
+    the links among them; a link to a URL that redirected counts as a link to the page
+    its recorded redirects end at.  What a crawl *captured*.
+``all``
+    Every URL the crawl discovered (the pages, plus the frontier, off-site and
+    robots-excluded URLs, errors, redirects, non-HTML files) and every stored link.
+
+:meth:`CapturedGraph.describe` names the graph with its node and link counts; every
+output (table title, JSON ``graph`` object, report section) carries it.
+
+Fetchable nodes
+---------------
+``fetchable`` marks the nodes a virtual crawl may fetch: exactly those the recorded
+crawl got an HTTP answer for (:data:`ANSWERED`: pages, non-HTML files, redirects,
+HTTP errors, bodies over the size cap), plus, in a graph without fetch outcomes (an
+imported edge list), every node with known out-links.  Out-of-scope,
+robots-excluded, never-reached URLs and URLs that got no answer (network errors,
+timeouts) can be discovered but never fetched.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["CapturedGraph"]
+from storage.errors import ConfigError
+from storage.reader import OUTCOMES, outcome_code
+from storage.records import Outcome
+
+__all__ = ["ANSWERED", "GRAPH_KINDS", "CapturedGraph", "GraphKind", "check_graph_kind"]
+
+#: The named graphs every measurement runs on (see the module docstring).
+GraphKind = Literal["pages", "all"]
+GRAPH_KINDS: tuple[GraphKind, ...] = ("pages", "all")
+
+#: Outcomes that mean the recorded crawl got an HTTP answer for the URL: the URLs a
+#: virtual crawl over the database may fetch.
+ANSWERED: frozenset[Outcome] = frozenset({
+    Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT, Outcome.NOT_MODIFIED,
+    Outcome.HTTP_ERROR, Outcome.TOO_LARGE})
+
+_FETCHED_CODE = outcome_code(Outcome.FETCHED)
+
+
+def check_graph_kind(kind: str) -> GraphKind:
+    """Return ``kind`` if it names a graph (:data:`GRAPH_KINDS`), else a ConfigError."""
+    if kind not in GRAPH_KINDS:
+        raise ConfigError(f"unknown graph {kind!r}: choose 'pages' (fetched pages and the "
+                          "links among them) or 'all' (also every discovered URL)")
+    return kind
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +96,12 @@ class CapturedGraph:
         Node indices of the crawl's seed URLs.
     store_ids : ndarray of int64
         The crawl database's URL id of each node (``-1`` for generated graphs).
+    kind : {"pages", "all"}
+        Which graph this is (module docstring); generated graphs are ``pages``.
+    outcomes : ndarray of int8
+        Each node's outcome code into :data:`storage.reader.OUTCOMES` (``-1``: none).
+    fetchable : ndarray of bool
+        Nodes a virtual crawl may fetch (module docstring).
     """
 
     adjacency: sp.csr_array
@@ -57,7 +113,22 @@ class CapturedGraph:
     fetch_times: np.ndarray
     seeds: np.ndarray
     store_ids: np.ndarray
+    kind: GraphKind = "pages"
+    outcomes: np.ndarray | None = None
+    fetchable: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
     _index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        check_graph_kind(self.kind)
+        n = self.n
+        crawled = np.asarray(self.crawled, dtype=bool)
+        if self.outcomes is None:
+            codes = np.where(crawled, _FETCHED_CODE, -1).astype(np.int8)
+            object.__setattr__(self, "outcomes", codes)
+        if self.fetchable.size != n:
+            # Without recorded outcomes: pages, and every node with known out-links.
+            has_links = np.diff(self.adjacency.indptr) > 0
+            object.__setattr__(self, "fetchable", crawled | has_links)
 
     @property
     def n(self) -> int:
@@ -75,6 +146,47 @@ class CapturedGraph:
             self._index.update((u, i) for i, u in enumerate(self.urls))
         return self._index[url]
 
+    @property
+    def pages(self) -> int:
+        """Number of fetched pages among the nodes."""
+        return int(np.count_nonzero(self.crawled))
+
+    def describe(self) -> str:
+        """The graph's name with its node and link counts, for titles and reports."""
+        if self.kind == "pages":
+            return f"graph of fetched pages: {self.n:,} pages, {self.m:,} links"
+        return (f"graph of all discovered URLs: {self.n:,} URLs ({self.pages:,} fetched "
+                f"pages), {self.m:,} links")
+
+    def info(self) -> dict[str, Any]:
+        """The graph's name and counts as a JSON-ready dict (``graph`` in every output)."""
+        return {"kind": self.kind, "nodes": self.n, "links": self.m, "pages": self.pages,
+                "description": self.describe()}
+
+    def outcome_counts(self, mask: np.ndarray | None = None) -> dict[str, int]:
+        """Nodes per recorded outcome (``frontier``: none yet), optionally within ``mask``."""
+        codes = np.asarray(self.outcomes) if mask is None else np.asarray(self.outcomes)[mask]
+        counts = np.bincount(codes.astype(np.int64) + 1, minlength=len(OUTCOMES) + 1)
+        names = ["frontier", *(o.value for o in OUTCOMES)]
+        return {names[i]: int(c) for i, c in enumerate(counts.tolist()) if c}
+
+    def positions_in(self, other: CapturedGraph) -> np.ndarray:
+        """For each node of ``self``, its node index in ``other`` (``-1``: not a node there).
+
+        Nodes are matched by crawl-database URL id, so both graphs must be loaded from
+        the same database (the ``all`` and ``pages`` graphs of one crawl); a generated
+        graph (no store ids) maps only onto itself.
+        """
+        if other is self:
+            return np.arange(self.n, dtype=np.int64)
+        mine, theirs = np.asarray(self.store_ids), np.asarray(other.store_ids)
+        if (mine < 0).any() or (theirs < 0).any():
+            raise ConfigError("graphs without crawl-database ids map only onto themselves")
+        if theirs.size == 0:
+            return np.full(mine.size, -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(theirs, mine), theirs.size - 1)
+        return np.where(theirs[at] == mine, at, -1).astype(np.int64)
+
     @classmethod
     def from_edges(
         cls,
@@ -88,11 +200,13 @@ class CapturedGraph:
         fetch_order: Sequence[int] | np.ndarray | None = None,
         seeds: Sequence[int] | np.ndarray | None = None,
         collapse_duplicates: bool = True,
+        fetchable: Sequence[bool] | np.ndarray | None = None,
     ) -> CapturedGraph:
         """Build a graph from edge arrays (for tests and generated graphs).
 
         Defaults: URLs ``node:{i}``, every node on host 0, every node crawled, fetch
-        order ``0..n-1``, seed 0.
+        order ``0..n-1``, seed 0; fetchable: the crawled nodes and every node with
+        out-links (the rule for graphs without fetch outcomes).
         """
         src_a = np.asarray(src, dtype=np.int64)
         dst_a = np.asarray(dst, dtype=np.int64)
@@ -117,4 +231,6 @@ class CapturedGraph:
             fetch_times=np.arange(order.size, dtype=np.float64),
             seeds=np.asarray([0] if seeds is None else seeds, dtype=np.int64),
             store_ids=np.full(n, -1, dtype=np.int64),
+            fetchable=(np.empty(0, bool) if fetchable is None
+                       else np.asarray(fetchable, dtype=bool)),
         )

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from analysis.graph.captured import CapturedGraph
-from storage.reader import CrawlReader, LinkArrays
+from analysis.graph.captured import ANSWERED, CapturedGraph, GraphKind, check_graph_kind
+from storage.reader import CrawlReader, LinkArrays, outcome_code
 from storage.records import Outcome
 
 __all__ = ["load_graph"]
@@ -24,7 +24,7 @@ __all__ = ["load_graph"]
 def load_graph(
     db_path: str | Path,
     *,
-    include_frontier: bool = True,
+    graph: GraphKind = "pages",
     remote_only: bool = False,
     drop_self_loops: bool = True,
     collapse_duplicates: bool = True,
@@ -38,11 +38,11 @@ def load_graph(
     db_path : str or Path
         The crawl database (it may still be written by a running crawl; the graph is
         read from one consistent snapshot).
-    include_frontier : bool, default True
-        True: every discovered URL is a node (crawled pages, the frontier they point
-        to, and URLs that ended with another outcome: errors, redirects, ...).
-        False: only the crawled pages (outcome ``fetched``: HTML pages whose out-links
-        are known), and the links among them.
+    graph : {"pages", "all"}, default "pages"
+        Which graph (see :mod:`analysis.graph.captured`): ``pages``, the fetched pages
+        (outcome ``fetched``: HTML pages whose out-links are known) and the links among
+        them; ``all``, every discovered URL as a node (the pages, the frontier they
+        point to, and URLs that ended with another outcome: errors, redirects, ...).
     remote_only : bool, default False
         Keep only links between pages on different hosts (``host[:port]``), the
         variant Najork and Wiener used to discount self-endorsement [1]_.
@@ -62,11 +62,16 @@ def load_graph(
     -------
     CapturedGraph
         Node ``i`` is the i-th selected URL in URL-id order (``store_ids[i]`` is its
-        id); ``crawled`` marks fetched HTML pages; ``fetch_order``/``fetch_times``
-        list the crawled nodes by crawl sequence number; ``seeds`` the seed nodes.
+        id); ``crawled`` marks fetched HTML pages; ``fetchable`` the URLs the recorded
+        crawl got an HTTP answer for (:data:`analysis.graph.captured.ANSWERED`), plus,
+        for URLs without an outcome (an imported graph), those with known out-links;
+        ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by
+        crawl sequence number; ``seeds`` the seed nodes.
 
     Raises
     ------
+    ConfigError
+        ``graph`` is not one of ``pages`` and ``all``.
     StoreError
         The file is missing or not a crawl database.
     SchemaVersionError
@@ -75,9 +80,12 @@ def load_graph(
     Notes
     -----
     Redirects are stored as a link from the redirecting URL to its target, so they
-    are edges when ``include_frontier`` is True; with False the redirecting URL is not
-    a crawled page and its edge disappears.  Time and memory are O(n + m) for n URLs
-    and m links; about a second for 10M links (``benchmarks/bench_load_graph.py``).
+    are edges of the ``all`` graph.  In the ``pages`` graph the redirecting URL is not
+    a page: a link to it counts as a link to the page its recorded redirects end at
+    (chains followed; a redirect ending off the pages drops the link), so a site that
+    links through redirects (``http`` to ``https``, a moved folder) keeps its structure.
+    Time and memory are O(n + m) for n URLs and m links; about a second for 10M links
+    (``benchmarks/bench_load_graph.py``).
 
     References
     ----------
@@ -87,9 +95,10 @@ def load_graph(
     Examples
     --------
     >>> graph = load_graph("crawl.db", remote_only=True)  # doctest: +SKIP
-    >>> graph.adjacency.shape  # doctest: +SKIP
-    (1000, 1000)
+    >>> graph.describe()  # doctest: +SKIP
+    'graph of fetched pages: 1,000 pages, 7,512 links'
     """
+    include_frontier = check_graph_kind(graph) == "all"
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
         host_ids, host_names = reader.hosts()
@@ -99,6 +108,7 @@ def load_graph(
         seed_ids = reader.seeds()
 
     crawled_all = table.has_outcome(Outcome.FETCHED)
+    fetchable_all = _fetchable(table.outcome, table.ids, links.src)
     keep = np.ones(len(table), dtype=bool) if include_frontier else crawled_all
     node_ids = table.ids[keep]
     n = int(node_ids.size)
@@ -108,14 +118,19 @@ def load_graph(
     pos[node_ids] = np.arange(n)
     node_hosts = _host_index(table.host_ids[keep], host_ids)
 
-    src, dst = _edges(links, pos, node_hosts, nofollow, top,
+    # In the pages graph a link to a URL that redirected is a link to the page the
+    # redirects led to (as the crawl followed them); the all graph keeps the redirects.
+    final = (np.arange(top + 2, dtype=np.int64) if include_frontier
+             else _redirect_targets(table.ids[table.has_outcome(Outcome.REDIRECT)], links, top))
+    src, dst = _edges(links, pos, node_hosts, nofollow, top, final,
                       remote_only=remote_only, drop_self_loops=drop_self_loops)
     adjacency = _csr(src, dst, n, collapse_duplicates=collapse_duplicates)
 
     crawled = crawled_all[keep]
+    fetchable = fetchable_all[keep]
     fo_nodes = pos[order_ids]
     fo_keep = fo_nodes >= 0
-    fo_keep[fo_keep] = crawled[fo_nodes[fo_keep]]
+    fo_keep[fo_keep] = fetchable[fo_nodes[fo_keep]]
     seeds = pos[seed_ids]
     urls = table.urls if include_frontier else np.asarray(table.urls, dtype=object)[keep].tolist()
     return CapturedGraph(
@@ -128,7 +143,16 @@ def load_graph(
         fetch_times=order_times[fo_keep],
         seeds=seeds[seeds >= 0],
         store_ids=node_ids,
+        kind=graph,
+        outcomes=table.outcome[keep],
+        fetchable=fetchable,
     )
+
+
+def _fetchable(outcome: np.ndarray, ids: np.ndarray, link_src: np.ndarray) -> np.ndarray:
+    """The fetchable-set rule (:data:`ANSWERED`; no outcome but known out-links)."""
+    answered = np.isin(outcome, [outcome_code(o) for o in ANSWERED])
+    return answered | ((outcome < 0) & np.isin(ids, link_src))
 
 
 def _host_index(url_host_ids: np.ndarray, host_ids: np.ndarray) -> np.ndarray:
@@ -139,13 +163,34 @@ def _host_index(url_host_ids: np.ndarray, host_ids: np.ndarray) -> np.ndarray:
     return np.minimum(idx, host_ids.size - 1).astype(np.int32)
 
 
+def _redirect_targets(redirect_ids: np.ndarray, links: LinkArrays, top: int) -> np.ndarray:
+    """URL id -> the id its recorded redirects end at (itself if it did not redirect).
+
+    A redirect's one stored link is its target; chains are followed by pointer jumping
+    (O(log chain) vectorised steps); a redirect loop ends on a redirect, never a page.
+    """
+    final = np.arange(top + 2, dtype=np.int64)
+    rows = np.searchsorted(links.src, redirect_ids)
+    ok = rows < links.src.size
+    ok[ok] = links.src[rows[ok]] == redirect_ids[ok]
+    rows = rows[ok]
+    rows = rows[np.diff(links.indptr)[rows] > 0]
+    final[links.src[rows]] = links.dst[links.indptr[rows]]
+    for _ in range(64):  # 2**64 hops: every finite chain
+        nxt = final[final]
+        if np.array_equal(nxt, final):
+            break
+        final = nxt
+    return final
+
+
 def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
-           nofollow: LinkArrays | None, top: int, *, remote_only: bool,
+           nofollow: LinkArrays | None, top: int, final: np.ndarray, *, remote_only: bool,
            drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
     """Node-index edge arrays (sorted by source) after the loader's filters."""
     edge_src_ids = links.edge_src
     src = pos[edge_src_ids]
-    dst = pos[links.dst]
+    dst = pos[final[links.dst]]
     mask = (src >= 0) & (dst >= 0)
     if nofollow is not None and nofollow.dst.size:
         width = np.int64(top + 1)

@@ -5,12 +5,19 @@ the random-web-crawls model.
 
 from __future__ import annotations
 
+from analysis.ordering.along import (
+    ALONG_MEASURES,
+    AlongCrawl,
+    measure_along,
+    pagerank_power_law,
+)
 from analysis.ordering.compare import (
     RECORDED,
     CompareSettings,
     Comparison,
     compare_crawl,
     compare_orders,
+    virtual_comparison,
     virtual_orders,
 )
 from analysis.ordering.quality import (
@@ -28,6 +35,7 @@ from analysis.ordering.quality import (
     summary_label,
     time_slice_bounds,
     top_n_fetched,
+    top_n_mean_slice,
     top_n_overlap,
 )
 from analysis.ordering.quality_order import (
@@ -41,6 +49,11 @@ from analysis.ordering.randomweb import (
     RandomWebCrawl,
     random_web_crawl,
     zipf_degrees,
+)
+from analysis.ordering.reach import (
+    EXCLUSION_REASONS,
+    Reach,
+    reach_summary,
 )
 from analysis.ordering.strategies import (
     BacklinkCount,
@@ -64,11 +77,14 @@ from analysis.ordering.virtual import (
 )
 
 __all__ = [
+    "ALONG_MEASURES",
+    "EXCLUSION_REASONS",
     "GAMMA_IN",
     "GAMMA_OUT",
     "MIN_OUT_DEGREE",
     "MODEL_STRATEGIES",
     "RECORDED",
+    "AlongCrawl",
     "BacklinkCount",
     "BreadthFirst",
     "CompareSettings",
@@ -83,6 +99,7 @@ __all__ = [
     "QualitySettings",
     "RandomOrder",
     "RandomWebCrawl",
+    "Reach",
     "Strategy",
     "VirtualCrawl",
     "available_strategies",
@@ -93,9 +110,12 @@ __all__ = [
     "discovery_rate",
     "final_pagerank",
     "get_strategy",
+    "measure_along",
     "pagerank_capture",
+    "pagerank_power_law",
     "random_web_crawl",
     "rank_positions",
+    "reach_summary",
     "register_strategy",
     "remote_adjacency",
     "replay",
@@ -105,7 +125,9 @@ __all__ = [
     "summary_label",
     "time_slice_bounds",
     "top_n_fetched",
+    "top_n_mean_slice",
     "top_n_overlap",
+    "virtual_comparison",
     "virtual_crawl",
     "virtual_orders",
     "zipf_degrees",

@@ -4,9 +4,13 @@ Two ways to get the orders, both scored on a final captured graph with
 :func:`analysis.ordering.quality.crawl_quality`:
 
 * **virtual** (``webcrawl compare --virtual``): crawl once, then replay each strategy
-  over the captured graph with :func:`analysis.ordering.virtual.virtual_crawl` (no network);
-  every order is scored against the same graph and the same PageRank, and the crawl's
-  own recorded order is added as the curve ``recorded``;
+  over the captured graph with :func:`analysis.ordering.virtual.virtual_crawl` (no network),
+  inside the recorded crawl's reach (only URLs the crawl got an HTTP answer for are
+  fetched; :mod:`analysis.ordering.reach`); every order is scored against the same
+  measured graph (``pages`` by default: the fetched pages and the links among them) and
+  the same PageRank, and the crawl's own recorded order is added as the curve
+  ``recorded``.  On a finished crawl every ordering ends on the recorded crawl's page
+  set, so PageRank captured ends at 1;
 * **recorded**: one crawl database per strategy (for instance the same site crawled
   with ``--strategy bfs`` and ``--strategy random``); each recorded order is scored
   against its own final graph.
@@ -33,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.graph.captured import CapturedGraph
+from analysis.graph.captured import CapturedGraph, GraphKind, check_graph_kind
 from analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
@@ -41,6 +45,7 @@ from analysis.ordering.quality import (
     final_pagerank,
     summary_label,
 )
+from analysis.ordering.reach import Reach, reach_summary
 from storage.errors import ConfigError
 
 __all__ = [
@@ -49,6 +54,7 @@ __all__ = [
     "Comparison",
     "compare_crawl",
     "compare_orders",
+    "virtual_comparison",
     "virtual_orders",
 ]
 
@@ -72,11 +78,13 @@ class CompareSettings:
     include_recorded : bool
         In a virtual comparison, also score the crawl's recorded order (default True).
     max_pages : int or None
-        Stop virtual crawls after this many pages (default None: as many pages as the
-        recorded crawl fetched, the same budget; frontier URLs can be fetched
-        virtually but reveal no links).
+        Stop virtual crawls after this many fetches (default None: the whole fetchable
+        set, the recorded crawl's reach; URLs outside it cost no budget).
     seed : int
         Random seed of randomised strategies in virtual crawls (default 0).
+    graph : {"pages", "all"}
+        The graph the orders are measured on (default ``pages``: the fetched pages and
+        the links among them; ``all`` adds every discovered URL).
     """
 
     quality: QualitySettings = field(default_factory=QualitySettings)
@@ -84,19 +92,27 @@ class CompareSettings:
     include_recorded: bool = True
     max_pages: int | None = None
     seed: int = 0
+    graph: GraphKind = "pages"
 
     def __post_init__(self) -> None:
+        check_graph_kind(self.graph)
         if self.max_pages is not None and self.max_pages < 1:
             raise ConfigError(f"max_pages must be >= 1, got {self.max_pages}")
 
 
 @dataclass(frozen=True, eq=False)
 class Comparison:
-    """Quality reports of several crawl orders, with how they were made."""
+    """Quality reports of several crawl orders, with how they were made.
+
+    ``graphs`` maps each database name to the measured graph's
+    :meth:`~analysis.graph.captured.CapturedGraph.info`; ``reach`` is the fetchable
+    set of a virtual comparison (None for recorded orders).
+    """
 
     reports: dict[str, QualityReport]
     method: str
-    graphs: dict[str, dict[str, int]] = field(default_factory=dict)
+    graphs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reach: Reach | None = None
 
     def summary_table(self) -> tuple[list[str], list[list[Any]]]:
         """Headers and rows (one per order) of the summary figures."""
@@ -106,11 +122,35 @@ class Comparison:
                 for name, r in self.reports.items()]
         return headers, rows
 
+    def najork_wiener_tables(self) -> list[tuple[str, list[str], list[list[Any]]]]:
+        """Najork and Wiener's figures per ordering, as (title, headers, rows) tables.
+
+        The average slice on which the top-N pages were fetched (one row per ordering),
+        and the average PageRank (mean 1 over the graph) of each slice's pages (one
+        row per slice, one column per ordering).
+        """
+        names = list(self.reports)
+        tops = list(dict.fromkeys(n for r in self.reports.values() for n in r.top_mean_slice))
+        slices = max((r.slice_ends.size for r in self.reports.values()), default=0)
+        top_rows = [[name, *(self.reports[name].top_mean_slice.get(n, (float("nan"), 0))[0]
+                             for n in tops)] for name in names]
+        mean_rows = [[i + 1, *(float(r.mean_pagerank[i]) if i < r.mean_pagerank.size
+                               else float("nan") for r in self.reports.values())]
+                     for i in range(slices)]
+        return [
+            ("Average slice on which the top-N pages were fetched (Najork and Wiener; "
+             f"slice 1 = first 1/{slices} of the crawl)",
+             ["ordering", *(f"top{n}" for n in tops)], top_rows),
+            ("Average PageRank of the pages fetched in each slice (mean 1 over the graph)",
+             ["slice", *names], mean_rows),
+        ]
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: method, graphs, summary table and every curve."""
+        """A JSON-ready dict: method, graphs, reach, summary table and every curve."""
         return {
             "method": self.method,
             "graphs": self.graphs,
+            "reach": None if self.reach is None else self.reach.to_dict(),
             "summary": {name: r.to_dict()["summary"] | {"pages": r.pages}
                         for name, r in self.reports.items()},
             "reports": {name: r.to_dict() for name, r in self.reports.items()},
@@ -120,7 +160,11 @@ class Comparison:
 def virtual_orders(graph: CapturedGraph, strategies: Sequence[str], *,
                    max_pages: int | None = None, seed: int = 0,
                    progress: Progress | None = None) -> dict[str, np.ndarray]:
-    """Replay each named strategy over ``graph`` and return its fetch order."""
+    """Replay each named strategy over ``graph`` and return its fetch order.
+
+    Replays fetch only ``graph.fetchable`` nodes (see
+    :func:`analysis.ordering.virtual.virtual_crawl`).
+    """
     from analysis.ordering.virtual import virtual_crawl
 
     orders = {}
@@ -214,36 +258,100 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
                               f"database, got {len(paths)}")
         if progress:
             progress(f"loading {paths[0]}")
-        graph = load_graph(paths[0])
-        orders: dict[str, np.ndarray] = {}
-        times: dict[str, np.ndarray] = {}
-        if settings.include_recorded and graph.fetch_order.size:
-            orders[RECORDED] = graph.fetch_order
-            times[RECORDED] = graph.fetch_times
-        budget = settings.max_pages or int(np.count_nonzero(graph.crawled)) or None
-        orders |= virtual_orders(graph, names, max_pages=budget,
-                                 seed=settings.seed, progress=progress)
-        reports = compare_orders(graph, orders, settings=settings.quality,
-                                 fetch_times=times, progress=progress)
-        method = (f"virtual crawls over the graph captured in {paths[0].name} "
-                  f"({graph.n} URLs, {int(graph.crawled.sum())} crawled, {graph.m} links)")
-        return Comparison(reports, method, {paths[0].name: _graph_info(graph)})
+        full = load_graph(paths[0], graph="all")
+        measured = full if settings.graph == "all" else load_graph(paths[0], graph="pages")
+        comparison = virtual_comparison(full, names, measured=measured, settings=settings,
+                                        progress=progress)
+        return Comparison(comparison.reports,
+                          f"virtual crawls over the crawl in {paths[0].name}; "
+                          + comparison.method,
+                          {paths[0].name: comparison.graphs["graph"]}, comparison.reach)
     if len(paths) != len(names):
         raise ConfigError(f"comparing recorded crawls needs one --db per strategy "
                           f"({len(names)} strategies, {len(paths)} databases); "
                           f"or use --virtual to replay them over one crawl")
-    reports, graphs = {}, {}
+    reports: dict[str, QualityReport] = {}
+    graphs: dict[str, dict[str, Any]] = {}
     for name, path in zip(names, paths, strict=True):
         if progress:
             progress(f"loading {path}")
-        graph = load_graph(path)
+        graph = load_graph(path, graph=settings.graph)
         reports |= compare_orders(graph, {name: graph.fetch_order},
                                   settings=settings.quality,
                                   fetch_times={name: graph.fetch_times}, progress=progress)
-        graphs[path.name] = _graph_info(graph)
+        graphs[path.name] = graph.info()
     return Comparison(reports, "recorded crawl orders, each scored on its own final graph "
                       + ", ".join(f"{n}={p.name}" for n, p in zip(names, paths, strict=True)),
                       graphs)
+
+
+def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
+                       measured: CapturedGraph | None = None,
+                       settings: CompareSettings | None = None,
+                       progress: Progress | None = None) -> Comparison:
+    """Replay orderings over a crawl's ``all`` graph and score them on the measured graph.
+
+    The library function behind ``webcrawl compare --virtual``, the report's comparison
+    section and the demo, so the three give the same numbers.
+
+    Parameters
+    ----------
+    full : CapturedGraph
+        The crawl's ``all`` graph (``load_graph(db, graph="all")``): replays need every
+        discovered URL, the fetchable set and the redirects.  (A ``pages`` graph
+        replays among its pages only.)
+    strategies : sequence of str
+        Registered strategy names.
+    measured : CapturedGraph, optional
+        The graph the orders are scored on, of kind ``settings.graph`` and from the
+        same database (``load_graph(db, graph="pages")``); default ``full`` itself.
+    settings : CompareSettings, optional
+        ``graph`` names the measured graph (default ``pages``); ``max_pages`` caps
+        each replay's fetches (default: the whole fetchable set).
+    progress : callable, optional
+
+    Returns
+    -------
+    Comparison
+        With ``reach`` (the fetchable set and what was excluded, and why) and
+        ``graphs["graph"]``, the measured graph's info.
+
+    Raises
+    ------
+    ConfigError
+        Unknown or no strategy; ``measured`` is not the graph ``settings.graph`` names.
+
+    Notes
+    -----
+    Each replay's order is projected onto the measured graph (fetches of URLs that
+    are not nodes of it, such as redirects and error pages in the ``pages`` graph, are
+    dropped from the order), then scored with :func:`compare_orders` against one
+    PageRank of the measured graph.  The recorded order (``recorded``) is the
+    measured graph's ``fetch_order``.
+    """
+    settings = settings or CompareSettings()
+    names = _check_strategies(strategies)
+    measured = full if measured is None else measured
+    if measured.kind != settings.graph:
+        raise ConfigError(f"the comparison measures the {settings.graph!r} graph, but the "
+                          f"graph given is the {measured.kind!r} graph")
+    pos = full.positions_in(measured)  # node of full -> node of measured (-1: none)
+    reach = reach_summary(full)
+    orders: dict[str, np.ndarray] = {}
+    times: dict[str, np.ndarray] = {}
+    if settings.include_recorded and measured.fetch_order.size:
+        orders[RECORDED] = measured.fetch_order
+        times[RECORDED] = measured.fetch_times
+    replays = virtual_orders(full, names, max_pages=settings.max_pages, seed=settings.seed,
+                             progress=progress)
+    for name, order in replays.items():
+        projected = pos[order]
+        orders[name] = projected[projected >= 0]
+    reports = compare_orders(measured, orders, settings=settings.quality,
+                             fetch_times=times, progress=progress)
+    method = (f"replays inside the recorded crawl's reach ({reach.fetchable:,} fetchable "
+              f"URLs), measured on the {measured.describe()}")
+    return Comparison(reports, method, {"graph": measured.info()}, reach)
 
 
 def _check_strategies(strategies: Sequence[str]) -> list[str]:
@@ -260,7 +368,3 @@ def _check_strategies(strategies: Sequence[str]) -> list[str]:
         raise ConfigError(f"{RECORDED!r} is reserved for the crawl's own order")
     return names
 
-
-def _graph_info(graph: CapturedGraph) -> dict[str, int]:
-    return {"urls": graph.n, "crawled": int(np.count_nonzero(graph.crawled)),
-            "links": graph.m}

@@ -9,6 +9,8 @@ and the PageRank of the *final* graph, and describes the crawl as it grows:
 * :func:`pagerank_capture`: fraction of the total PageRank held by the first k pages
   (Bennouas and de Montgolfier's "PageRank capture");
 * :func:`top_n_fetched`: fraction of the top-N pages fetched by the end of each slice;
+* :func:`top_n_mean_slice`: the average slice ("crawl day") on which the top-N pages
+  were fetched (Najork and Wiener's summary of an ordering);
 * :func:`top_n_overlap`: overlap of the top-N by PageRank of the *partial* graph known
   at a checkpoint with the top-N of the final graph;
 * :func:`discovery_rate`: probability that a link found in a slice points to a URL that
@@ -53,6 +55,7 @@ from analysis.ordering.quality_order import (
     slice_mean_pagerank,
     time_slice_bounds,
     top_n_fetched,
+    top_n_mean_slice,
 )
 from storage.errors import ConfigError, EmptyGraphError
 
@@ -71,6 +74,7 @@ __all__ = [
     "summary_label",
     "time_slice_bounds",
     "top_n_fetched",
+    "top_n_mean_slice",
     "top_n_overlap",
 ]
 
@@ -99,7 +103,7 @@ class QualitySettings:
         PageRank tolerance for the final and the partial graphs (default 1e-10).
     summary_fractions : tuple of float
         Fractions of the crawl's pages at which the summary reports PageRank captured
-        (default 1%, 10%, 50%).
+        (default 1%, 10%, 50%, 100%: the last is where the order ends).
     summary_top_n : int
         The N of the summary's "top-N found" figure (default 100).
     summary_early_fraction : float
@@ -114,7 +118,7 @@ class QualitySettings:
     remote_only: bool = False
     alpha: float = 0.85
     tol: float = 1e-10
-    summary_fractions: tuple[float, ...] = (0.01, 0.1, 0.5)
+    summary_fractions: tuple[float, ...] = (0.01, 0.1, 0.5, 1.0)
     summary_top_n: int = 100
     summary_early_fraction: float = 0.1
 
@@ -145,7 +149,10 @@ class QualityReport:
     Per-slice arrays have one entry per slice; ``slice_ends[i]`` is the number of pages
     crawled at the end of slice i.  ``capture[k]`` is the PageRank fraction held by the
     first k pages (k = 0..pages).  ``top_fetched[N]`` and ``overlap[N]`` are per slice end
-    and per checkpoint (``checkpoint_pages``) respectively.
+    and per checkpoint (``checkpoint_pages``) respectively.  ``top_mean_slice[N]`` is
+    ``(mean slice, fetched)``: the average 1-based slice on which the order fetched the
+    top-N pages, and how many of them it fetched (Najork and Wiener).  ``graph`` names
+    the graph measured (:meth:`~analysis.graph.captured.CapturedGraph.info`).
     """
 
     pages: int
@@ -163,11 +170,14 @@ class QualityReport:
     summary: dict[str, float]
     remote_only: bool = False
     notes: list[str] = field(default_factory=list)
+    top_mean_slice: dict[int, tuple[float, int]] = field(default_factory=dict)
+    graph: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, *, capture_points: int = 200) -> dict[str, Any]:
         """A JSON-ready dict (NaN becomes None; capture sampled at ``capture_points``)."""
         ks = _sample_points(self.pages, capture_points)
         return {
+            "graph": dict(self.graph),
             "pages": self.pages,
             "reference_pages": self.reference_pages,
             "remote_only": self.remote_only,
@@ -178,6 +188,8 @@ class QualityReport:
             "mean_pagerank": _json_list(self.mean_pagerank),
             "capture": {"pages": ks.tolist(), "fraction": _json_list(self.capture[ks])},
             "top_fetched": {str(n): _json_list(v) for n, v in self.top_fetched.items()},
+            "top_mean_slice": {str(n): {"mean_slice": _finite_or_none(m), "fetched": c}
+                               for n, (m, c) in self.top_mean_slice.items()},
             "checkpoint_pages": self.checkpoint_pages.tolist(),
             "overlap": {str(n): _json_list(v) for n, v in self.overlap.items()},
             "discovery_known": _json_list(self.discovery_known),
@@ -343,6 +355,8 @@ def crawl_quality(
         sinks=sink_fraction(graph.adjacency, order_a, bounds[1:]),
         summary=_summary(order_a, scores, capture, reference, settings),
         remote_only=settings.remote_only,
+        top_mean_slice=top_n_mean_slice(order_a, scores, bounds, top_ns),
+        graph=graph.info(),
     )
 
 

@@ -2,7 +2,8 @@
 
 Functions of the crawl order and the final graph's PageRank alone (no links):
 slices of a crawl (:func:`slice_bounds`, :func:`time_slice_bounds`),
-:func:`pagerank_capture`, :func:`slice_mean_pagerank` and :func:`top_n_fetched`.
+:func:`pagerank_capture`, :func:`slice_mean_pagerank`, :func:`top_n_fetched` and
+:func:`top_n_mean_slice`.
 :func:`analysis.ordering.quality.crawl_quality` computes them all.
 
 References
@@ -30,6 +31,7 @@ __all__ = [
     "slice_mean_pagerank",
     "time_slice_bounds",
     "top_n_fetched",
+    "top_n_mean_slice",
 ]
 
 
@@ -156,3 +158,55 @@ def top_n_fetched(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
     return out
 
 
+
+
+def top_n_mean_slice(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
+                     top_ns: Sequence[int]) -> dict[int, tuple[float, int]]:
+    """Average slice (1-based "crawl day") on which the top-N pages were fetched.
+
+    Najork and Wiener's summary of a crawl order: for the N pages of highest final
+    PageRank, the mean of the slice number in which each was fetched (slice 1 holds
+    the first pages of the order).  A breadth-first crawl fetches the best pages early,
+    so the figure is well below the middle slice.
+
+    Parameters
+    ----------
+    order : ndarray of int
+        Node indices in fetch order.
+    scores : ndarray of float
+        Final-graph PageRank of every node.
+    bounds : ndarray of int
+        Slice boundaries (:func:`slice_bounds` or :func:`time_slice_bounds`).
+    top_ns : sequence of int
+        The N values (those above the node count are skipped).
+
+    Returns
+    -------
+    dict
+        ``{N: (mean slice, fetched)}``: the mean slice number over the top-N pages the
+        order fetched (NaN if none) and how many of them it fetched.  Ties in PageRank
+        go to the lower node index.
+
+    Examples
+    --------
+    >>> top_n_mean_slice(np.array([2, 0, 1, 3]), np.array([4.0, 1.0, 3.0, 2.0]),
+    ...                  np.array([0, 2, 4]), [1, 2])
+    {1: (1.0, 1), 2: (1.0, 2)}
+
+    References
+    ----------
+    .. [1] Najork and Wiener 2001, section 4 (average day on which the top N pages
+       were crawled, N = 1, 10, 100, ...).
+    """
+    order = np.asarray(order, dtype=np.int64)
+    rank = rank_positions(np.asarray(scores, dtype=np.float64))[order]
+    slice_of = np.searchsorted(np.asarray(bounds)[1:], np.arange(order.size),
+                               side="right") + 1
+    out: dict[int, tuple[float, int]] = {}
+    for n_top in top_ns:
+        if n_top > scores.size:
+            continue
+        hit = rank < n_top
+        count = int(np.count_nonzero(hit))
+        out[int(n_top)] = (float(slice_of[hit].mean()) if count else math.nan, count)
+    return out

@@ -224,8 +224,9 @@ def random_web_crawl(
     :func:`analysis.ordering.virtual.replay`: ``bfs`` (FIFO), ``dfs`` (LIFO), ``backlink``
     (DEG: most known in-links, ties first discovered) and ``random``.
 
-    *Complexity.*  O(n + |L|) vectorised set-up; the crawl itself is one heap
-    operation per discovery and per priority update.
+    *Complexity.*  O(n) vectorised set-up plus the part of L a crawl of
+    ``max_pages`` can use (L itself is never built, see ``_shuffled_prefix``); the
+    crawl itself is one heap operation per discovery and per priority update.
 
     References
     ----------
@@ -241,7 +242,7 @@ def random_web_crawl(
     rng = np.random.default_rng(seed)
     d_in = zipf_degrees(n, gamma_in, rng, min_degree=min_in_degree, max_degree=max_degree)
     d_out = zipf_degrees(n, gamma_out, rng, min_degree=min_out_degree, max_degree=max_degree)
-    pool = rng.permutation(np.repeat(np.arange(n, dtype=np.int64), d_in))
+    pool = _shuffled_prefix(d_in, _draws_needed(d_out, max_pages), rng)
     order = rng.permutation(n)  # start pages first, then reseeds
     seeds = order[:n_seeds]
     if isinstance(strategy, str):
@@ -279,6 +280,30 @@ def random_web_crawl(
     )
 
 
+def _draws_needed(d_out: np.ndarray, max_pages: int | None) -> int:
+    """Most entries of L a crawl of ``max_pages`` pages can take: the largest out-degrees."""
+    if max_pages is None or max_pages >= d_out.size:
+        return int(d_out.sum())
+    return int(np.partition(d_out, d_out.size - max_pages)[d_out.size - max_pages:].sum())
+
+
+def _shuffled_prefix(d_in: np.ndarray, m: int, rng: np.random.Generator) -> np.ndarray:
+    """The first ``m`` entries of a uniform shuffle of L (page p ``d_in[p]`` times).
+
+    Positions of L are drawn without replacement (a uniformly ordered sample of
+    ``m`` of them, which is what the prefix of a uniform permutation is) and mapped to
+    pages through the cumulative in-degrees, so L itself (about 6 n entries) is
+    never built: a crawl of 1% of a model of millions of pages costs O(n + m).
+    """
+    ends = np.cumsum(d_in)
+    total = int(ends[-1]) if ends.size else 0
+    m = min(m, total)
+    if m == total:
+        return rng.permutation(np.repeat(np.arange(d_in.size, dtype=np.int64), d_in))
+    picks = rng.choice(total, size=m, replace=False, shuffle=True)
+    return np.searchsorted(ends, picks, side="right").astype(np.int64)
+
+
 def _crawl_graph(crawl: VirtualCrawl, drawer: _LinkDrawer, n: int) -> CapturedGraph:
     """The crawl's graph over discovered pages, numbered in discovery order."""
     rank = np.full(n, -1, dtype=np.int64)
@@ -298,3 +323,23 @@ def _crawl_graph(crawl: VirtualCrawl, drawer: _LinkDrawer, n: int) -> CapturedGr
         seeds=seeds,
         collapse_duplicates=False,
     )
+
+
+#: What Bennouas and de Montgolfier report for BFS crawls of their model, as
+#: ``quantity -> (low, high, where)``: the range a measurement along the crawl should
+#: fall in.  Exponents: the model's parameters, "at any step ... with very small
+#: deviation" (figures 1-2), PageRank "a Zipf law with exponent 2.1" (figure 10);
+#: discovery rate "converges toward 40%" (figure 12, 10%-55% plotted); sinks 20%-50%
+#: (figure 13); (4,4) cores "between n/100 and n/50" (figure 9, 0.01-0.035 plotted);
+#: largest SCC toward two thirds with one seed (figure 7, 0.4-0.7 plotted);
+#: clustering 0.15-0.4 (figure 6).
+PAPER_RANGES: dict[str, tuple[float, float, str]] = {
+    "in_exponent": (1.95, 2.25, "fig. 2: 2.1"),
+    "out_exponent": (2.55, 2.9, "fig. 1: 2.72"),
+    "pagerank_exponent": (1.95, 2.25, "fig. 10: 2.1"),
+    "discovery": (0.25, 0.45, "fig. 12: toward 40%"),
+    "sinks": (0.2, 0.5, "fig. 13: 20-50%"),
+    "cores44": (0.01, 0.035, "fig. 9: n/100-n/50 (plotted 0.01-0.035)"),
+    "scc": (0.4, 0.7, "fig. 7: toward 2/3"),
+    "clustering": (0.15, 0.4, "fig. 6: 0.15-0.4"),
+}

@@ -136,6 +136,9 @@ def replay(
     on_empty : callable, optional
         Called when the frontier runs dry: returns an undiscovered node to add as a
         new seed (depth 0), or None to stop (an already known node stops too).  Default: stop.
+    never_taken : ndarray of bool, optional
+        Nodes announced to the strategy when discovered but never taken (they cost no
+        budget): the nodes outside the fetchable set.
 
     Returns
     -------
@@ -201,15 +204,19 @@ def virtual_crawl(
     seeds: Sequence[int] | np.ndarray | None = None,
     max_pages: int | None = None,
     seed: int = 0,
-    fetch_uncrawled: bool = True,
     hosts_politeness: bool = False,
 ) -> VirtualCrawl:
     """Replay a crawl ordering over a captured graph, with no network.
 
     The crawl starts from the seeds and knows only what it has discovered: a page's
     out-links (its row of the adjacency) become known when the page is (virtually)
-    fetched.  Frontier nodes of the captured graph (never fetched by the real crawl)
-    can be fetched virtually but have no out-links.
+    fetched.  It stays inside the recorded crawl's reach: only ``graph.fetchable``
+    nodes are ever fetched (the URLs the recorded crawl got an HTTP answer for;
+    redirects are fetchable and reveal their one recorded target).  Out-of-scope,
+    robots-excluded, never-reached and unanswered URLs are announced to the strategy
+    when discovered, as the live crawler does, but never taken and cost no budget.
+    Over a graph without fetch outcomes (an imported edge list), every node with
+    known out-links is fetchable.
 
     Parameters
     ----------
@@ -224,13 +231,6 @@ def virtual_crawl(
         Stop after this many fetches (default: every reachable node).
     seed : int, default 0
         Random seed passed to the strategy when ``strategy`` is a name.
-    fetch_uncrawled : bool, default True
-        False: nodes that the real crawl did not fetch and that have no out-links
-        (out-of-scope URLs, errors, the frontier) are announced to the strategy when
-        discovered but never taken, as the live crawler does with out-of-scope URLs.
-        Use it to reproduce a recorded crawl: the order is then the crawled pages'
-        (and redirects') order alone.  Load the graph with ``drop_self_loops=False``
-        so strategies see the same links as live.
     hosts_politeness : bool, default False
         Reserved for a simulation of per-host politeness; not implemented (a
         ConfigError if True).  With zero delay and a single host the live crawler's
@@ -259,6 +259,12 @@ def virtual_crawl(
     >>> virtual_crawl(g, "dfs").order.tolist()
     [0, 2, 4, 1, 3]
 
+    Node 2 below was never answered (no outcome, no out-links): discovered, not taken.
+
+    >>> g = CapturedGraph.from_edges([0, 0], [1, 2], n=3, crawled=[True, True, False])
+    >>> virtual_crawl(g, "bfs").order.tolist()
+    [0, 1]
+
     Notes
     -----
     *Same rules as the live frontier.*  Higher priority first, ties to the node
@@ -267,7 +273,13 @@ def virtual_crawl(
     nodes are ignored.  The captured graph keeps no document order, so a page's links
     come in node-index order; graphs loaded from a crawl number nodes in discovery
     order, so the real crawl's newly found links keep their relative order, which is
-    what lets a virtual ``bfs`` reproduce a real single-host ``bfs`` crawl exactly.
+    what lets a virtual ``bfs`` reproduce a real single-host ``bfs`` crawl exactly
+    (load the graph with ``graph="all", drop_self_loops=False`` so strategies see the
+    same links as live; the recorded ``fetch_order`` is then the replay's order).
+
+    *Same page set.*  Every fetchable node of a finished crawl was reached through
+    fetchable nodes (pages and redirects), so without ``max_pages`` every ordering
+    ends on the recorded crawl's fetchable set, and PageRank captured reaches 1.
 
     *Recomputation.*  Strategies that recompute in bulk (``pagerank``) do so
     synchronously after the fetch that makes ``wants_recompute(fetches, 0.0)`` true:
@@ -302,9 +314,7 @@ def virtual_crawl(
         adjacency = adjacency.copy()
         adjacency.sum_duplicates()
     indptr, indices = adjacency.indptr, adjacency.indices.astype(np.int64)
-    skip = None
-    if not fetch_uncrawled:
-        skip = ~np.asarray(graph.crawled, dtype=bool) & (np.diff(indptr) == 0)
+    skip = ~np.asarray(graph.fetchable, dtype=bool)
 
     def out_links(node: int) -> np.ndarray:
         targets: np.ndarray = indices[indptr[node] : indptr[node + 1]]

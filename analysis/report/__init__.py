@@ -5,6 +5,9 @@ The only place that imports matplotlib, always through the :class:`matplotlib.fi
 
 from __future__ import annotations
 
+from analysis.report.along_figures import (
+    along_figure,
+)
 from analysis.report.change_figures import (
     plot_change_report,
 )
@@ -58,6 +61,7 @@ __all__ = [
     "ReportSettings",
     "ReportSummary",
     "Section",
+    "along_figure",
     "bowtie_figure",
     "build_report",
     "changes_section",

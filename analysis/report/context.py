@@ -6,18 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from analysis.graph.captured import GraphKind, check_graph_kind
 from storage.checks import check_fields
-from storage.errors import AnalysisError
+from storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
     from analysis.graph.bowtie_alg import BowTie
     from analysis.graph.captured import CapturedGraph
     from analysis.graph.degree_dist import DegreeLaws
     from analysis.graph.hits_alg import HitsResult
+    from analysis.ordering.compare import Comparison
     from analysis.ordering.quality import QualityReport
 
 __all__ = ["ReportContext", "ReportInputs", "ReportSettings"]
@@ -50,6 +52,9 @@ class ReportSettings:
         page's rate, while a page never seen changing still gets a positive rate).
     title : str or None
         Page title (default ``webcrawl report: <file name>``).
+    graph : {"pages", "all"}
+        The graph every measurement runs on (default ``pages``: the fetched pages and
+        the links among them; ``all`` adds every discovered URL).
     """
 
     top_k: int = 20
@@ -61,8 +66,10 @@ class ReportSettings:
     rate_prior_changes: float = 0.1
     rate_prior_days: float = 1.0
     title: str | None = None
+    graph: GraphKind = "pages"
 
     def __post_init__(self) -> None:
+        check_graph_kind(self.graph)
         check_fields(self, ("top_k", "timeline_bins", "rate_bins", "freshness_points"),
                      at_least=1)
         check_fields(self, ("rate_prior_changes",), at_least=0)
@@ -75,10 +82,11 @@ class ReportInputs:
     """Analyses already computed by the caller, and facts only the caller knows.
 
     Every field is optional; missing analyses are computed from the database.
-    ``graph`` is the full captured graph (``load_graph(db)``), ``pages_graph`` the
-    crawled pages only (``include_frontier=False``: ranking, bow-tie and degrees use it);
-    ``pagerank`` and ``hits`` belong to ``pages_graph``; ``comparison`` maps an ordering
-    to its quality report over ``graph``.  ``facts`` are extra rows of the summary
+    ``graph`` is the measured graph (``load_graph(db, graph=settings.graph)``: every
+    section measures it), ``full_graph`` the ``all`` graph (virtual crawls replay over
+    it); ``pagerank``, ``hits``, ``bowtie``, ``degree_laws`` and ``quality`` belong to
+    ``graph``; ``comparison`` is a virtual comparison measured on ``graph``
+    (:func:`analysis.ordering.compare.virtual_comparison`).  ``facts`` are extra rows of the summary
     (fixture, audit), ``expected_exponents`` the (in, out) exponents the graph was
     generated with, ``true_rates`` the true change rate (per day) of each URL,
     ``truth_freshness`` a true freshness curve ``(wall-clock seconds, freshness)`` and
@@ -86,13 +94,13 @@ class ReportInputs:
     """
 
     graph: CapturedGraph | None = None
-    pages_graph: CapturedGraph | None = None
+    full_graph: CapturedGraph | None = None
     pagerank: np.ndarray | None = None
     hits: HitsResult | None = None
     bowtie: BowTie | None = None
     degree_laws: DegreeLaws | None = None
     quality: QualityReport | None = None
-    comparison: Mapping[str, QualityReport] | None = None
+    comparison: Comparison | None = None
     facts: Mapping[str, str] = field(default_factory=dict)
     expected_exponents: tuple[float | None, float | None] = (None, None)
     true_rates: Mapping[str, float] | None = None
@@ -112,19 +120,26 @@ class ReportContext:
         self.history = read_history(db)
         self.meta, self.urls = self.history.meta, self.history.urls
         self.host_names, self.fetches = self.history.host_names, self.history.fetches
-        self.graph = inputs.graph if inputs.graph is not None else load_graph(db)
-        self.pages = (inputs.pages_graph if inputs.pages_graph is not None
-                      else load_graph(db, include_frontier=False))
+        self.graph = (inputs.graph if inputs.graph is not None
+                      else load_graph(db, graph=settings.graph))
+        if inputs.full_graph is not None:
+            self.full = inputs.full_graph
+        else:
+            self.full = self.graph if self.graph.kind == "all" else load_graph(db, graph="all")
+        if self.graph.kind != settings.graph:
+            raise ConfigError(f"the report measures the {settings.graph!r} graph, but "
+                              f"ReportInputs.graph is the {self.graph.kind!r} graph")
         self._pagerank = inputs.pagerank
+        self.figures: dict[str, Any] = {"graph": self.graph.info()}
         self.rate_error: tuple[float, int] | None = None
 
     @property
     def pagerank(self) -> np.ndarray:
-        """PageRank (sum 1) of the crawled-pages graph, computed once."""
+        """PageRank (sum 1) of the measured graph, computed once."""
         if self._pagerank is None:
             from analysis.graph.pagerank_alg import pagerank
 
-            if self.pages.n == 0:
+            if self.graph.n == 0:
                 raise AnalysisError("no page was crawled")
-            self._pagerank = np.asarray(pagerank(self.pages.adjacency).scores)
+            self._pagerank = np.asarray(pagerank(self.graph.adjacency).scores)
         return self._pagerank

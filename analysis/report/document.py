@@ -12,8 +12,10 @@ reads offline and can be mailed.  Sections (their ``id`` in the HTML):
 ``comparison``  virtual crawls of other orderings over the captured graph (on request)
 ``changes``     change-rate histogram and freshness, when the crawl was revisited
 
-A section whose data are missing (an empty crawl, no revisits) says so instead of
-failing.  Every URL and text from the database is escaped (:func:`html.escape`): page
+Every measurement runs on one graph, ``ReportSettings.graph`` (default ``pages``: the
+fetched pages and the links among them), which each section names with its node and
+link counts.  A section whose data are missing (an empty crawl, no revisits) says so
+instead of failing.  Every URL and text from the database is escaped (:func:`html.escape`): page
 content is data, never markup.  Callers that already computed an analysis (the demo)
 pass it in :class:`ReportInputs` so nothing is computed twice.
 
@@ -32,7 +34,7 @@ import html
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +47,7 @@ from storage.errors import AnalysisError
 
 if TYPE_CHECKING:
     from analysis.graph.captured import CapturedGraph
+    from analysis.ordering.compare import Comparison
     from analysis.ordering.quality import QualityReport
 
 __all__ = [
@@ -75,7 +78,12 @@ class ReportSummary:
     ``sections`` maps every section id to None when it has its data, else to the
     sentence the report shows instead.  ``rate_error`` is the median relative error of
     the change-rate estimates against ``ReportInputs.true_rates`` over ``rate_pages``
-    revisited pages (None without revisits or truth).
+    revisited pages (None without revisits or truth).  ``graph`` is the measured
+    graph's :meth:`~analysis.graph.captured.CapturedGraph.info`; ``figures`` the
+    headline numbers of the sections (``pagerank_top``: ``[url, score]`` rows,
+    ``bowtie``: region counts, ``quality``: the recorded order's summary,
+    ``comparison``: each ordering's summary, ``reach``: the fetchable set), the same
+    numbers the CLI prints for the same database and graph.
     """
 
     path: Path
@@ -87,6 +95,8 @@ class ReportSummary:
     hosts: int
     rate_error: float | None = None
     rate_pages: int = 0
+    graph: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, Any] = field(default_factory=dict)
 
     @property
     def missing(self) -> list[str]:
@@ -155,9 +165,10 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
     return ReportSummary(
         path=out, sections={s.key: s.missing for s in sections},
         images=sum(s.images for s in sections), size_bytes=len(data),
-        pages=int(np.count_nonzero(ctx.graph.crawled)), urls=len(ctx.urls),
+        pages=ctx.full.pages, urls=len(ctx.urls),
         hosts=len(ctx.host_names), rate_error=ctx.rate_error[0] if ctx.rate_error else None,
-        rate_pages=ctx.rate_error[1] if ctx.rate_error else 0)
+        rate_pages=ctx.rate_error[1] if ctx.rate_error else 0, graph=ctx.graph.info(),
+        figures=ctx.figures)
 
 
 # ----------------------------------------------------------------------------- summary
@@ -171,17 +182,25 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
     rows: list[list[Any]] = [
         ["database", ctx.db.name], ["ordering", strategy],
         ["seeds", ", ".join(seeds) or "none recorded"],
-        ["pages fetched (HTML)", int(np.count_nonzero(ctx.graph.crawled))],
+        ["pages fetched (HTML)", ctx.full.pages],
         ["URLs discovered", len(urls)], ["hosts", len(ctx.host_names)],
-        ["links between crawled pages", ctx.pages.m],
+        ["measured graph (every section)", ctx.graph.describe()],
         ["fetch attempts", int(np.count_nonzero(crawl))],
         ["revisits", int(np.count_nonzero(~crawl))],
     ]
     if np.any(crawl):
         span = float(f["ended_at"][crawl].max() - f["started_at"][crawl].min())
         rows.append(["crawl duration", f"{span:.1f} s"])
+    cuts = _link_cuts(ctx)
+    rows.append(["pages with links cut (links_max_per_page)", len(cuts)])
     rows += [[k, v] for k, v in ctx.inputs.facts.items()]
     sec.add(table(["", ""], rows, header=False))
+    if cuts:
+        sec.add("<h3>Pages whose links were cut</h3>")
+        sec.add("<p>Only the first links (document order) of these pages are in the graph; "
+                "raise <code>--max-links-per-page</code> to keep them all.</p>")
+        sec.add(table(["page", "links kept", "links dropped"],
+                      [[url, kept, dropped] for url, kept, dropped in cuts[:50]]))
     codes, counts = np.unique(urls.outcome, return_counts=True)
     outcome_rows = [[OUTCOMES[c].value if c >= 0 else "in the frontier (not taken)", int(n),
                      f"{100.0 * n / max(len(urls), 1):.1f}%"] for c, n in zip(codes, counts,
@@ -193,6 +212,17 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
         sec.none("No fetch was recorded: this crawl is empty.")
         return
     _timeline(ctx, sec, f["ended_at"][crawl])
+
+
+def _link_cuts(ctx: ReportContext) -> list[tuple[str, int, int]]:
+    """Pages cut at ``links_max_per_page``: (URL, kept, dropped), most dropped first."""
+    from storage.reader import CrawlReader
+
+    with CrawlReader(ctx.db) as reader:
+        cuts = reader.link_cuts()
+        urls = reader.url_strings([src for src, _, _ in cuts]) if cuts else []
+    rows = [(url, kept, dropped) for url, (_, kept, dropped) in zip(urls, cuts, strict=True)]
+    return sorted(rows, key=lambda r: -r[2])
 
 
 def _timeline(ctx: ReportContext, sec: Section, ended: np.ndarray) -> None:
@@ -213,12 +243,13 @@ def _ranking(ctx: ReportContext, sec: Section) -> None:
     from analysis.graph.hits_alg import hits
 
     scores = ctx.pagerank
-    g, k = ctx.pages, ctx.settings.top_k
+    g, k = ctx.graph, ctx.settings.top_k
     auth = (ctx.inputs.hits or hits(g.adjacency)).authorities
     indeg = np.asarray(g.adjacency.astype(bool).sum(axis=0)).ravel()
-    sec.text(f"Over the graph of the {g.n:,} crawled pages and the {g.m:,} links between "
-             "them (PageRank with damping 0.85; scores sum to 1, so the mean is "
-             f"{1.0 / g.n:.2e}).")
+    top = np.argsort(-scores, kind="stable")[:k]
+    ctx.figures["pagerank_top"] = [[g.urls[i], float(scores[i])] for i in top.tolist()]
+    sec.text(f"Over the {g.describe()} (PageRank with damping 0.85; scores sum to 1, so "
+             f"the mean is {1.0 / g.n:.2e}).")
     sec.add(_top_table("Top pages by PageRank", g, scores, indeg, k, "PageRank"))
     sec.add(_top_table("Top pages by HITS authority", g, auth, indeg, k, "authority"))
 
@@ -238,13 +269,15 @@ def _bowtie(ctx: ReportContext, sec: Section) -> None:
     from analysis.graph.bowtie_alg import bowtie
     from analysis.report.figures import bowtie_figure
 
-    bt = ctx.inputs.bowtie or bowtie(ctx.pages.adjacency)
+    bt = ctx.inputs.bowtie or bowtie(ctx.graph.adjacency)
+    ctx.figures["bowtie"] = dict(bt.counts)
     rows = [[name, count, f"{100.0 * frac:.1f}%"] for (name, count), frac in
             zip(bt.counts.items(), bt.fractions.values(), strict=True)]
     rows += [["strongly connected components", bt.n_scc, ""],
              ["weakly connected components", bt.n_wcc, ""],
              ["largest WCC", bt.largest_wcc, f"{100.0 * bt.largest_wcc / bt.n:.1f}%"]]
-    sec.text("Broder et al.'s decomposition of the crawled pages around the largest "
+    sec.text(f"Broder et al.'s decomposition of the {ctx.graph.describe()}, around the "
+             "largest "
              "strongly connected component (SCC): IN reaches it, OUT is reached from it. "
              "A crawl only finds pages reachable from its seeds, so IN is small unless "
              "the seeds lie outside the SCC.")
@@ -256,7 +289,7 @@ def _degrees(ctx: ReportContext, sec: Section) -> None:
     from analysis.graph.degree_dist import degree_laws
     from analysis.report.figures import degree_figure
 
-    laws = ctx.inputs.degree_laws or degree_laws(ctx.pages.adjacency)
+    laws = ctx.inputs.degree_laws or degree_laws(ctx.graph.adjacency)
     expected = ctx.inputs.expected_exponents
     rows: list[list[Any]] = []
     for name, fit, exp in (("in", laws.in_fit, expected[0]), ("out", laws.out_fit, expected[1])):
@@ -265,7 +298,8 @@ def _degrees(ctx: ReportContext, sec: Section) -> None:
         else:
             rows.append([name, f"{fit.alpha:.3f} ± {fit.sigma:.3f}", fit.x_min, fit.n_tail,
                          f"{fit.ks:.3f}", _opt(exp)])
-    sec.text("Discrete power laws p(k) ~ k^-alpha fitted by maximum likelihood above the "
+    sec.text(f"Degrees in the {ctx.graph.describe()}.  "
+             "Discrete power laws p(k) ~ k^-alpha fitted by maximum likelihood above the "
              "x_min that minimises the Kolmogorov-Smirnov distance (Clauset, Shalizi and "
              "Newman); Broder et al. measured 2.1 (in) and 2.72 (out) on the 1999 web.")
     sec.add(table(["degree", "alpha", "x_min", "tail nodes", "KS", "expected alpha"], rows))
@@ -281,39 +315,59 @@ def _opt(value: float | None) -> str:
 def _quality(ctx: ReportContext, sec: Section) -> None:
     from analysis.ordering.quality import crawl_quality
 
+    if ctx.graph.fetch_order.size == 0:
+        raise AnalysisError("no fetch order was recorded (an imported graph?)")
     report = ctx.inputs.quality or crawl_quality(ctx.graph)
-    sec.text(f"The crawl's own order ({report.pages:,} pages taken) measured against the "
-             "PageRank of the final captured graph (Najork and Wiener; Bennouas and de "
+    ctx.figures["quality"] = dict(report.summary)
+    sec.text(f"The crawl's own order ({report.pages:,} fetches) measured against the "
+             f"PageRank of the {ctx.graph.describe()} (Najork and Wiener; Bennouas and de "
              "Montgolfier).")
     _quality_parts(sec, {"recorded": report}, None)
 
 
 def _comparison(ctx: ReportContext, sec: Section) -> None:
-    reports = ctx.inputs.comparison
-    if reports is None:
+    comparison = ctx.inputs.comparison
+    if comparison is None:
         if not ctx.settings.compare:
             sec.none("No comparison was requested (webcrawl report --compare "
                      "bfs,dfs,random,backlink,pagerank,opic replays orderings virtually "
                      "over the captured graph).")
             return
-        reports = compare_orderings(ctx.graph, ctx.settings.compare)
-    sec.text("Each ordering is replayed as a virtual crawl over the captured graph with "
-             "the recorded crawl's page budget; 'recorded' is the real crawl's order.")
-    _quality_parts(sec, reports, ("pagerank_capture", "mean_pagerank", "top_n_fetched",
-                                  "discovery_rate"))
+        comparison = compare_orderings(ctx.full, ctx.graph, ctx.settings.compare)
+    ctx.figures["comparison"] = {k: dict(r.summary) for k, r in comparison.reports.items()}
+    sec.text("Each ordering is replayed as a virtual crawl inside the recorded crawl's "
+             "reach: only URLs the crawl got an HTTP answer for are fetched (redirects "
+             "as recorded), so on a finished crawl every ordering ends on the same pages. "
+             f"Measured on the {comparison.graphs['graph']['description']}; 'recorded' "
+             "is the real crawl's order.")
+    if comparison.reach is not None:
+        ctx.figures["reach"] = comparison.reach.to_dict()
+        sec.add("<p>" + "<br>".join(html.escape(line)
+                                    for line in comparison.reach.lines()) + "</p>")
+    _quality_parts(sec, comparison.reports, ("pagerank_capture", "mean_pagerank",
+                                             "top_n_fetched", "discovery_rate"))
+    for title, headers, rows in comparison.najork_wiener_tables():
+        sec.add(f"<h3>{html.escape(title)}</h3>")
+        sec.add(table(headers, [[_cell(v) for v in row] for row in rows]))
 
 
-def compare_orderings(graph: CapturedGraph, strategies: Sequence[str],
-                      progress: Progress | None = None) -> dict[str, QualityReport]:
-    """Quality reports of the recorded order and virtual crawls of ``strategies``."""
-    from analysis.ordering.compare import RECORDED, compare_orders, virtual_orders
+def _cell(value: Any) -> Any:
+    return f"{value:.3g}" if isinstance(value, float) else value
 
-    if graph.fetch_order.size == 0:
+
+def compare_orderings(full_graph: CapturedGraph, graph: CapturedGraph,
+                      strategies: Sequence[str], *,
+                      progress: Progress | None = None) -> Comparison:
+    """The report's (and the demo's) virtual comparison: the recorded order and replays
+    of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph`` (of
+    the same database), with :func:`analysis.ordering.compare.virtual_comparison`, as
+    ``webcrawl compare --virtual``."""
+    from analysis.ordering.compare import CompareSettings, virtual_comparison
+
+    if full_graph.fetch_order.size == 0:
         raise AnalysisError("no page was crawled")
-    orders: dict[str, np.ndarray] = {RECORDED: graph.fetch_order}
-    budget = int(np.count_nonzero(graph.crawled)) or None
-    orders |= virtual_orders(graph, list(strategies), max_pages=budget, progress=progress)
-    return compare_orders(graph, orders, progress=progress)
+    return virtual_comparison(full_graph, strategies, measured=graph,
+                              settings=CompareSettings(graph=graph.kind), progress=progress)
 
 
 def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],
@@ -325,6 +379,13 @@ def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],
     rows = [[name, r.pages, *(f"{r.summary.get(k, math.nan):.3f}" for k in summary_keys)]
             for name, r in reports.items()]
     sec.add(table(["order", "pages", *(summary_label(k) for k in summary_keys)], rows))
+    if len(reports) == 1:
+        report = next(iter(reports.values()))
+        sec.add("<h3>Average slice on which the top-N pages were fetched (Najork and "
+                f"Wiener; slice 1 = first 1/{report.slice_ends.size} of the crawl)</h3>")
+        sec.add(table(["top N", "mean slice", "fetched"],
+                      [[n, _cell(mean), f"{count} of {n}"]
+                       for n, (mean, count) in report.top_mean_slice.items()]))
     for key, fig in quality_figures(reports).items():
         if keys is None or key in keys:
             sec.image(fig, METRIC_TITLES[key])

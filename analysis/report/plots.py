@@ -159,12 +159,15 @@ def quality_figures(reports: Mapping[str, QualityReport], *,
     reports : mapping
         Curve label (strategy name) -> :class:`analysis.ordering.quality.QualityReport`.
     subtitle : str, optional
-        Appended to each figure's title (e.g. how the orders were made).
+        Appended to each figure's title; default the measured graph's description
+        (``graph of fetched pages: N pages, M links``).
     """
     if not reports:
         return {}
     colors = _palette(list(reports))
     any_report = next(iter(reports.values()))
+    if subtitle is None:
+        subtitle = any_report.graph.get("description")
     pr = "remote-links PageRank" if any_report.remote_only else "PageRank"
     by_time = any_report.slice_end_seconds is not None
     x_label = "seconds since crawl start (end of slice)" if by_time else "pages crawled"

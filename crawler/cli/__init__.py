@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from crawler.cli._help import attach_examples
 from storage._version import __version__
 from storage.errors import WebcrawlError
 
@@ -29,6 +30,7 @@ COMMAND_MODULES = (
     "crawler.cli.revisit",
     "crawler.cli.analyze",
     "crawler.cli.compare",
+    "crawler.cli.simulate",
     "crawler.cli.ingest",
     "crawler.cli.export",
     "crawler.cli.report",
@@ -57,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    attach_examples(parser)
     return parser
 
 

@@ -14,8 +14,10 @@ from storage.errors import ConfigError
 
 __all__ = [
     "add_db_option",
+    "add_graph_option",
     "add_json_option",
     "add_politeness_options",
+    "add_settings_options",
     "add_warc_option",
     "existing_db",
     "float_at_least",
@@ -27,6 +29,7 @@ __all__ = [
     "positive_int",
     "print_json",
     "print_table",
+    "settings_layers",
     "warc_settings",
 ]
 
@@ -65,45 +68,93 @@ nonneg_float = float_at_least(0.0)
 
 
 def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str) -> None:
-    """The sandboxing and politeness options shared by ``crawl`` and ``revisit``."""
+    """The sandboxing and politeness options shared by ``crawl`` and ``revisit``.
+
+    Their defaults are None: :func:`politeness_settings` returns only the options
+    given, so that stored settings and ``--config`` apply to the rest.
+    """
     from crawler.settings import CrawlSettings
 
     d = CrawlSettings()
-    parser.add_argument("--resolve", action="append", default=[], metavar="PATTERN=ADDR",
+    parser.add_argument("--resolve", action="append", default=None, metavar="PATTERN=ADDR",
                         help="resolve hosts matching a glob (e.g. '*.test=127.0.0.1', "
                              "'*:443=127.0.0.1:8443') to ADDR; repeatable")
-    parser.add_argument("--delay-factor", type=nonneg_float, default=d.polite_delay_factor,
-                        metavar="F", help="wait F times the last fetch time (default %(default)s)")
-    parser.add_argument("--min-delay", type=nonneg_float, default=d.polite_min_delay,
-                        metavar="S",
-                        help="minimum seconds between requests to a host (default %(default)s)")
-    parser.add_argument("--max-delay", type=nonneg_float, default=d.polite_max_delay,
-                        metavar="S", help="cap of the computed wait (default %(default)s)")
-    parser.add_argument("--concurrency", type=positive_int, default=d.concurrency, metavar="C",
-                        help="requests in flight over all hosts (default %(default)s)")
-    parser.add_argument("--timeout", type=positive_float, default=d.fetch_total_timeout,
-                        metavar="S", help="total seconds per request (default %(default)s)")
+    parser.add_argument("--delay-factor", type=nonneg_float, default=None, metavar="F",
+                        help=f"wait F times the last fetch time (default "
+                             f"{d.polite_delay_factor:g})")
+    parser.add_argument("--min-delay", type=nonneg_float, default=None, metavar="S",
+                        help=f"minimum seconds between requests to a host (default "
+                             f"{d.polite_min_delay:g})")
+    parser.add_argument("--max-delay", type=nonneg_float, default=None, metavar="S",
+                        help=f"cap of the computed wait (default {d.polite_max_delay:g})")
+    parser.add_argument("--concurrency", type=positive_int, default=None, metavar="C",
+                        help=f"requests in flight over all hosts (default {d.concurrency})")
+    parser.add_argument("--timeout", type=positive_float, default=None, metavar="S",
+                        help=f"total seconds per request (default "
+                             f"{d.fetch_total_timeout:g})")
     parser.add_argument("--contact", default=None, metavar="URL-OR-EMAIL",
                         help="how site operators reach you, named in the User-Agent (a crawl "
                              "of a non-loopback host without it is warned about)")
-    parser.add_argument("--robots-agent", default=d.fetch_robots_agent, metavar="TOKEN",
+    parser.add_argument("--robots-agent", default=None, metavar="TOKEN",
                         help="product token matched against robots.txt User-agent lines "
-                             "(letters, '-', '_'; default %(default)s)")
-    parser.add_argument("--user-agent", default="", metavar="UA",
+                             f"(letters, '-', '_'; default {d.fetch_robots_agent})")
+    parser.add_argument("--user-agent", default=None, metavar="UA",
                         help="the whole User-Agent header (default: TOKEN/version, the "
                              "project URL and --contact)")
-    parser.add_argument("--ignore-robots", action="store_true", help=robots_help)
+    parser.add_argument("--ignore-robots", action="store_true", default=None,
+                        help=robots_help)
+    parser.add_argument("--ca-file", default=None, metavar="PEM",
+                        help="extra trusted CA bundle (PEM) for HTTPS")
+    parser.add_argument("--insecure", action="store_true", default=None,
+                        help="do not verify TLS certificates (warned about)")
+
+
+#: Option destinations of :func:`add_politeness_options` -> CrawlSettings fields.
+_POLITENESS_FIELDS = {
+    "resolve": "resolve", "delay_factor": "polite_delay_factor",
+    "min_delay": "polite_min_delay", "max_delay": "polite_max_delay",
+    "concurrency": "concurrency", "timeout": "fetch_total_timeout",
+    "user_agent": "fetch_user_agent", "contact": "fetch_contact",
+    "robots_agent": "fetch_robots_agent", "ca_file": "tls_ca_file",
+    "insecure": "tls_insecure"}
 
 
 def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """``CrawlSettings`` keyword arguments from :func:`add_politeness_options`' options."""
-    if args.min_delay > args.max_delay:
+    """``CrawlSettings`` keyword arguments of the :func:`add_politeness_options` given."""
+    if (args.min_delay is not None and args.max_delay is not None
+            and args.min_delay > args.max_delay):
         raise ConfigError(f"--min-delay ({args.min_delay}) exceeds --max-delay ({args.max_delay})")
-    return {"resolve": tuple(args.resolve), "polite_delay_factor": args.delay_factor,
-            "polite_min_delay": args.min_delay, "polite_max_delay": args.max_delay,
-            "concurrency": args.concurrency, "fetch_total_timeout": args.timeout,
-            "fetch_user_agent": args.user_agent, "fetch_contact": args.contact,
-            "fetch_robots_agent": args.robots_agent, "robots_obey": not args.ignore_robots}
+    if args.ca_file and args.insecure:
+        raise ConfigError("--ca-file and --insecure exclude each other")
+    out = {name: getattr(args, dest) for dest, name in _POLITENESS_FIELDS.items()
+           if getattr(args, dest) is not None}
+    if "resolve" in out:
+        out["resolve"] = tuple(out["resolve"])
+    if args.ignore_robots:
+        out["robots_obey"] = False
+    return out
+
+
+def add_settings_options(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE.toml`` and ``--set NAME=VALUE``: any CrawlSettings field."""
+    parser.add_argument("--config", type=Path, default=None, metavar="FILE.toml",
+                        help="crawl settings from a TOML file: CrawlSettings field names "
+                             "(polite_min_delay = 2.0) or prefix tables ([polite] "
+                             "min_delay = 2.0); the options below win over it")
+    parser.add_argument("--set", dest="set_settings", action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="set any CrawlSettings field (e.g. --set retry_attempts=5, "
+                             "--set scope_hosts=a.test,b.test); repeatable; wins over "
+                             "every other option")
+
+
+def settings_layers(args: argparse.Namespace, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """The command line's settings layers, weakest first: ``--config``, the dedicated
+    ``options`` (field -> value, only those given), ``--set``."""
+    from crawler.config import load_toml, parse_assignments
+
+    config = load_toml(args.config) if args.config is not None else {}
+    return [config, options, parse_assignments(args.set_settings)]
 
 
 def add_warc_option(parser: argparse.ArgumentParser) -> None:
@@ -122,6 +173,32 @@ def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -
     """``--db PATH``: the crawl database."""
     parser.add_argument("--db", required=True, type=Path, metavar="PATH",
                         help="the crawl database file" + (" (must exist)" if must_exist else ""))
+
+
+#: Retired graph flags -> what replaced them (issue 14: one flag, one meaning).
+RETIRED_GRAPH_FLAGS = {
+    "--crawled-only": "the fetched pages are the default graph now (--graph pages)",
+    "--include-frontier": "use --graph all",
+}
+
+
+class _Retired(argparse.Action):
+    """A hidden flag that only says what replaced it, as a usage error."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.error(f"{option_string} was retired: {RETIRED_GRAPH_FLAGS[str(option_string)]}")
+
+
+def add_graph_option(parser: argparse.ArgumentParser) -> None:
+    """``--graph pages|all``: which graph a measurement runs on (one meaning everywhere)."""
+    parser.add_argument("--graph", choices=("pages", "all"), default="pages",
+                        help="pages (default): the fetched pages and the links among "
+                             "them (links through redirects lead to their target); all: "
+                             "also every discovered but unfetched URL (frontier, "
+                             "off-site, robots-excluded, errors, redirects)")
+    for flag in RETIRED_GRAPH_FLAGS:
+        parser.add_argument(flag, nargs=0, action=_Retired, help=argparse.SUPPRESS)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:

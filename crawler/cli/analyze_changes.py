@@ -21,6 +21,7 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 SECONDS_PER_DAY = 86400.0
@@ -29,12 +30,16 @@ SECONDS_PER_DAY = 86400.0
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "changes", help="change rates, lifespans and the Poisson test of revisited pages",
-        description=__doc__.splitlines()[0])
+        description="Change analytics of a revisited crawl: change-rate buckets, page "
+                    "lifespans, the Poisson test of change intervals and, with --out, "
+                    "plots.  Needs a crawl that was revisited (webcrawl revisit).")
     add_db_option(parser)
     parser.add_argument("--out", type=Path, metavar="DIR", help="write PNG plots into DIR")
-    parser.add_argument("--seconds-per-day", type=float, default=SECONDS_PER_DAY,
-                        metavar="S", help="length of a day on the crawl's clock "
-                        "(default 86400; smaller for a simulated clock)")
+    parser.add_argument("--day-seconds", dest="seconds_per_day", type=float,
+                        default=SECONDS_PER_DAY, metavar="S",
+                        help="length of a day on the crawl's clock (default 86400; "
+                             "smaller for a simulated clock)")
+    add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
     add_json_option(parser)
     parser.set_defaults(func=run)
 

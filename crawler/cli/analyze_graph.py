@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from crawler.cli._common import (
     add_db_option,
+    add_graph_option,
     add_json_option,
     existing_db,
     print_json,
@@ -61,8 +62,7 @@ def _topic(sub: Any, name: str, help_text: str, description: str) -> argparse.Ar
     add_db_option(parser)
     parser.add_argument("--remote-only", action="store_true",
                         help="only links between different hosts (Najork and Wiener)")
-    parser.add_argument("--crawled-only", action="store_true",
-                        help="only fetched pages and the links among them (no frontier)")
+    add_graph_option(parser)
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="K",
                         help=f"rows to show (default {DEFAULT_TOP})")
     add_json_option(parser)
@@ -76,16 +76,15 @@ def _load(args: argparse.Namespace) -> Any:
         raise ConfigError(f"--top must be at least 1, got {args.top}")
     path = existing_db(args.db)
     started = time.perf_counter()
-    graph = load_graph(path, include_frontier=not args.crawled_only,
-                       remote_only=args.remote_only)
-    print(f"loaded {graph.n:,} pages, {graph.m:,} links in "
-          f"{time.perf_counter() - started:.2f} s", file=sys.stderr)
+    graph = load_graph(path, graph=args.graph, remote_only=args.remote_only)
+    print(f"loaded the {graph.describe()} in {time.perf_counter() - started:.2f} s",
+          file=sys.stderr)
     return graph
 
 
 def _graph_info(graph: Any, args: argparse.Namespace) -> dict[str, Any]:
-    return {"db": str(args.db), "nodes": graph.n, "links": graph.m,
-            "remote_only": args.remote_only, "crawled_only": args.crawled_only}
+    return {"db": str(args.db), "graph": graph.info(), "nodes": graph.n, "links": graph.m,
+            "remote_only": args.remote_only}
 
 
 def _ranked(graph: Any, scores: Any, top: int) -> list[dict[str, Any]]:
@@ -116,7 +115,7 @@ def run_pagerank(args: argparse.Namespace) -> int:
                     "residual": result.residual, "top": rows})
         return 0
     kind = "remote-links PageRank" if args.remote_only else "PageRank"
-    _print_ranked(rows, f"{kind} of {graph.n:,} pages, {graph.m:,} links "
+    _print_ranked(rows, f"{kind} over the {graph.describe()} "
                         f"({result.iterations} iterations, L1 change {result.residual:.2g})")
     return 0
 
@@ -132,7 +131,7 @@ def run_hits(args: argparse.Namespace) -> int:
         print_json({**_graph_info(graph, args), "iterations": result.iterations,
                     "residual": result.residual, "authorities": auths, "hubs": hubs})
         return 0
-    info = f"of {graph.n:,} pages ({result.iterations} iterations)"
+    info = f"over the {graph.describe()} ({result.iterations} iterations)"
     _print_ranked(auths, f"Authorities {info}")
     print()
     _print_ranked(hubs, f"Hubs {info}")
@@ -160,7 +159,7 @@ def run_bowtie(args: argparse.Namespace) -> int:
         return 0
     print_table(["region", "pages", "fraction"],
                 [[k, counts[k], f"{100 * fractions[k]:.1f}%"] for k in counts],
-                title=f"Bow-tie of {graph.n:,} pages, {graph.m:,} links")
+                title=f"Bow-tie of the {graph.describe()}")
     print(f"\n{result.n_scc:,} strongly connected components; {result.n_wcc:,} weakly "
           f"connected components, the largest with {result.largest_wcc:,} pages")
     print()
@@ -184,7 +183,7 @@ def run_degrees(args: argparse.Namespace) -> int:
     rows = [[k, "-", "-", "-", "-", "-"] if f is None else
             [k, f.alpha, f.sigma, f.x_min, f.n_tail, f.ks] for k, f in fits.items()]
     print_table(["degree", "alpha", "std err", "x_min", "n_tail", "KS"], rows,
-                title=f"Power-law fits on {graph.n:,} pages, {graph.m:,} links "
+                title=f"Power-law fits on the {graph.describe()} "
                       "(Broder et al. 1999: in 2.1, out 2.72)")
     print()
     dist_rows = []

@@ -13,6 +13,7 @@ from typing import Any
 
 from crawler.cli._common import (
     add_db_option,
+    add_graph_option,
     add_json_option,
     existing_db,
     print_json,
@@ -36,6 +37,13 @@ def register(sub: Any) -> None:
                         help="slices of equal page counts (default) or equal duration")
     parser.add_argument("--checkpoints", type=int, default=10, metavar="C",
                         help="partial-graph PageRank checkpoints (default 10; 0 skips)")
+    add_graph_option(parser)
+    parser.add_argument("--along", metavar="LIST",
+                        help="also measure the crawl graph as the crawl progressed: 'all' or "
+                             "some of degrees,sinks,discovery,bowtie,cores,clustering,pagerank "
+                             "(Bennouas and de Montgolfier's figures)")
+    parser.add_argument("--along-points", type=int, default=8, metavar="P",
+                        help="log-spaced points for --along (default 8)")
     add_json_option(parser)
     parser.set_defaults(func=run)
 
@@ -47,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
 
     settings = QualitySettings(slices=args.slices, by=args.by, checkpoints=args.checkpoints,
                                remote_only=args.remote_only)
-    graph = load_graph(existing_db(args.db))
+    graph = load_graph(existing_db(args.db), graph=args.graph)
     report = crawl_quality(graph, settings=settings)
+    along = None if args.along is None else _along(graph, args)
     written: list[Path] = []
     if args.out:
         written = [save_png(fig, args.out / f"{key}.png")
@@ -56,13 +65,33 @@ def run(args: argparse.Namespace) -> int:
         json_path = args.out / "quality.json"
         json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
         written.append(json_path)
+        if along is not None:
+            from analysis.ordering.randomweb import PAPER_RANGES
+            from analysis.report.along_figures import along_figure
+            written.append(save_png(along_figure(along, PAPER_RANGES), args.out / "along.png"))
+    result = report.to_dict()
+    if along is not None:
+        result["along"] = along.to_dict()
     if args.json:
-        print_json(report.to_dict())
+        print_json(result)
         return 0
     _print_report(report)
+    if along is not None:
+        from analysis.ordering.randomweb import PAPER_RANGES
+        from crawler.cli.simulate import print_along
+        print()
+        print_along(along, PAPER_RANGES, title="The crawl graph as the crawl progressed "
+                    "(columns: pages fetched)")
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _along(graph: Any, args: argparse.Namespace) -> Any:
+    from analysis.ordering.along import measure_along
+    from crawler.cli.simulate import parse_measures
+
+    return measure_along(graph, max(args.along_points, 1), parse_measures(args.along))
 
 
 def _print_report(report: Any) -> None:
@@ -71,7 +100,8 @@ def _print_report(report: Any) -> None:
     pr = "remote-links PageRank" if report.remote_only else "PageRank"
     print_table(["figure", "value"],
                 [[summary_label(k), v] for k, v in report.summary.items()],
-                title=f"Crawl quality of {report.pages} pages ({pr} of the final graph)")
+                title=f"Crawl quality of the recorded order, {report.pages:,} fetches "
+                      f"({pr} of the {report.graph['description']})")
     print()
     tops = [n for n in report.top_fetched if n <= 1000]
     headers = ["slice", "pages", "meanPR", "captured", *(f"top{n}" for n in tops),
@@ -82,3 +112,9 @@ def _print_report(report: Any) -> None:
             for i, end in enumerate(report.slice_ends)]
     print_table(headers, rows, title="Per slice (meanPR: mean 1 over all pages; top-N and "
                                      "captured: cumulative)")
+    print()
+    print_table(["top N", "mean slice", "fetched"],
+                [[n, mean, f"{count} of {n}"]
+                 for n, (mean, count) in report.top_mean_slice.items()],
+                title=f"Average slice on which the top-N pages were fetched (Najork and "
+                      f"Wiener; slice 1 = first 1/{report.slice_ends.size} of the crawl)")

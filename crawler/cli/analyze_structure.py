@@ -16,6 +16,7 @@ from typing import Any
 
 from crawler.cli._common import (
     add_db_option,
+    add_graph_option,
     add_json_option,
     existing_db,
     nonneg_int,
@@ -23,6 +24,7 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 SAMPLE_METHODS = ("directed", "directed-jump", "undirected", "pagerank", "regular", "plain")
@@ -34,21 +36,13 @@ def register(sub: Any) -> None:
     _register_cores(sub)
 
 
-def _add_frontier_option(parser: argparse.ArgumentParser, *, default: bool) -> None:
-    if default:
-        parser.add_argument("--crawled-only", dest="include_frontier", action="store_false",
-                            help="only fetched pages and the links among them")
-    else:
-        parser.add_argument("--include-frontier", action="store_true",
-                            help="also the discovered but never fetched pages")
-
-
 def _load(args: argparse.Namespace) -> Any:
     from analysis.graph.loader import load_graph
 
-    graph = load_graph(existing_db(args.db), include_frontier=args.include_frontier)
+    graph = load_graph(existing_db(args.db), graph=args.graph)
     if graph.n == 0:
         raise ConfigError(f"the crawl database {args.db} holds no pages")
+    print(f"measuring the {graph.describe()}", file=sys.stderr)
     return graph
 
 
@@ -74,10 +68,15 @@ def _register_sample(sub: Any) -> None:
                         help="recorded traversals per walker per round (default 200)")
     parser.add_argument("--walkers", type=positive_int, default=32, metavar="W",
                         help="independent walks run together (default 32)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--walk-lengths", metavar="L1,L2,...",
+                        help="instead of one sample: the degree bias of a sample at each "
+                             "walk length L (link traversals per walker before recording)")
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                        help="seed of the random walks (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--show", type=nonneg_int, default=20, metavar="N",
                         help="sampled pages to list (default 20; JSON lists all)")
-    _add_frontier_option(parser, default=False)
+    add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_sample)
 
@@ -90,13 +89,16 @@ def run_sample(args: argparse.Namespace) -> int:
     config = SamplerConfig(walkers=args.walkers, burn_in=args.burn_in,
                            walk_length=args.walk_length)
     graph = _load(args)
-    print(f"sampling {args.size} of {graph.n} pages ({args.method})", file=sys.stderr)
+    if args.walk_lengths is not None:
+        return _run_walk_lengths(graph, config, args)
+    print(f"sampling {args.size} of {graph.n} nodes ({args.method})", file=sys.stderr)
     sample = sample_pages(graph, args.size, args.method, config, seed=args.seed)
     report = bias_report(graph, sample)
     in_deg = np.bincount(graph.adjacency.indices, minlength=graph.n)
     out_deg = np.diff(graph.adjacency.indptr)
     if args.json:
         print_json({
+            "graph": graph.info(),
             "method": sample.method, "size": int(sample.nodes.size),
             "distinct": sample.distinct, "candidates": sample.candidates,
             "traversals": sample.traversals, "visited": sample.visited,
@@ -110,12 +112,39 @@ def run_sample(args: argparse.Namespace) -> int:
     print_table(["url", "times", "in", "out"],
                 [[graph.urls[i], times[i], int(in_deg[i]), int(out_deg[i])]
                  for i in shown.tolist()],
-                title=f"{sample.method} sample: {sample.nodes.size} pages, {sample.distinct} "
+                title=f"{sample.method} sample of the {graph.describe()}: "
+                      f"{sample.nodes.size} drawn, {sample.distinct} "
                       f"distinct, {sample.traversals} link traversals"
                       + (f" (first {len(shown)} listed)" if len(shown) < len(nodes) else ""))
     for name, bias in (("in-degree", report.in_degree), ("out-degree", report.out_degree)):
         print()
         _print_bias(name, bias)
+    return 0
+
+
+def _run_walk_lengths(graph: Any, config: Any, args: argparse.Namespace) -> int:
+    from analysis.sampling.walk_length import bias_by_walk_length
+
+    try:
+        lengths = [int(v) for v in args.walk_lengths.split(",") if v.strip()]
+    except ValueError:
+        raise ConfigError(f"--walk-lengths must be integers, got {args.walk_lengths!r}") \
+            from None
+    reports = bias_by_walk_length(graph, args.size, lengths, args.method, config,
+                                  seed=args.seed)
+    if args.json:
+        print_json({"method": args.method, "size": args.size,
+                    "by_walk_length": [{"walk_length": n, "bias": dataclasses.asdict(r)}
+                                       for n, r in reports]})
+        return 0
+    rows = [[n, r.distinct, r.in_degree.sample_mean / max(r.in_degree.true_mean, 1e-300),
+             r.in_degree.ks_statistic, r.in_degree.chi2_pvalue,
+             r.out_degree.sample_mean / max(r.out_degree.true_mean, 1e-300),
+             r.out_degree.ks_statistic] for n, r in reports]
+    print_table(["walk length", "distinct", "in mean ratio", "in KS", "in chi2 p",
+                 "out mean ratio", "out KS"], rows,
+                title=f"{args.method} sampler: degree bias of {args.size} pages against "
+                      f"walk length (ratio 1 and KS 0 for a uniform sample)")
     return 0
 
 
@@ -151,8 +180,10 @@ def _register_smallworld(sub: Any) -> None:
                         help="BFS sources (default 100; 0: every page, exact)")
     parser.add_argument("--along-order", type=nonneg_int, default=0, metavar="C",
                         help="also measure the first k crawled pages at C checkpoints")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    _add_frontier_option(parser, default=False)
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                        help="seed of the BFS source sample (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
+    add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_smallworld)
 
@@ -162,14 +193,13 @@ def run_smallworld(args: argparse.Namespace) -> int:
 
     graph = _load(args)
     sources = args.sources or None
-    print(f"measuring {graph.n} pages, {graph.m} links", file=sys.stderr)
     sw = smallworld(graph, sources=sources, seed=args.seed)
     series = None
     if args.along_order:
         series = smallworld_along_order(graph, checkpoints=args.along_order,
                                         sources=sources, seed=args.seed)
     if args.json:
-        out = {"pages": sw.n, "links": sw.m,
+        out = {"graph": graph.info(), "pages": sw.n, "links": sw.m,
                "clustering": {"average": sw.clustering.average,
                               "transitivity": sw.clustering.transitivity},
                "directed": _paths_dict(sw.directed), "undirected": _paths_dict(sw.undirected)}
@@ -185,7 +215,7 @@ def run_smallworld(args: argparse.Namespace) -> int:
                   paths.diameter],
                  [f"{label} connected pairs", paths.reachable_fraction]]
     print_table(["measure", "value"], rows,
-                title=f"Small world of {sw.n} pages, {sw.m} links "
+                title=f"Small world of the {graph.describe()} "
                       f"({sw.directed.sources.size} BFS sources)")
     print()
     dist = sw.undirected.distribution
@@ -237,7 +267,7 @@ def _register_cores(sub: Any) -> None:
                              "fans on distinct hosts")
     parser.add_argument("--examples", type=nonneg_int, default=5, metavar="N",
                         help="example cores to list (default 5)")
-    _add_frontier_option(parser, default=True)
+    add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_cores)
 
@@ -253,7 +283,7 @@ def run_cores(args: argparse.Namespace) -> int:
                  "centers": [graph.urls[c] for c in core.centers.tolist()]}
                 for core in cores.examples]
     if args.json:
-        print_json({"diverse": cores.diverse, "links": cores.links,
+        print_json({"graph": graph.info(), "diverse": cores.diverse, "links": cores.links,
                     "i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
                     "center_sets": cores.center_sets, "pruned_links": cores.pruned_links,
                     "examples": examples})
@@ -262,8 +292,9 @@ def run_cores(args: argparse.Namespace) -> int:
     print_table(["i \\ j", *(str(j) for j in cores.j_values.tolist())],
                 [[i, *row] for i, row in zip(cores.i_values.tolist(), cores.counts.tolist(),
                                              strict=True)],
-                title=f"maximal {kind}: exactly i fans all linking to the same j "
-                      f"centers, in no larger core ({cores.links} links)")
+                title=f"maximal {kind} of the {graph.describe()}: exactly i fans all "
+                      f"linking to the same j centers, in no larger core "
+                      f"({cores.links} links counted)")
     for k, ex in enumerate(examples, 1):
         print(f"\nexample {k}: {len(ex['fans'])} fans -> {len(ex['centers'])} centers")
         for url in ex["centers"]:

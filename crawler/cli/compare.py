@@ -11,7 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import add_json_option, existing_db, print_json, print_table
+from crawler.cli._common import (
+    add_graph_option,
+    add_json_option,
+    existing_db,
+    print_json,
+    print_table,
+)
+from crawler.cli._help import add_deprecated_alias
 
 DEFAULT_STRATEGIES = "bfs,dfs,random,backlink,pagerank,opic"
 
@@ -40,10 +47,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--remote-only", action="store_true",
                         help="PageRank over links between different hosts only")
     parser.add_argument("--max-pages", type=int, metavar="N",
-                        help="stop virtual crawls after N pages "
-                             "(default: as many as the recorded crawl fetched)")
-    parser.add_argument("--seed", type=int, default=0,
+                        help="stop virtual crawls after N fetches (default: the whole "
+                             "fetchable set, the URLs the recorded crawl got an answer for)")
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
                         help="random seed of randomised strategies (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
+    add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run)
 
@@ -57,15 +66,21 @@ def run(args: argparse.Namespace) -> int:
     settings = CompareSettings(
         quality=QualitySettings(slices=args.slices, checkpoints=args.checkpoints,
                                 remote_only=args.remote_only),
-        virtual=args.virtual, max_pages=args.max_pages, seed=args.seed)
+        virtual=args.virtual, max_pages=args.max_pages, seed=args.seed, graph=args.graph)
     comparison = compare_crawl(paths, args.strategies.split(","), settings=settings,
                                progress=_progress)
     written = write_comparison(comparison, args.out) if args.out else []
     if args.json:
         print_json(comparison.to_dict())
     else:
+        if comparison.reach is not None:
+            print("\n".join(comparison.reach.lines()))
+            print()
         headers, rows = comparison.summary_table()
         print_table(headers, rows, title=f"Crawl orderings compared: {comparison.method}")
+        for title, nw_headers, nw_rows in comparison.najork_wiener_tables():
+            print()
+            print_table(nw_headers, nw_rows, title=title)
         for path in written:
             print(f"wrote {path}")
     return 0

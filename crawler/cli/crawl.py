@@ -9,13 +9,16 @@ from typing import Any
 
 from crawler.cli._common import (
     add_politeness_options,
+    add_settings_options,
     add_warc_option,
     nonneg_int,
     politeness_settings,
     positive_int,
     print_json,
+    settings_layers,
     warc_settings,
 )
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 __all__ = ["register", "run"]
@@ -36,21 +39,29 @@ def register(sub: Any) -> None:
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
                         "or a registered custom one")
-    p.add_argument("--seed", type=nonneg_int, default=d.frontier_seed,
-                   help="seed of randomised strategies (default %(default)s)")
+    p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=None, metavar="N",
+                   help=f"seed of randomised strategies (default {d.frontier_seed})")
+    add_deprecated_alias(p, "--seed", "--random-seed")
     p.add_argument("--allow-host", action="append", default=[], metavar="GLOB",
                    help="crawl hosts matching GLOB (default: the seeds' hosts); repeatable")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
-    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N")
-    p.add_argument("--retries", type=positive_int, default=d.retry_attempts, metavar="N",
-                   help="attempts per URL for transient errors (default %(default)s)")
-    p.add_argument("--ca-file", default=None, metavar="PEM", help="extra trusted CA bundle")
-    p.add_argument("--insecure", action="store_true",
-                   help="do not verify TLS certificates (warned about)")
+    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
+                   help="stop after N pages were fetched (default: no limit)")
+    p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
+                   help="follow links at most N steps from a seed (default: no limit)")
+    p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
+                   help="enqueue at most N URLs of each host (default: no limit)")
+    p.add_argument("--max-links-per-page", type=positive_int, default=None, metavar="N",
+                   help="distinct link targets kept per page; a page with more is recorded as "
+                        f"cut (default {d.links_max_per_page:,})")
+    p.add_argument("--sitemaps", action="store_const", const=True, default=None,
+                   help="also take URLs from each host's sitemaps (robots.txt Sitemap: lines, "
+                        "else /sitemap.xml), within scope and robots.txt")
+    p.add_argument("--retries", type=positive_int, default=None, metavar="N",
+                   help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
+    add_settings_options(p)
     add_warc_option(p)
     p.add_argument("--json", action="store_true",
                    help="print the final statistics as JSON on stdout")
@@ -58,17 +69,28 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _settings(args: argparse.Namespace, strategy: str) -> Any:
-    from crawler.settings import CrawlSettings
+#: Options of ``crawl`` itself (destination -> CrawlSettings field).
+_CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
+                 "max_pages": "scope_max_pages", "max_depth": "scope_max_depth",
+                 "max_per_host": "scope_max_per_host", "strategy": "frontier_strategy",
+                 "max_links_per_page": "links_max_per_page", "sitemaps": "sitemaps_follow"}
 
-    return CrawlSettings(
-        **politeness_settings(args), **warc_settings(args), retry_attempts=args.retries,
-        tls_ca_file=args.ca_file, tls_insecure=args.insecure,
-        scope_hosts=tuple(args.allow_host),
-        scope_domains=tuple(args.allow_domain), scope_max_pages=args.max_pages,
-        scope_max_depth=args.max_depth, scope_max_per_host=args.max_per_host,
-        frontier_strategy=strategy, frontier_seed=args.seed,
-    )
+
+def _settings(args: argparse.Namespace, stored_strategy: str | None) -> Any:
+    """The crawl's settings: defaults < ``--config`` < options < ``--set``."""
+    from crawler.config import build_settings
+
+    options = {**politeness_settings(args), **warc_settings(args)}
+    options.update({name: getattr(args, dest) for dest, name in _CRAWL_FIELDS.items()
+                    if getattr(args, dest) is not None})
+    if args.allow_host:
+        options["scope_hosts"] = tuple(args.allow_host)
+    if args.allow_domain:
+        options["scope_domains"] = tuple(args.allow_domain)
+    layers = settings_layers(args, options)
+    if stored_strategy and not any("frontier_strategy" in layer for layer in layers):
+        layers.insert(0, {"frontier_strategy": stored_strategy})
+    return build_settings(*layers)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,20 +111,19 @@ def run(args: argparse.Namespace) -> int:
     from crawler.engine import Crawler
     from crawler.progress import Progress, format_summary, stop_on_signals
 
-    strategy = args.strategy
-    if strategy is None and args.resume:
+    stored_strategy = None
+    if args.resume:
         try:
             with sqlite3.connect(f"file:{args.db}?mode=ro", uri=True) as conn:
                 row = conn.execute("SELECT value FROM meta WHERE key = 'strategy'").fetchone()
-            strategy = row[0] if row else None
+            stored_strategy = row[0] if row else None
         except sqlite3.Error:
-            strategy = None
-    strategy = strategy or "bfs"
-    get_strategy(strategy)  # unknown names -> ConfigError listing the known ones
-    if args.insecure:
+            stored_strategy = None
+    settings = _settings(args, stored_strategy)
+    get_strategy(settings.frontier_strategy)  # unknown -> ConfigError listing known ones
+    if settings.tls_insecure:
         print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
               file=sys.stderr)
-    settings = _settings(args, strategy)
     crawler = Crawler(args.db, args.seeds, settings, resume=args.resume)
 
     async def main() -> None:

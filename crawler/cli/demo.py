@@ -1,16 +1,21 @@
-"""``webcrawl demo [--pages N] [--hosts H] [--seed S] [--out DIR] [--force]``.
+"""``webcrawl demo [--pages N] [--hosts H] [--random-seed N] [--out DIR] [--force] [--json]``.
 
 The whole product in one command, with no network: a fixture web served on loopback,
 a polite crawl, the analyses and the HTML report (see :mod:`crawler.cli.demo_job`).
+The environment variables ``WEBCRAWL_DEMO_PAGES``, ``WEBCRAWL_DEMO_HOSTS`` and
+``WEBCRAWL_DEMO_REVISIT_SECONDS`` change the size defaults (the README's tests run the
+README's demo command as written, at a small size).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import nonneg_float, nonneg_int, positive_int
+from crawler.cli._common import add_graph_option, nonneg_float, nonneg_int, positive_int
+from crawler.cli._help import add_deprecated_alias
 
 __all__ = ["register", "run"]
 
@@ -19,24 +24,36 @@ def register(sub: Any) -> None:
     from crawler.cli.demo_job import DemoSettings
 
     d = DemoSettings()
+    env = os.environ.get
     p = sub.add_parser(
         "demo", help="crawl a local fixture web, analyse it and write an HTML report",
-        description="Start a synthetic multi-host web on a free loopback port, crawl it "
-                    "politely (bfs), run the analyses (PageRank, HITS, bow-tie, degree "
-                    "laws, quality over time, orderings, revisits) and write "
-                    "OUT/crawl.db and OUT/report.html.  No network is used.")
-    p.add_argument("--pages", type=positive_int, default=d.pages, metavar="N",
-                   help="pages of the fixture web (default %(default)s)")
-    p.add_argument("--hosts", type=positive_int, default=d.hosts, metavar="H",
-                   help="hosts of the fixture web (default %(default)s)")
-    p.add_argument("--seed", type=nonneg_int, default=d.seed, metavar="S",
+        description="Start a synthetic multi-host web on a free loopback port (in a "
+                    "process of its own), crawl it politely (bfs), run the analyses "
+                    "(PageRank, HITS, bow-tie, degree laws, quality over time, orderings, "
+                    "revisits) and write OUT/crawl.db and OUT/report.html.  No network is "
+                    "used.  Fails (exit 1) if the server's politeness audit finds a "
+                    "violation, naming each one.")
+    # String defaults go through `type`, so a bad environment value is a usage error.
+    p.add_argument("--pages", type=positive_int, default=env("WEBCRAWL_DEMO_PAGES", d.pages),
+                   metavar="N", help="pages of the fixture web (default %(default)s; "
+                                     "environment WEBCRAWL_DEMO_PAGES)")
+    p.add_argument("--hosts", type=positive_int, default=env("WEBCRAWL_DEMO_HOSTS", d.hosts),
+                   metavar="H", help="hosts of the fixture web (default %(default)s; "
+                                     "environment WEBCRAWL_DEMO_HOSTS)")
+    p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=d.seed, metavar="N",
                    help="seed of the fixture web (default %(default)s)")
+    add_deprecated_alias(p, "--seed", "--random-seed")
     p.add_argument("--out", type=Path, default=Path("demo-out"), metavar="DIR",
                    help="output folder (default %(default)s)")
-    p.add_argument("--revisit-seconds", type=nonneg_float, default=d.revisit_seconds, metavar="S",
-                   help="real seconds of the revisit run (default %(default)s)")
+    p.add_argument("--revisit-seconds", type=nonneg_float,
+                   default=env("WEBCRAWL_DEMO_REVISIT_SECONDS", d.revisit_seconds),
+                   metavar="S", help="real seconds of the revisit run (default %(default)s; "
+                                     "environment WEBCRAWL_DEMO_REVISIT_SECONDS)")
+    add_graph_option(p)
     p.add_argument("--force", action="store_true",
                    help="overwrite an existing OUT/crawl.db")
+    p.add_argument("--json", action="store_true",
+                   help="print the final figures as JSON on stdout instead of the summary")
     p.set_defaults(func=run)
 
 
@@ -44,12 +61,17 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl demo``."""
     import sys
 
+    from crawler.cli._common import print_json
     from crawler.cli.demo_job import DemoSettings, run_demo
 
     settings = DemoSettings(pages=args.pages, hosts=args.hosts, seed=args.seed,
-                            revisit_seconds=args.revisit_seconds, force=args.force)
+                            revisit_seconds=args.revisit_seconds, force=args.force,
+                            graph=args.graph)
     result = run_demo(args.out, settings)
-    print("\n".join(result.summary))
+    if args.json:
+        print_json(result.as_dict())
+    else:
+        print("\n".join(result.summary))
     if result.crawl.get("stopped") != "done":
         print(f"webcrawl: error: the crawl did not finish (stopped: "
               f"{result.crawl.get('stopped')})", file=sys.stderr)

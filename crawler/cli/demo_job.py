@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
-    from analysis.graph.captured import CapturedGraph
+    from analysis.graph.captured import CapturedGraph, GraphKind
     from analysis.report import ReportInputs, ReportSummary
     from crawler.engine import CrawlStats
     from crawler.settings import CrawlSettings
@@ -65,6 +65,9 @@ class DemoSettings:
         Garcia-Molina's freshness-optimal allocation).
     strategies : tuple of str
         Orderings of the virtual comparison (default :data:`DEMO_STRATEGIES`).
+    graph : {"pages", "all"}
+        The graph every analysis measures (default ``pages``: the fetched pages and the
+        links among them; ``all`` adds every discovered URL), as ``--graph`` elsewhere.
     force : bool
         Overwrite an existing ``crawl.db`` (default False: refuse).
     """
@@ -83,8 +86,12 @@ class DemoSettings:
     revisit_policy: str = "optimal"
     strategies: tuple[str, ...] = DEMO_STRATEGIES
     force: bool = False
+    graph: GraphKind = "pages"
 
     def __post_init__(self) -> None:
+        if self.graph not in ("pages", "all"):  # analysis.graph.GRAPH_KINDS (not imported:
+            # --help builds a DemoSettings and must not load numpy)
+            raise ConfigError(f"unknown graph {self.graph!r}: choose 'pages' or 'all'")
         if self.pages < 1 or self.hosts < 1:
             raise ConfigError("the demo needs at least one page and one host")
         if self.hosts > self.pages:
@@ -128,6 +135,31 @@ class DemoResult:
     def ok(self) -> bool:
         """The crawl finished and the politeness audit found nothing."""
         return self.audit_violations == 0 and self.crawl.get("stopped") == "done"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The final figures as JSON-ready values (``webcrawl demo --json``; NaN -> None)."""
+        import math
+
+        def clean(value: Any) -> Any:
+            if isinstance(value, float):
+                return None if math.isnan(value) else value
+            if isinstance(value, dict):
+                return {str(k): clean(v) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return [clean(v) for v in value]
+            if hasattr(value, "item"):  # numpy scalars
+                return clean(value.item())
+            return value
+
+        rs = self.report_summary
+        figures: dict[str, Any] = clean({
+            "ok": self.ok, "out_dir": str(self.out_dir), "db": str(self.db),
+            "report": str(self.report), "crawl": self.crawl,
+            "audit": {"violations": self.audit_violations, "failures": self.audit_failures},
+            "figures": self.figures,
+            "change_rate_error": None if rs is None else rs.rate_error,
+            "timings": self.timings})
+        return figures
 
 
 class _Steps:
@@ -184,9 +216,11 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
     finally:
         server_cm.__exit__(None, None, None)
     with steps.step("report", f"writing the report {result.report}"):
+        from analysis.report.context import ReportSettings
         from analysis.report.document import build_report
 
-        result.report_summary = build_report(db, result.report, inputs=inputs)
+        result.report_summary = build_report(db, result.report, inputs=inputs,
+                                             settings=ReportSettings(graph=s.graph))
     result.timings["total"] = time.monotonic() - t_start
     result.summary = _summary_lines(result)
     return result
@@ -225,9 +259,10 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
                   "disallowed path fetched)")
         for line in result.audit_failures:
             steps.say(f"      audit: {line}")
-    graph, pages = load_graph(db), load_graph(db, include_frontier=False)
-    facts = _facts(s, web, server, audit, pages)
-    inputs = _analyses(s, graph, pages, steps, result)
+    full = load_graph(db, graph="all")
+    graph = full if s.graph == "all" else load_graph(db, graph="pages")
+    facts = _facts(s, web, server, audit, full)
+    inputs = _analyses(s, full, graph, steps, result)
     with steps.step("revisit", f"revisiting for {s.revisit_seconds:g} s "
                                f"({s.revisit_seconds / s.day_seconds:g} simulated days)"):
         change = _revisit(s, web, server, db, steps, result)
@@ -255,7 +290,7 @@ def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlSta
 
 
 def _facts(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer,
-           audit: dict[str, Any], pages: CapturedGraph) -> dict[str, str]:
+           audit: dict[str, Any], full: CapturedGraph) -> dict[str, str]:
     """Rows of the report's summary that only the demo knows (fixture and audit)."""
     truth = web.truth_pages(server.port)
     reach = web.reachable()
@@ -263,14 +298,14 @@ def _facts(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer,
     return {
         "fixture web": f"{s.pages:,} pages on {s.hosts} hosts ({s.model}, seed {s.seed}), "
                        f"{int(web.src.size):,} links",
-        "coverage": f"{pages.n:,} of the {allowed:,} robots-allowed pages reachable from "
+        "coverage": f"{full.pages:,} of the {allowed:,} robots-allowed pages reachable from "
                     "the seed",
         "politeness audit": f"{audit['violation_count']} violations in "
                             f"{audit['requests']:,} requests",
     }
 
 
-def _analyses(s: DemoSettings, graph: CapturedGraph, pages: CapturedGraph, steps: _Steps,
+def _analyses(s: DemoSettings, full: CapturedGraph, graph: CapturedGraph, steps: _Steps,
               result: DemoResult) -> dict[str, Any]:
     """Steps 3-7; returns the :class:`ReportInputs` fields they computed."""
     import numpy as np
@@ -283,34 +318,40 @@ def _analyses(s: DemoSettings, graph: CapturedGraph, pages: CapturedGraph, steps
     from analysis.report.document import compare_orderings
 
     fig = result.figures
-    with steps.step("pagerank", "PageRank and HITS of the crawled pages"):
-        scores = np.asarray(pagerank(pages.adjacency).scores)
-        hub_auth = hits(pages.adjacency)
+    fig["graph"] = graph.info()
+    with steps.step("pagerank", f"PageRank and HITS of the {graph.describe()}"):
+        scores = np.asarray(pagerank(graph.adjacency).scores)
+        hub_auth = hits(graph.adjacency)
         top = int(np.argmax(scores))
-        fig["top_page"] = (pages.urls[top], float(scores[top] * scores.size))
+        fig["top_page"] = (graph.urls[top], float(scores[top] * scores.size))
+        fig["top_score"] = float(scores[top])
     with steps.step("bowtie", "bow-tie decomposition"):
-        bt = bowtie(pages.adjacency)
+        bt = bowtie(graph.adjacency)
         fig["bowtie"] = bt.fractions
+        fig["bowtie_counts"] = dict(bt.counts)
     with steps.step("degrees", "degree laws (fitted vs the fixture's configured exponents)"):
-        laws = degree_laws(pages.adjacency)
+        laws = degree_laws(graph.adjacency)
         fig["alpha_in"] = laws.in_fit.alpha if laws.in_fit else float("nan")
         fig["alpha_out"] = laws.out_fit.alpha if laws.out_fit else float("nan")
     with steps.step("quality", "quality over time of the recorded bfs order"):
         quality = crawl_quality(graph)
+        fig["quality"] = dict(quality.summary)
     with steps.step("compare", "virtual comparison of the orderings "
                                + ", ".join(s.strategies)):
-        reports = compare_orderings(graph, s.strategies)
+        comparison = compare_orderings(full, graph, s.strategies)
+        reports = comparison.reports
         key = "captured_at_10pct"
         fig["capture_key"] = summary_label(key)
         fig["capture"] = {name: r.summary.get(key, float("nan")) for name, r in reports.items()}
+        fig["comparison"] = {name: dict(r.summary) for name, r in reports.items()}
     from fixtures import FixtureConfig
 
     config = FixtureConfig(model=s.model)
     expected = ((config.zipf_in_exponent, config.zipf_out_exponent) if s.model == "zipf"
                 else (None, None))
     fig["expected"] = expected
-    return {"graph": graph, "pages_graph": pages, "pagerank": scores, "hits": hub_auth,
-            "bowtie": bt, "degree_laws": laws, "quality": quality, "comparison": reports,
+    return {"graph": graph, "full_graph": full, "pagerank": scores, "hits": hub_auth,
+            "bowtie": bt, "degree_laws": laws, "quality": quality, "comparison": comparison,
             "expected_exponents": expected}
 
 
@@ -363,6 +404,8 @@ def _summary_lines(r: DemoResult) -> list[str]:
         f"{c.get('seconds', 0):.1f} s ({c.get('pages_per_second', 0):.0f} pages/s); "
         f"politeness audit: {r.audit_violations} violations",
     ]
+    if "graph" in fig:
+        lines.append(f"measured on the {fig['graph']['description']}")
     if "top_page" in fig:
         url, times_mean = fig["top_page"]
         lines.append(f"top page by PageRank: {url} ({times_mean:.0f}x the mean)")

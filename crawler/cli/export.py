@@ -1,4 +1,4 @@
-"""``webcrawl export edges|pages|fetches|rates --db crawl.db [--format F] [--out FILE]``.
+"""``webcrawl export edges|pages|fetches|rates --db crawl.db [--format F] [--output FILE]``.
 
 A thin layer over :func:`storage.export.export_edges`, :func:`~storage.export.export_pages`,
 :func:`~storage.export.export_fetches` and :func:`analysis.change.rate_table.export_rates`
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from crawler.cli._common import add_db_option, existing_db, positive_float
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 __all__ = ["register"]
@@ -30,7 +31,7 @@ def register(sub: Any) -> None:
                     "attempt (fetches, revisits included) or each page's change-rate "
                     "estimate (rates: visits, changes, estimator, rate per day and its 95%% "
                     "interval, day length).  Example: webcrawl export edges --db crawl.db "
-                    "--format edgelist --out graph.txt",
+                    "--format edgelist --output graph.txt",
     )
     parser.add_argument("what", choices=("edges", "pages", "fetches", "rates"),
                         help="what to export")
@@ -43,11 +44,14 @@ def register(sub: Any) -> None:
                         help="edges: integer URL ids instead of URLs, with --nodes FILE")
     parser.add_argument("--nodes", type=Path, metavar="FILE",
                         help="with --ids: write 'id<TAB>url' for every URL here")
-    parser.add_argument("--seconds-per-day", type=positive_float, default=86400.0,
-                        metavar="S", help="rates: length of a day on the crawl's clock "
-                                          "(default 86400; smaller for a simulated clock)")
-    parser.add_argument("--out", type=Path, metavar="FILE",
+    parser.add_argument("--day-seconds", dest="seconds_per_day", type=positive_float,
+                        default=86400.0, metavar="S",
+                        help="rates: length of a day on the crawl's clock (default 86400; "
+                             "smaller for a simulated clock)")
+    parser.add_argument("-o", "--output", dest="out", type=Path, metavar="FILE",
                         help="output file (default: standard output)")
+    add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
+    add_deprecated_alias(parser, "--out", "--output")
     parser.set_defaults(func=run)
 
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
 __all__ = ["add_web_arguments", "config_from_args", "register"]
@@ -22,9 +23,12 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
     parser.add_argument("--port", type=int, default=8400, help=port_help + " (default 8400)")
     parser.add_argument("--hosts", type=int, default=10, help="number of hosts (default 10)")
     parser.add_argument("--pages", type=int, default=2000, help="number of pages (default 2000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+                        help="seed of the random web (default 0)")
+    add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--model", default="zipf",
-                        help="graph model: zipf, copying or ba (default zipf)")
+                        help="graph model: zipf, randomweb (Bennouas), copying or ba "
+                             "(default zipf)")
     parser.add_argument("--same-host-fraction", type=float, default=0.8,
                         help="fraction of links within a host (default 0.8)")
     parser.add_argument("--day-seconds", type=float, default=60.0,
@@ -131,8 +135,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"serving {web.pages} pages on {web.hosts} hosts at "
               f"{args.bind}:{server.port}", file=sys.stderr)
         print(server.seed_url, flush=True)
-        print(f"hint: webcrawl crawl {server.seed_url} --resolve '*.test={args.bind}'",
-              file=sys.stderr)
+        print(f"hint: webcrawl crawl {server.seed_url} --db crawl.db "
+              f"--resolve '*.test={args.bind}' --allow-domain test", file=sys.stderr)
         try:
             await stop.wait()
         finally:

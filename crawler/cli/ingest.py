@@ -30,7 +30,8 @@ def register(sub: Any) -> None:
         description="Import 'src dst' lines (space or tab; # comments; gzip by content) "
                     "with integer ids (named by --vertices 'id name' lines, Common Crawl's "
                     "'id<TAB>reversed.host' included) or names directly.")
-    edges.add_argument("file", type=Path, metavar="FILE")
+    edges.add_argument("file", type=Path, metavar="FILE",
+                       help="the edge list ('src dst' lines; .gz or plain)")
     edges.add_argument("--vertices", type=Path, metavar="FILE",
                        help="'id name' lines naming the integer ids (or one name a line: "
                             "the line number is the id)")
@@ -47,7 +48,8 @@ def register(sub: Any) -> None:
                     "order), HTML pages give links through the crawler's own extractor, "
                     "redirects their target, revisit records unchanged refetches, "
                     "robots.txt records the hosts' robots.")
-    warc.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    warc.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                      help="WARC files (.warc or .warc.gz), imported in order")
     warc.add_argument("--db", required=True, type=Path, metavar="PATH",
                       help="the crawl database to create")
     warc.add_argument("--skip-bad", action="store_true",

@@ -1,4 +1,4 @@
-"""``webcrawl report --db crawl.db --out report.html``: one self-contained HTML report.
+"""``webcrawl report --db crawl.db --output report.html``: one self-contained HTML report.
 
 Crawl summary, top pages by PageRank and HITS authority, the bow-tie (numbers and a
 drawing), degree laws, quality over time and, when the crawl was revisited, change
@@ -11,26 +11,44 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import add_db_option, existing_db, positive_float, positive_int
+from crawler.cli._common import (
+    add_db_option,
+    add_graph_option,
+    existing_db,
+    positive_float,
+    positive_int,
+)
+from crawler.cli._help import add_deprecated_alias
 
 __all__ = ["register", "run"]
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("report", help="write a self-contained HTML report of a crawl",
-                       description=__doc__.splitlines()[0])
+                       description="Write one self-contained HTML file about a crawl: "
+                                   "how it was made, its summary, top pages by PageRank "
+                                   "and HITS, the bow-tie, degree laws, quality over time "
+                                   "and, when the crawl was revisited, change rates and "
+                                   "freshness.")
     add_db_option(p)
-    p.add_argument("--out", type=Path, default=Path("report.html"), metavar="FILE",
+    p.add_argument("-o", "--output", dest="out", type=Path, default=Path("report.html"),
+                   metavar="FILE",
                    help="the HTML file to write (default %(default)s)")
     p.add_argument("--compare", default="", metavar="NAMES",
                    help="also replay these orderings virtually over the captured graph "
                         "(comma-separated, e.g. bfs,dfs,random,backlink,pagerank,opic)")
     p.add_argument("--top", type=positive_int, default=20, metavar="K",
                    help="rows of the top-pages tables (default %(default)s)")
-    p.add_argument("--seconds-per-day", type=positive_float, default=None, metavar="S",
+    p.add_argument("--day-seconds", dest="seconds_per_day", type=positive_float,
+                   default=None, metavar="S",
                    help="length of a day on the crawl's clock for change rates (default: "
                         "the revisit run's, else 86400)")
+    add_graph_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--json", action="store_true",
+                   help="print what was written as JSON on stdout")
+    add_deprecated_alias(p, "--out", "--output")
+    add_deprecated_alias(p, "--seconds-per-day", "--day-seconds")
     p.set_defaults(func=run)
 
 
@@ -48,16 +66,25 @@ def run(args: argparse.Namespace) -> int:
         for name in compare:
             get_strategy(name)  # unknown names: one line listing the known ones
     settings = ReportSettings(top_k=args.top, compare=compare,
-                              seconds_per_day=args.seconds_per_day)
+                              seconds_per_day=args.seconds_per_day, graph=args.graph)
 
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     summary = build_report(existing_db(args.db), args.out, settings=settings,
                            progress=None if args.quiet else progress)
+    if args.json:
+        from crawler.cli._common import print_json
+
+        print_json({"path": str(summary.path), "size_bytes": summary.size_bytes,
+                    "images": summary.images, "pages": summary.pages, "urls": summary.urls,
+                    "hosts": summary.hosts, "sections": summary.sections,
+                    "rate_error": summary.rate_error, "rate_pages": summary.rate_pages})
+        return 0
     missing = ", ".join(f"{k} ({'no data' if k != 'comparison' else 'not requested'})"
                         for k in summary.missing)
     print(f"wrote {summary.path} ({summary.size_bytes / 1e6:.1f} MB, {summary.images} plots; "
-          f"{summary.pages:,} pages, {summary.urls:,} URLs, {summary.hosts} hosts)"
+          f"{summary.pages:,} pages, {summary.urls:,} URLs, {summary.hosts} hosts; measured "
+          f"on the {summary.graph['description']})"
           + (f"; without: {missing}" if missing else ""))
     return 0

@@ -10,10 +10,12 @@ from typing import Any
 
 from crawler.cli._common import (
     add_politeness_options,
+    add_settings_options,
     add_warc_option,
     nonneg_float,
     politeness_settings,
     positive_float,
+    settings_layers,
     warc_settings,
 )
 from storage.errors import ConfigError
@@ -69,7 +71,10 @@ def register(sub: Any) -> None:
         description="Revisit the pages of --db (those the crawl fetched as HTML) with "
                     "conditional GETs, at most --budget fetch starts per second, under the "
                     "crawl's politeness rules, scheduling by --policy from change rates "
-                    "estimated as it goes.  Ctrl-C stops cleanly; running it again continues.")
+                    "estimated as it goes.  It connects as the crawl did: the crawl's stored "
+                    "settings (resolve rules, CA file or --insecure, User-Agent, scope, "
+                    "politeness) apply, and options given here override them with a note.  "
+                    "Ctrl-C stops cleanly; running it again continues.")
     p.add_argument("--db", required=True, type=Path, metavar="PATH", help="the crawl database")
     p.add_argument("--budget", required=True, metavar="R/s",
                    help="fetch starts per second over all hosts (10, 10/s, 600/min)")
@@ -90,10 +95,34 @@ def register(sub: Any) -> None:
                    help="revisit every page at least F times per day (default 0)")
     add_politeness_options(
         p, robots_help="do not obey the stored robots.txt (only for your own sites)")
+    add_settings_options(p)
     add_warc_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
+
+
+def _crawl_settings(args: argparse.Namespace) -> Any:
+    """The crawl's stored settings with the command line's on top, and a note if any
+    option changed one of them."""
+    from crawler.config import build_settings, changed_settings, revisit_base_settings
+
+    stored = revisit_base_settings(args.db)
+    layers = settings_layers(args, {**politeness_settings(args), **warc_settings(args)})
+    given = {k: v for layer in layers for k, v in layer.items()}
+    if not stored:
+        print(f"webcrawl: note: {args.db} stores no crawl settings (an older crawl?): "
+              "using the defaults and the options given", file=sys.stderr)
+    else:
+        changes = changed_settings(stored, given)
+        if changes:
+            print("webcrawl: note: overriding the crawl's stored settings: "
+                  + "; ".join(changes), file=sys.stderr)
+    settings = build_settings(stored, *layers)
+    if settings.tls_insecure:
+        print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
+              file=sys.stderr)
+    return settings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,12 +139,11 @@ def run(args: argparse.Namespace) -> int:
     WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
 
     from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
-    from crawler.settings import CrawlSettings
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
                                duration=args.duration, day_seconds=args.day_seconds,
                                volatile=args.volatile, min_frequency=args.min_frequency)
-    crawl_settings = CrawlSettings(**politeness_settings(args), **warc_settings(args))
+    crawl_settings = _crawl_settings(args)
     true_rates = read_true_rates(args.true_rates) if args.true_rates else None
     crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
     stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))

@@ -189,7 +189,9 @@ class RevisitCrawler:
         A crawl database (it must exist and hold fetched pages).
     settings : RevisitSettings, optional
     crawl_settings : CrawlSettings, optional
-        Fetching, politeness, robots and ``--resolve`` settings (the crawl's).
+        Fetching, politeness, robots, TLS and ``resolve`` settings.  Default: the ones
+        the crawl stored (:func:`crawler.config.revisit_base_settings`), so the revisit
+        connects as the crawl did.
     true_rates : mapping of URL to rate per day, optional
         Known change rates (an oracle for benchmarks): the planner allocates with
         these instead of its estimates.  Every collection URL needs one.
@@ -200,7 +202,11 @@ class RevisitCrawler:
                  true_rates: Mapping[str, float] | None = None) -> None:
         self.db_path = Path(db)
         self.settings = settings or RevisitSettings()
-        self.crawl_settings = crawl_settings or CrawlSettings()
+        if crawl_settings is None:
+            from crawler.config import build_settings, revisit_base_settings
+
+            crawl_settings = build_settings(revisit_base_settings(self.db_path))
+        self.crawl_settings = crawl_settings
         self.true_rates = true_rates
         self.stats = RevisitStats(budget=self.settings.budget)
         self.politeness = PolitenessPolicy(self.crawl_settings)

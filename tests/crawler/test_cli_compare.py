@@ -76,9 +76,15 @@ def test_compare_virtual_prints_table_and_writes_plots(crawl_db, tmp_path, capsy
     captured = capsys.readouterr()
     assert code == 0, captured.err
     lines = captured.out.splitlines()
-    assert lines[0].startswith("Crawl orderings compared: virtual crawls")
-    assert lines[1].split()[:4] == ["strategy", "pages", "PR@1%", "PR@10%"]
-    assert [line.split()[0] for line in lines[3:7]] == ["recorded", "bfs", "dfs", "random"]
+    assert lines[0].startswith("fetchable set: 300 of ")  # the crawl's reach, then why not
+    assert lines[1].startswith("  excluded: ") and "never reached" in lines[1]
+    at = lines.index("") + 1
+    assert lines[at].startswith("Crawl orderings compared: virtual crawls")
+    assert "graph of fetched pages: 300 pages" in lines[at]
+    assert lines[at + 1].split()[:4] == ["strategy", "pages", "PR@1%", "PR@10%"]
+    assert [line.split()[0] for line in lines[at + 3:at + 7]] == ["recorded", "bfs", "dfs",
+                                                                   "random"]
+    assert "Average slice on which the top-N pages were fetched" in captured.out
     assert sorted(p.name for p in out.iterdir()) == sorted([
         "comparison.json", "discovery_rate.png", "mean_pagerank.png",
         "pagerank_capture.png", "sink_fraction.png", "top_n_fetched.png",
@@ -133,7 +139,9 @@ def test_analyze_quality_table_and_files(crawl_db, tmp_path, capsys):
                  "--slices", "4"])
     text = capsys.readouterr().out
     assert code == 0
-    assert text.startswith("Crawl quality of 300 pages")
+    assert text.startswith("Crawl quality of the recorded order, 300 fetches (PageRank of "
+                           "the graph of fetched pages: 300 pages")
+    assert "Average slice on which the top-N pages were fetched" in text
     assert "PR@10%" in text and "disc.known" in text
     assert (out / "pagerank_capture.png").read_bytes().startswith(b"\x89PNG")
     data = json.loads((out / "quality.json").read_text())

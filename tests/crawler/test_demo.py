@@ -17,7 +17,7 @@ from storage.reader import CrawlReader
 
 def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "demo"
-    code = main(["demo", "--pages", "300", "--hosts", "5", "--seed", "2",
+    code = main(["demo", "--pages", "300", "--hosts", "5", "--random-seed", "2",
                  "--revisit-seconds", "2", "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured.err

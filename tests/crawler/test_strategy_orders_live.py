@@ -74,8 +74,8 @@ async def _live_order(
     fetches = read_db(db)["fetches"]
     live = [page_of[url] for url, _seq, _outcome, _status, attempt, *_ in fetches if attempt == 1]
     if isinstance(strategy, str):
-        graph = load_graph(db, drop_self_loops=False)
-        replayed = virtual_crawl(graph, strategy, seed=3, fetch_uncrawled=False)
+        graph = load_graph(db, graph="all", drop_self_loops=False)
+        replayed = virtual_crawl(graph, strategy, seed=3)
         assert np.array_equal(replayed.order, graph.fetch_order)
         assert [page_of[graph.urls[i]] for i in replayed.order] == live
     return live

@@ -60,7 +60,7 @@ def test_integer_edge_list_round_trips(tmp_path: Path, sep: str, gz: bool, noise
         assert [d for s, d in got if s == str(src)] == [str(b) for a, b in edges if a == src]
     oracle = nx.DiGraph(nx.parse_edgelist([f"{a} {b}" for a, b in edges],
                                           create_using=nx.DiGraph, nodetype=int))
-    graph = load_graph(tmp_path / "g.db", drop_self_loops=False)
+    graph = load_graph(tmp_path / "g.db", graph="all", drop_self_loops=False)
     assert graph.n == oracle.number_of_nodes() and graph.m == oracle.number_of_edges()
     # Every node with out-links is fetchable (crawled); the rest are not; no fetch order.
     out_deg = dict(oracle.out_degree())
@@ -74,7 +74,7 @@ def test_pagerank_of_an_imported_graph_matches_networkx(tmp_path: Path) -> None:
     edges = [(a, b) for a, b in random_edges(n=80, m=600, seed=3) if a != b]
     path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
     import_edges(path, tmp_path / "g.db")
-    graph = load_graph(tmp_path / "g.db")
+    graph = load_graph(tmp_path / "g.db", graph="all")
     ours = pagerank(graph.adjacency).scores
     oracle = nx.pagerank(nx.DiGraph(edges), alpha=0.85, tol=1e-12)
     np.testing.assert_allclose(ours, [oracle[int(u)] for u in graph.urls], atol=1e-9)
@@ -106,7 +106,7 @@ def test_vertices_by_line_number_and_sparse_ids(tmp_path: Path) -> None:
     assert stored_edges(tmp_path / "law.db") == [
         ("http://a.test/", "http://b.test/x"), ("http://b.test/x", "http://c.test/"),
         ("http://c.test/", "http://a.test/")]
-    graph = load_graph(tmp_path / "law.db")
+    graph = load_graph(tmp_path / "law.db", graph="all")
     assert [graph.urls[i] for i in graph.seeds] == ["http://b.test/x"]
     sparse = write(tmp_path / "v.txt", "70 http://x.test/\n5 http://y.test/\n")
     edges = write(tmp_path / "e2.txt", "70 5\n5 70\n")
@@ -158,7 +158,7 @@ def test_cli_import_then_compare_virtual(tmp_path: Path,
     reachable = nx.descendants(nx.DiGraph(list(zip(src.tolist(), dst.tolist(), strict=True))),
                                int(src[0])) | {int(src[0])}
     assert comparison["summary"]["bfs"]["pages"] == min(len(reachable),
-                                                        comparison["graphs"]["g.db"]["crawled"])
+                                                        comparison["graphs"]["g.db"]["pages"])
     assert main(["import", "edges", str(tmp_path / "missing.txt"), "--db",
                  str(tmp_path / "m.db")]) == 1
     err = capsys.readouterr().err
@@ -173,7 +173,7 @@ def test_export_edgelist_reads_in_networkx_and_igraph(tmp_path: Path) -> None:
     import_edges(path, db)
     out = tmp_path / "g.edgelist"
     assert main(["export", "edges", "--db", str(db), "--format", "edgelist",
-                 "--out", str(out)]) == 0
+                 "--output", str(out)]) == 0
     multiset = sorted((str(a), str(b)) for a, b in edges)
     g = nx.read_edgelist(out, create_using=nx.MultiDiGraph, nodetype=str)
     assert sorted((a, b) for a, b, _ in g.edges(keys=True)) == multiset
@@ -183,13 +183,13 @@ def test_export_edgelist_reads_in_networkx_and_igraph(tmp_path: Path) -> None:
     # graphml through networkx; --ids with its nodes file.
     gml = tmp_path / "g.graphml"
     assert main(["export", "edges", "--db", str(db), "--format", "graphml",
-                 "--out", str(gml)]) == 0
+                 "--output", str(gml)]) == 0
     x = nx.read_graphml(gml, force_multigraph=True)
     url = nx.get_node_attributes(x, "url")
     assert sorted((url[a], url[b]) for a, b, _ in x.edges(keys=True)) == multiset
     ids_out, nodes = tmp_path / "ids.txt", tmp_path / "nodes.tsv"
     assert main(["export", "edges", "--db", str(db), "--format", "edgelist", "--ids",
-                 "--nodes", str(nodes), "--out", str(ids_out)]) == 0
+                 "--nodes", str(nodes), "-o", str(ids_out)]) == 0
     name = dict(line.split("\t") for line in nodes.read_text().splitlines())
     pairs = [line.split() for line in ids_out.read_text().splitlines()]
     assert sorted((name[a], name[b]) for a, b in pairs) == multiset

@@ -58,7 +58,7 @@ def test_pages_one_row_per_url(small_db: Path) -> None:
 def test_cli_writes_file(small_db: Path, tmp_path: Path, what: str,
                          capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / f"{what}.tsv"
-    assert main(["export", what, "--db", str(small_db), "--out", str(out)]) == 0
+    assert main(["export", what, "--db", str(small_db), "--output", str(out)]) == 0
     expected = io.StringIO()
     (export_edges if what == "edges" else export_pages)(small_db, expected)
     assert out.read_text(encoding="utf-8") == expected.getvalue()

@@ -78,9 +78,9 @@ async def test_reader_and_loader_pick_versions_by_seq(tmp_path: Path) -> None:
             assert got == want, seq
         nf = reader.nofollow_csr(4)
         assert nf.src.tolist() == [0] and nf.dst.tolist() == [3]
-    latest = load_graph(path, drop_self_loops=False)
+    latest = load_graph(path, graph="all", drop_self_loops=False)
     assert sorted(zip(*latest.adjacency.nonzero(), strict=True)) == [(0, 1), (0, 3), (1, 0)]
-    early = load_graph(path, links_as_of_seq=0)
+    early = load_graph(path, graph="all", links_as_of_seq=0)
     assert sorted(zip(*early.adjacency.nonzero(), strict=True)) == [(0, 1), (0, 2)]
     assert np.array_equal(early.store_ids, latest.store_ids)
 
@@ -92,7 +92,7 @@ async def test_version_1_file_is_read_and_upgraded(tmp_path: Path) -> None:
         conn.execute("DROP TABLE link_versions")
         conn.execute("ALTER TABLE links DROP COLUMN fetch_id")
         conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-    graph = load_graph(path)  # readers read it as it is
+    graph = load_graph(path, graph="all")  # readers read it as it is
     assert graph.m == 3
     with CrawlReader(path) as reader:
         assert reader.links_csr(0).src.tolist() == [0, 1]  # one version per page
@@ -100,6 +100,6 @@ async def test_version_1_file_is_read_and_upgraded(tmp_path: Path) -> None:
     store.add_fetch(fetch(1, 6, FetchKind.REVISIT))
     store.add_links(1, [2])
     await store.aclose()
-    assert rows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("2",)]
+    assert rows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("3",)]
     (version,) = rows(path, "SELECT src, fetch_id, dst FROM link_versions")
     assert version[0] == 1 and version[1] is None and list(decode_ids(version[2])) == [0]

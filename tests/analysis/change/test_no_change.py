@@ -150,7 +150,7 @@ async def test_report_change_section_states_the_upper_bounds(tmp_path: Path) -> 
     db = tmp_path / "crawl.db"
     await _write_all_304(db)
     out = tmp_path / "report.html"
-    assert main(["report", "--db", str(db), "--out", str(out), "--quiet"]) == 0
+    assert main(["report", "--db", str(db), "--output", str(out), "--quiet"]) == 0
     html = out.read_text(encoding="utf-8")
     section = re.sub(r"<[^>]+>", " ", html[html.index('id="changes"'):])
     days = 5 * 0.25

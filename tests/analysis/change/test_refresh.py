@@ -148,6 +148,19 @@ def test_planner_prior_and_min_frequency():
     assert planner.next_due(now=100.0, limit=2) == ["a", "b"]
 
 
+def test_freshness_allocation_with_a_budget_far_above_the_rates() -> None:
+    # A budget like 1e4 fetches/s on a 86400 s day: mu ~ 1e-18, where lambertw's argument
+    # rounds onto the branch point (it gave nan).  For r = lam/f -> 0, h(r) ~ r^2/2, so
+    # the Lagrange condition gives f proportional to sqrt(w lam).
+    from analysis.change.refresh import optimal_freshness_allocation
+
+    lam = np.array([1e-3, 1 / 7, 0.5, 5.0, 5.0, 20.0])
+    budget = 1e9
+    f = optimal_freshness_allocation(lam, budget)
+    assert np.all(np.isfinite(f)) and f.sum() == pytest.approx(budget)
+    np.testing.assert_allclose(f / f.sum(), np.sqrt(lam) / np.sqrt(lam).sum(), rtol=1e-3)
+
+
 @pytest.mark.parametrize("policy", ["uniform", "proportional", "optimal", "optimal_age"])
 def test_min_frequency_never_exceeds_the_budget(policy):
     rng = np.random.default_rng(3)

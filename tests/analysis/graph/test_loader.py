@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from analysis.graph.loader import load_graph
-from storage.errors import StoreError
+from storage.errors import ConfigError, StoreError
 from storage.records import FetchRecord, Outcome
 from storage.store import CrawlStore, HostRow, UrlRow
 
@@ -93,8 +93,24 @@ def _edges_by_id(graph) -> Counter:  # type: ignore[no-untyped-def]
                     for i, j, w in zip(coo.row, coo.col, coo.data, strict=True)})
 
 
-async def test_default_options_known_answer(crawl_db: Path) -> None:
+async def test_default_graph_is_the_fetched_pages(crawl_db: Path) -> None:
     g = load_graph(crawl_db)
+    assert g.kind == "pages"
+    assert g.store_ids.tolist() == [0, 1, 2, 8]
+    assert _edges_by_id(g) == Counter({(0, 1): 1, (0, 2): 1, (2, 0): 1, (2, 8): 1,
+                                       (1, 2): 1})
+    assert g.crawled.all() and g.fetchable.all()
+    assert g.store_ids[g.fetch_order].tolist() == [0, 2, 1, 8]
+    assert g.describe() == "graph of fetched pages: 4 pages, 5 links"
+    assert g.info() | {"description": ""} == {"kind": "pages", "nodes": 4, "links": 5,
+                                              "pages": 4, "description": ""}
+
+
+async def test_all_graph_known_answer(crawl_db: Path) -> None:
+    g = load_graph(crawl_db, graph="all")
+    assert g.kind == "all"
+    assert g.describe() == ("graph of all discovered URLs: 8 URLs (4 fetched pages), "
+                            "10 links")
     assert g.store_ids.tolist() == [0, 1, 2, 3, 4, 5, 6, 8]
     assert g.urls == [URLS[u][0] for u in sorted(URLS)]
     # self-loops 0->0, 2->2, 1->1 dropped; 0->2 twice collapsed to 1
@@ -102,15 +118,17 @@ async def test_default_options_known_answer(crawl_db: Path) -> None:
         (0, 1): 1, (0, 2): 1, (0, 3): 1, (2, 0): 1, (2, 3): 1, (2, 8): 1,
         (1, 4): 1, (1, 5): 1, (1, 2): 1, (5, 6): 1})
     assert g.crawled.tolist() == [True, True, True, False, False, False, False, True]
-    # fetched HTML pages by seq: 0 (seq 0), 2 (seq 1), 1 (seq 2), 8 (seq 5)
-    assert g.store_ids[g.fetch_order].tolist() == [0, 2, 1, 8]
-    assert g.fetch_times.tolist() == [10.0, 11.0, 12.5, 15.0]  # final attempt of URL 1
+    # answered URLs (pages, the error page, the redirect) fetchable; frontier not
+    assert g.fetchable.tolist() == [True, True, True, False, True, True, False, True]
+    # fetchable URLs by seq: 0 (seq 0), 2 (seq 1), 1 (seq 2), 4, 5, 8 (seq 5)
+    assert g.store_ids[g.fetch_order].tolist() == [0, 2, 1, 4, 5, 8]
+    assert g.fetch_times.tolist() == [10.0, 11.0, 12.5, 13.0, 14.0, 15.0]  # URL 1: final
     assert g.store_ids[g.seeds].tolist() == [0, 8]
     assert [g.host_names[h] for h in g.hosts] == [HOSTS[URLS[u][1]] for u in sorted(URLS)]
 
 
-async def test_crawled_only_remote_only_known_answer(crawl_db: Path) -> None:
-    g = load_graph(crawl_db, include_frontier=False, remote_only=True)
+async def test_pages_remote_only_known_answer(crawl_db: Path) -> None:
+    g = load_graph(crawl_db, graph="pages", remote_only=True)
     assert g.store_ids.tolist() == [0, 1, 2, 8]
     assert g.urls == ["http://a.test/", "http://a.test/x", "http://b.test/", "http://c.test/"]
     assert _edges_by_id(g) == Counter({(0, 2): 1, (2, 0): 1, (2, 8): 1, (1, 2): 1})
@@ -119,14 +137,14 @@ async def test_crawled_only_remote_only_known_answer(crawl_db: Path) -> None:
 
 
 async def test_duplicates_and_self_loops_kept_known_answer(crawl_db: Path) -> None:
-    g = load_graph(crawl_db, include_frontier=False, drop_self_loops=False,
+    g = load_graph(crawl_db, graph="pages", drop_self_loops=False,
                    collapse_duplicates=False)
     assert _edges_by_id(g) == Counter({(0, 1): 1, (0, 2): 2, (0, 0): 1, (2, 0): 1, (2, 2): 1,
                                        (2, 8): 1, (1, 1): 2, (1, 2): 1})
 
 
 async def test_nofollow_dropped_known_answer(crawl_db: Path) -> None:
-    g = load_graph(crawl_db, follow_nofollow=False)
+    g = load_graph(crawl_db, graph="all", follow_nofollow=False)
     edges = _edges_by_id(g)
     assert (0, 3) not in edges and (2, 0) not in edges  # the two nofollow links
     assert (2, 3) in edges  # 2 -> 3 is a followed link (only 0 marked it nofollow)
@@ -138,7 +156,8 @@ async def test_nofollow_dropped_known_answer(crawl_db: Path) -> None:
 async def test_every_option_combination_matches_naive_reference(
         crawl_db: Path, options: tuple[bool, ...]) -> None:
     include_frontier, remote_only, drop_self_loops, collapse, follow = options
-    g = load_graph(crawl_db, include_frontier=include_frontier, remote_only=remote_only,
+    g = load_graph(crawl_db, graph="all" if include_frontier else "pages",
+                   remote_only=remote_only,
                    drop_self_loops=drop_self_loops, collapse_duplicates=collapse,
                    follow_nofollow=follow)
     nodes, edges = _reference(*options)
@@ -164,7 +183,7 @@ async def test_random_crawl_matches_naive_reference(tmp_path: Path) -> None:
         store.add_links(u, dst)
         store.set_outcome(u, Outcome.FETCHED, seq)
     await store.aclose()
-    g = load_graph(path, remote_only=True, include_frontier=False)
+    g = load_graph(path, remote_only=True)
     expected = {(s, d) for s, ds in links.items() for d in ds
                 if d in links and s != d and hosts[s] != hosts[d]}
     assert set(_edges_by_id(g)) == expected
@@ -177,6 +196,11 @@ async def test_empty_crawl_loads_an_empty_graph(tmp_path: Path) -> None:
     await store.aclose()
     g = load_graph(path)
     assert g.n == 0 and g.m == 0 and g.fetch_order.size == 0
+
+
+def test_unknown_graph_is_a_config_error(crawl_db: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown graph 'frontier'"):
+        load_graph(crawl_db, graph="frontier")  # type: ignore[arg-type]
 
 
 def test_missing_database(tmp_path: Path) -> None:

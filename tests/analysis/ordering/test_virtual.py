@@ -124,18 +124,28 @@ def test_reproduces_a_recorded_breadth_first_crawl() -> None:
     assert np.array_equal(virtual_crawl(recorded, "bfs").order, recorded.fetch_order)
 
 
-def test_frontier_nodes_are_fetched_virtually_or_only_announced() -> None:
+def test_frontier_nodes_are_only_announced_and_cost_no_budget() -> None:
     # 2 and 3 are the captured graph's frontier (never fetched, no out-links).
-    g = CapturedGraph.from_edges([0, 0, 1], [1, 2, 3], n=4, crawled=[True, True, False, False])
-    assert virtual_crawl(g, "bfs").order.tolist() == [0, 1, 2, 3]
-    kept = virtual_crawl(g, "dfs", fetch_uncrawled=False)
-    assert kept.order.tolist() == [0, 1]
-    assert kept.discovery.tolist() == [0, 1, 2, 3]  # announced all the same
+    g = CapturedGraph.from_edges([0, 0, 1, 1], [2, 1, 3, 4], n=5,
+                                 crawled=[True, True, False, False, True])
+    for name in ("bfs", "dfs"):
+        kept = virtual_crawl(g, name)
+        assert sorted(kept.order.tolist()) == [0, 1, 4]
+        assert sorted(kept.discovery.tolist()) == [0, 1, 2, 3, 4]  # announced all the same
+    # a budget of 3 fetches reaches page 4: 2 and 3 took none of it
+    assert sorted(virtual_crawl(g, "bfs", max_pages=3).order.tolist()) == [0, 1, 4]
+
+
+def test_explicit_fetchable_set_is_obeyed() -> None:
+    g = CapturedGraph.from_edges([0, 0, 1], [1, 2, 3], n=4,
+                                 fetchable=[True, False, True, True])
+    assert virtual_crawl(g, "bfs").order.tolist() == [0, 2]  # 3 only behind unfetchable 1
 
 
 def test_uncrawled_node_with_links_is_taken_like_a_redirect() -> None:
+    # No outcome, but known out-links (a redirect, or an imported graph's node).
     g = CapturedGraph.from_edges([0, 1], [1, 2], n=3, crawled=[True, False, True])
-    assert virtual_crawl(g, "bfs", fetch_uncrawled=False).order.tolist() == [0, 1, 2]
+    assert virtual_crawl(g, "bfs").order.tolist() == [0, 1, 2]
 
 
 def test_max_pages_seeds_and_unreachable_nodes() -> None:

@@ -58,8 +58,8 @@ async def test_revisit_keeps_the_previous_link_set(mini_web: MiniWeb, tmp_path: 
     # New targets are discovered (not fetched) URLs of the revisit fetch.
     assert sorted(new) == sorted([(web.url("a.test", "/z"), fetch[by][0], None),
                                   ("http://b.test/w", fetch[by][0], None)])
-    now = load_graph(db)
-    before = load_graph(db, links_as_of_seq=crawl_seq)
+    now = load_graph(db, graph="all")
+    before = load_graph(db, graph="all", links_as_of_seq=crawl_seq)
     name = dict(enumerate(now.urls))
 
     def out(graph: object) -> set[str]:

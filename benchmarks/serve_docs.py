@@ -1,0 +1,92 @@
+"""Serve a local HTML documentation tree as a small multi-host web, on loopback.
+
+Used for the README's "Measuring a real crawl": real pages (mdBook and rustdoc HTML,
+with their real link structure, broken links and large pages), split over several
+hostnames so a crawl sees off-site links, redirects, robots.txt exclusions and errors.
+
+Every hostname serves the same tree, but each top-level folder has a *home* host
+(``book/...`` lives on ``book.test``, a folder without its own host on ``www.test``);
+a request for a folder on another host answers ``301`` to its home host, so the
+relative links between the books become cross-host links through one redirect.
+Each host's ``robots.txt`` disallows its mdBook ``print.html`` (one page holding the
+whole book) and the paths given with ``--disallow``; paths under a ``--gone`` prefix
+answer ``410 Gone`` (pages taken down: error pages the crawl records).
+
+Run it, then crawl it with ``--resolve '*.test=127.0.0.1'``::
+
+    python benchmarks/serve_docs.py --root ~/.rustup/toolchains/stable-*/share/doc/rust/html \
+        --port 8765 --hosts book,reference,nomicon,rust-by-example,cargo,edition-guide
+
+Stop it with Ctrl-C.  Only loopback is ever bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import mimetypes
+from pathlib import Path
+
+from aiohttp import web
+
+TLD = "test"
+
+
+def _home(first: str, hosts: set[str]) -> str:
+    return f"{first}.{TLD}" if first in hosts else f"www.{TLD}"
+
+
+def make_app(root: Path, hosts: set[str], disallow: list[str],
+             gone: list[str]) -> web.Application:
+    root = root.resolve()
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        host = request.host.split(":")[0]
+        port = request.host.split(":")[1] if ":" in request.host else ""
+        path = request.path
+        if path == "/robots.txt":
+            first = host.removesuffix(f".{TLD}")
+            lines = ["User-agent: *"]
+            if first in hosts:
+                lines.append(f"Disallow: /{first}/print.html")
+            lines += [f"Disallow: {d}" for d in disallow]
+            return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
+        parts = [p for p in path.split("/") if p]
+        home = _home(parts[0], hosts) if parts else f"www.{TLD}"
+        if home != host:
+            target = f"http://{home}{':' + port if port else ''}{request.path_qs}"
+            raise web.HTTPMovedPermanently(target)
+        if any(path.startswith(g) for g in gone):
+            raise web.HTTPGone()
+        file = (root / "/".join(parts)).resolve()
+        if not file.is_relative_to(root):
+            raise web.HTTPNotFound()
+        if file.is_dir():
+            file = file / "index.html"
+        if not file.is_file():
+            raise web.HTTPNotFound()
+        ctype = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        return web.Response(body=file.read_bytes(), content_type=ctype)
+
+    app = web.Application()
+    app.router.add_route("GET", "/{tail:.*}", handle)
+    return app
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--root", type=Path, required=True, help="the HTML tree to serve")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--hosts", default="book,reference,nomicon,rust-by-example,cargo",
+                   help="top-level folders that get their own host (comma-separated)")
+    p.add_argument("--disallow", action="append", default=[], metavar="PATH",
+                   help="extra Disallow line of every robots.txt; repeatable")
+    p.add_argument("--gone", action="append", default=[], metavar="PREFIX",
+                   help="paths under PREFIX answer 410 Gone; repeatable")
+    args = p.parse_args()
+    hosts = {h.strip() for h in args.hosts.split(",") if h.strip()}
+    web.run_app(make_app(args.root, hosts, args.disallow, args.gone), host="127.0.0.1",
+                port=args.port, print=None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,302 @@
+"""Crawl settings from outside the program: TOML files, ``--set name=value``, the crawl
+database's stored copy.
+
+Every :class:`~crawler.settings.CrawlSettings` field can be given by name.  Values are
+converted to the field's declared type (``int``, ``float``, ``bool``, ``str``,
+``tuple[str, ...]``, or one of these ``| None``); an unknown name or a value of the wrong
+type is a one-line :class:`~storage.errors.ConfigError` naming the source.
+
+Layers, later ones winning (``webcrawl crawl`` and ``webcrawl revisit``):
+
+1. the defaults of :class:`~crawler.settings.CrawlSettings`;
+2. the settings stored with the crawl (``revisit``; ``crawl --resume``);
+3. ``--config FILE.toml``;
+4. the dedicated command-line options (``--min-delay``, ``--ca-file``, ...);
+5. ``--set name=value`` (repeatable).
+
+A TOML file holds field names at the top level, or the part after the prefix inside a
+table named like the prefix (both lines below set ``polite_min_delay``)::
+
+    polite_min_delay = 2.0
+    resolve = ["*.test=127.0.0.1"]
+
+    [polite]
+    min_delay = 2.0
+
+TOML has no null: an optional field is cleared with the string ``"none"``.
+The database keeps the settings as JSON in the ``meta`` key ``settings``
+(:func:`settings_dict`, with the CA file's absolute path: never key material).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import logging
+import os
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from crawler.settings import CrawlSettings
+from storage.errors import ConfigError
+
+__all__ = [
+    "META_SETTINGS",
+    "build_settings",
+    "changed_settings",
+    "convert_setting",
+    "load_toml",
+    "parse_assignments",
+    "read_stored_settings",
+    "revisit_base_settings",
+    "settings_dict",
+    "stored_settings",
+]
+
+log = logging.getLogger(__name__)
+
+#: The meta key holding the crawl's settings (JSON of :func:`settings_dict`).
+META_SETTINGS = "settings"
+
+_TRUE = frozenset(("1", "true", "yes", "on"))
+_FALSE = frozenset(("0", "false", "no", "off"))
+_NONE = frozenset(("none", "null"))
+#: Settings that are file or folder paths, kept absolute.
+_PATHS = ("tls_ca_file", "warc_dir")
+
+
+def _field_types() -> dict[str, Any]:
+    hints = typing.get_type_hints(CrawlSettings)
+    return {f.name: hints[f.name] for f in fields(CrawlSettings)}
+
+
+def _unknown(name: str, source: str) -> ConfigError:
+    close = difflib.get_close_matches(name, _field_types(), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return ConfigError(f"{source}: unknown setting {name!r}{hint}")
+
+
+def _split_optional(kind: Any) -> tuple[Any, bool]:
+    """``(T, True)`` for ``T | None``, ``(kind, False)`` otherwise."""
+    if isinstance(kind, types.UnionType) or typing.get_origin(kind) is typing.Union:
+        args = [a for a in typing.get_args(kind) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return kind, False
+
+
+def convert_setting(name: str, value: Any, *, source: str = "setting") -> Any:
+    """``value`` (text, or a TOML/JSON value) converted to the type of field ``name``.
+
+    Text is parsed (``"2.5"`` for a float, ``true``/``false``/``yes``/``no``/``1``/``0``
+    for a bool, comma-separated items or a JSON list for a tuple, ``none`` for an
+    optional field); other values must already have the type (an int is accepted for
+    a float).  Raises ConfigError naming ``source`` and the field.
+    """
+    kinds = _field_types()
+    if name not in kinds:
+        raise _unknown(name, source)
+    kind, optional = _split_optional(kinds[name])
+    expected = getattr(kind, "__name__", str(kind))
+    if kind is not str and typing.get_origin(kind) is None and kind not in (int, float, bool):
+        raise ConfigError(f"{source}: {name} has the unsupported type {expected}")
+
+    def bad(why: str = "") -> ConfigError:
+        shown = value if isinstance(value, str) else json.dumps(value)
+        wanted = "a list of strings" if typing.get_origin(kind) is tuple else f"a {expected}"
+        return ConfigError(f"{source}: {name} must be {wanted}"
+                           f"{' or none' if optional else ''}, got {shown!r}{why}")
+
+    if value is None or (optional and isinstance(value, str)
+                         and value.strip().lower() in _NONE):
+        if optional:
+            return None
+        raise bad()
+    if typing.get_origin(kind) is tuple:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                try:
+                    value = json.loads(text)
+                except json.JSONDecodeError:
+                    raise bad(" (not a JSON list)") from None
+            else:
+                value = [item.strip() for item in text.split(",") if item.strip()]
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise bad()
+        return tuple(value)
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return value.strip().lower() in _TRUE
+        raise bad()
+    if kind is int:
+        if isinstance(value, bool):
+            raise bad()
+        if isinstance(value, int):
+            return value
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                raise bad() from None
+        raise bad()
+    if kind is float:
+        if isinstance(value, bool):
+            raise bad()
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                raise bad() from None
+        raise bad()
+    if not isinstance(value, str):
+        raise bad()
+    return value
+
+
+def parse_assignments(items: Iterable[str], *, source: str = "--set") -> dict[str, Any]:
+    """``["name=value", ...]`` as typed settings (later assignments win)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not eq or not name:
+            raise ConfigError(f"{source}: expected name=value, got {item!r}")
+        out[name] = convert_setting(name, text, source=f"{source} {name}")
+    return out
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """The settings of a TOML file (see the module docstring), typed and checked."""
+    import tomllib
+
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            doc = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"no config file at {p}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {p}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        if isinstance(value, dict):
+            for sub, v in value.items():
+                name = f"{key}_{sub}"
+                out[name] = convert_setting(name, v, source=f"{p} [{key}] {sub}")
+        else:
+            out[key] = convert_setting(key, value, source=f"{p}")
+    return out
+
+
+def settings_dict(settings: CrawlSettings) -> dict[str, Any]:
+    """Every field as a JSON-ready value; paths (CA file, WARC folder) absolute."""
+    out = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    for name, value in out.items():
+        if isinstance(value, tuple):
+            out[name] = list(value)
+    for name in _PATHS:
+        if out[name]:
+            out[name] = os.path.abspath(out[name])
+    return out
+
+
+def stored_settings(meta: Mapping[str, str]) -> dict[str, Any]:
+    """The typed settings stored with a crawl (``meta`` table), ``{}`` if none.
+
+    Names this version does not know (a crawl written by another version) are logged
+    and left out; a value of the wrong type is a ConfigError.
+    """
+    raw = meta.get(META_SETTINGS)
+    if not raw:
+        return {}
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError:
+        raise ConfigError("the crawl's stored settings are not valid JSON") from None
+    if not isinstance(doc, dict):
+        raise ConfigError("the crawl's stored settings are not a JSON object")
+    known = _field_types()
+    out: dict[str, Any] = {}
+    for name, value in doc.items():
+        if name not in known:
+            log.warning("stored setting %r is unknown to this version: ignored", name)
+            continue
+        out[name] = convert_setting(name, value, source="stored settings")
+    return out
+
+
+def read_stored_settings(db: str | Path) -> dict[str, Any]:
+    """:func:`stored_settings` of the crawl database ``db``."""
+    from storage.reader import CrawlReader
+
+    with CrawlReader(db) as reader:
+        return stored_settings(reader.meta())
+
+
+#: Stored settings a revisit does not take over: the crawl's WARC folder (revisits are
+#: archived only when ``revisit --warc`` asks for it).
+NOT_FOR_REVISIT = ("warc_dir",)
+
+
+def revisit_base_settings(db: str | Path) -> dict[str, Any]:
+    """The stored settings a revisit of ``db`` connects with (all but
+    :data:`NOT_FOR_REVISIT`): resolve rules, TLS, User-Agent, scope, politeness."""
+    stored = read_stored_settings(db)
+    for name in NOT_FOR_REVISIT:
+        stored.pop(name, None)
+    return stored
+
+
+def build_settings(*layers: Mapping[str, Any]) -> CrawlSettings:
+    """CrawlSettings from layers of typed values, later layers winning.
+
+    ``tls_ca_file`` and ``tls_insecure`` exclude each other, so a layer that sets one
+    of them (truthy) clears the other one of earlier layers.  Paths (the CA file, the
+    WARC folder) are made absolute.
+    """
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        if layer.get("tls_insecure"):
+            merged.pop("tls_ca_file", None)
+        if layer.get("tls_ca_file"):
+            merged.pop("tls_insecure", None)
+        merged.update(layer)
+    for name in _PATHS:  # stored with the crawl: valid from any directory
+        if merged.get(name):
+            merged[name] = os.path.abspath(merged[name])
+    return CrawlSettings(**merged)
+
+
+def changed_settings(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """``name old -> new`` for every name of ``after`` whose value differs from ``before``."""
+    out = []
+    for name, value in after.items():
+        old = before.get(name)
+        if name in before and _same(old, value):
+            continue
+        out.append(f"{name} {_show(old)} -> {_show(value)}" if name in before
+                   else f"{name} = {_show(value)}")
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return list(a) == list(b)
+    return bool(a == b)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
