@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from analysis.change.fetch_history import OK_REVISIT, http_date_seconds
+from analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.politeness import HostSlot, PolitenessPolicy
 from crawler.resume import restore_host
@@ -267,7 +267,7 @@ class RevisitCrawler:
             store.set_meta(META_VOLATILE, rule)
             store.set_meta(META_VOLATILE_SINCE, str(since))
         store.set_meta("revisit_policy", s.policy)
-        store.set_meta("revisit_day_seconds", repr(s.day_seconds))
+        store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
         self._next_seq = state.next_seq
