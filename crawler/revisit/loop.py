@@ -65,6 +65,7 @@ from analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_dat
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.politeness import HostSlot, PolitenessPolicy
 from crawler.resume import restore_host
+from crawler.revisit.link_history import LinkHistory
 from crawler.revisit.progress import RevisitStats, run_with_progress
 from crawler.revisit.settings import (
     REVISIT_POLICIES,
@@ -221,6 +222,7 @@ class RevisitCrawler:
         self.planner: RevisitPlanner | None = None
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, _Page] = {}
+        self._links: LinkHistory | None = None
         self._slots: dict[int, HostSlot] = {}
         self._busy: set[int] = set()
         self._tasks = FetchTasks()
@@ -274,6 +276,7 @@ class RevisitCrawler:
         store.set_meta("revisit_policy", s.policy)
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
+        self._links = LinkHistory(store, state, self.crawl_settings)
         self._next_seq = state.next_seq
         self._origin = hist.origin
         self._restore_hosts(state.hosts)
@@ -291,8 +294,9 @@ class RevisitCrawler:
                                  [self.day(hist.visit_time[k]) for k in keep],
                                  [hist.visit_changed[k] for k in keep])
         if s.add_new:
+            assert self._links is not None
             self._window = PageWindow(state.urls, state.hosts, set(hist.pages),
-                                      self.robots.allowed)
+                                      self.robots.allowed, self._links.url_id)
         log.info("revisit: %d pages, %d stored visits, next seq %d", len(allowed), len(keep),
                  self._next_seq)
 
@@ -425,8 +429,6 @@ class RevisitCrawler:
         assert self._window is not None and self.store is not None
         assert self.planner is not None
         for new in self._window.new_pages(result.body, result.charset, page.url, seq):
-            if new.row is not None:
-                self.store.add_url(new.row)
             self._pages[new.url_id] = _Page(new.url_id, new.url, new.host_id, joined=True)
             self.planner.update(new.url_id, -math.inf)  # due at once
             self.stats.added += 1
@@ -462,6 +464,9 @@ class RevisitCrawler:
         if joining and outcome is not Outcome.FETCHED:
             self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
             return
+        if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
+            # The page may link elsewhere now: its links become the latest version.
+            self._links.record(page.url_id, page.url, result.text(), seq)
         if self._window is not None and outcome is Outcome.FETCHED:
             self._add_new(page, seq, result)
         page.etag = result.etag or page.etag

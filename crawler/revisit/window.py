@@ -7,8 +7,10 @@ HTML page, which URLs join: on a host already in the collection (the study's fix
 of sites), allowed by robots.txt, not already in the collection.  A URL the crawl
 discovered but never fetched (its frontier, or abandoned when it stopped) or found
 missing (an HTTP error: a page not born yet is 404) joins under its stored id; an
-unknown one gets the next URL id.  Links are read from revisits that return a body
-(2xx): a 304 means the page, and so its links, did not change.
+unknown one is recorded through the revisit's URL registry
+(:class:`crawler.revisit.link_history.LinkHistory`), so ids stay unique.  Links are
+read from revisits that return a body (2xx): a 304 means the page, and so its links,
+did not change.
 
 References
 ----------
@@ -35,12 +37,11 @@ _FRONTIER = (None, Outcome.ABANDONED, Outcome.HTTP_ERROR)
 
 @dataclass(frozen=True, slots=True)
 class NewPage:
-    """A URL joining the collection; ``row`` is None when the store already has it."""
+    """A URL joining the collection."""
 
     url_id: int
     url: str
     host_id: int
-    row: UrlRow | None
 
 
 class PageWindow:
@@ -56,16 +57,19 @@ class PageWindow:
         URL ids already revisited (they never join twice).
     allowed : callable ``(host_id, url) -> bool``
         robots.txt check.
+    url_id : callable ``(url, depth, seq) -> int``
+        The id of a URL the store did not hold at start, recording it if needed
+        (:meth:`crawler.revisit.link_history.LinkHistory.url_id`).
     """
 
     def __init__(self, urls: Iterable[UrlRow], hosts: Iterable[HostRow],
-                 in_collection: set[int], allowed: Callable[[int, str], bool]) -> None:
-        rows = list(urls)
-        self._known = {r.url: r for r in rows}
-        self._next_id = max((r.id for r in rows), default=-1) + 1
+                 in_collection: set[int], allowed: Callable[[int, str], bool],
+                 url_id: Callable[[str, int, int], int]) -> None:
+        self._known = {r.url: r for r in urls}
         self._hosts = {h.name: h.id for h in hosts}
         self._members = set(in_collection)
         self._allowed = allowed
+        self._url_id = url_id
 
     def new_pages(self, html: bytes, charset: str | None, page_url: str,
                   seq: int) -> list[NewPage]:
@@ -86,14 +90,14 @@ class PageWindow:
                 if not self._allowed(host_id, url):
                     continue
                 self._members.add(known.id)
-                out.append(NewPage(known.id, url, host_id, None))
+                out.append(NewPage(known.id, url, host_id))
                 continue
             if not self._allowed(host_id, url):
                 continue
-            row = UrlRow(self._next_id, url, host_id, 1, seq)
-            self._next_id += 1
-            self._known[url] = row
-            self._members.add(row.id)
-            out.append(NewPage(row.id, url, host_id, row))
+            new_id = self._url_id(url, 1, seq)
+            if new_id in self._members:
+                continue
+            self._members.add(new_id)
+            out.append(NewPage(new_id, url, host_id))
         return out
 
