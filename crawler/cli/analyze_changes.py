@@ -18,6 +18,7 @@ from crawler.cli._common import (
     add_db_option,
     add_json_option,
     existing_db,
+    positive_float,
     print_json,
     print_table,
 )
@@ -35,7 +36,7 @@ def register(sub: Any) -> None:
                     "plots.  Needs a crawl that was revisited (webcrawl revisit).")
     add_db_option(parser)
     parser.add_argument("--out", type=Path, metavar="DIR", help="write PNG plots into DIR")
-    parser.add_argument("--day-seconds", dest="seconds_per_day", type=float,
+    parser.add_argument("--day-seconds", dest="seconds_per_day", type=positive_float,
                         default=SECONDS_PER_DAY, metavar="S",
                         help="length of a day on the crawl's clock (default 86400; "
                              "smaller for a simulated clock)")
