@@ -4,8 +4,8 @@
 engine records each hop) with connect/read/total timeouts and a cap on the *decoded*
 body (content codings are undone here as the body streams in, see
 :mod:`crawler.codings`), decides whether a response is HTML (Content-Type, else
-sniffing the first bytes), and decodes it (charset from Content-Type, else
-``<meta charset>``, else UTF-8; undecodable bytes are replaced).  Conditional headers
+sniffing the first bytes), and decodes it as browsers do (:mod:`crawler.encodings`:
+WHATWG charset labels only, else UTF-8 if valid, else windows-1252).  Conditional headers
 (``If-None-Match``/``If-Modified-Since``) support revisits.  Transport failures are
 converted at this boundary to :class:`~storage.errors.NetworkError` and
 :class:`~storage.errors.FetchTimeoutError`; HTTP statuses are returned, never raised.
@@ -14,9 +14,7 @@ converted at this boundary to :class:`~storage.errors.NetworkError` and
 from __future__ import annotations
 
 import asyncio
-import codecs
 import hashlib
-import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,6 +23,7 @@ import aiohttp
 from yarl import URL
 
 from crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, UnsupportedCoding
+from crawler.encodings import decode_page, page_encoding
 from crawler.politeness import parse_retry_after
 from crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from crawler.settings import CrawlSettings
@@ -40,7 +39,6 @@ _SNIFF_TYPES = frozenset(("", "application/octet-stream", "unknown/unknown"))
 _HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<script", b"<iframe",
                  b"<h1", b"<div", b"<font", b"<table", b"<a", b"<style", b"<title",
                  b"<b", b"<br", b"<p", b"<!--")
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _CHUNK = 1 << 16
 #: decoded bytes between two forced turns of the event loop while reading one body
 _YIELD_EVERY = 1 << 20
@@ -96,22 +94,11 @@ def is_html(content_type: str, body: bytes) -> bool:
                for m in _HTML_MARKERS)
 
 
-def _known_codec(name: str | None) -> str | None:
-    if not name:
-        return None
-    try:
-        return codecs.lookup(name).name
-    except LookupError:
-        return None
-
-
 def decode_body(body: bytes, declared: str | None) -> str:
-    """Decode with the declared charset, else ``<meta charset>``, else UTF-8 (replacing)."""
-    codec = _known_codec(declared)
-    if codec is None:
-        match = _META_CHARSET.search(body[:1024])
-        codec = _known_codec(match.group(1).decode("ascii")) if match else None
-    return body.decode(codec or "utf-8", errors="replace")
+    """Decode as browsers do (:mod:`crawler.encodings`: BOM, declared charset, ``<meta>``,
+    else UTF-8 if valid else windows-1252; only WHATWG labels count, so ``utf-7`` and
+    unknown names are ignored)."""
+    return decode_page(body, page_encoding(body, declared))
 
 
 class Fetcher:

@@ -47,6 +47,10 @@ def format_summary(stats: CrawlStats) -> str:
             f"({stats.rate:.1f} pages/s), {stats.urls} URLs on {stats.hosts} hosts, "
             f"{stats.frontier} left in the frontier, {stats.requests} requests "
             f"({stats.retries} retries, {stats.robots_fetches} robots.txt); {outcomes}"
+            + (f"; {stats.links_cut_pages} pages with links cut at --max-links-per-page"
+               if stats.links_cut_pages else "")
+            + (f"; {stats.sitemap_fetches} sitemap files read" if stats.sitemap_fetches
+               else "")
             + (f"; URL-trap bounds kept out {traps}" if traps else ""))
 
 

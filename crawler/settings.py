@@ -9,6 +9,7 @@ Fields are grouped by prefix, the component that reads them:
 ``retry_``     :mod:`crawler.retry` (attempts, exponential backoff with jitter)
 ``scope_``     :mod:`crawler.scope` (hosts, depth, page caps, trap guards)
 ``links_``     :mod:`crawler.links` (links per page, nofollow handling)
+``sitemaps_``  :mod:`crawler.sitemaps` (sitemaps as a source of URLs, their limits)
 ``tls_``       :mod:`crawler.resolve` (certificate verification)
 ``store_``     the crawl database writer (batching)
 ``warc_``      :mod:`crawler.archive` (WARC output of every HTTP exchange)
@@ -133,7 +134,8 @@ class CrawlSettings:
     scope_domains: tuple[str, ...] = ()
     #: link depth from a seed (seeds are 0); None: unlimited
     scope_max_depth: int | None = None
-    #: pages taken from the frontier in total; the rest is ``abandoned``; None: unlimited
+    #: pages taken from the frontier in total (over resumes); the rest stays queued for a
+    #: resume with a higher limit; None: unlimited
     scope_max_pages: int | None = None
     #: URLs enqueued per host; later ones are ``out_of_scope``; None: unlimited
     scope_max_per_host: int | None = None
@@ -166,6 +168,17 @@ class CrawlSettings:
     links_follow_nofollow: bool = True
     #: honour ``<meta name=robots content=nofollow>``: record the links, follow none
     links_obey_meta_nofollow: bool = True
+
+    # -- sitemaps_ ----------------------------------------------------------------
+    #: read each host's sitemaps (robots.txt ``Sitemap:`` lines, else /sitemap.xml) as a
+    #: source of URLs (see crawler.sitemaps)
+    sitemaps_follow: bool = False
+    #: sitemap files (indexes included) fetched per host at most
+    sitemaps_max_files: int = 50
+    #: ``<loc>`` entries read per sitemap file (sitemaps.org: 50,000)
+    sitemaps_max_urls: int = 50_000
+    #: bytes of a sitemap file read, uncompressed (sitemaps.org: 50 MiB)
+    sitemaps_max_bytes: int = 50 * 1024 * 1024
 
     # -- tls_ ---------------------------------------------------------------------
     #: an extra PEM CA bundle trusted for HTTPS (a local mirror's own CA)
@@ -213,6 +226,7 @@ class CrawlSettings:
                     "fetch_max_body", "retry_attempts", "concurrency", "links_max_per_page",
                     "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
                     "robots_max_attempts", "robots_max_size", "robots_cache_ttl",
+                    "sitemaps_max_files", "sitemaps_max_urls", "sitemaps_max_bytes",
                     "warc_max_size")
         for name in positive:
             if getattr(self, name) <= 0:

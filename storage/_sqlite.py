@@ -23,7 +23,10 @@ from storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Older versions read as they are and upgraded by the writer (``schema.sql`` only
+#: added tables since them; running it upgrades a file).
+MIGRATABLE = frozenset({1})
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.
@@ -124,7 +127,7 @@ def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
         raise StoreError(f"{path} has no schema_version: not a webcrawl crawl database")
-    if str(row[0]) != str(SCHEMA_VERSION):
+    if str(row[0]) != str(SCHEMA_VERSION) and str(row[0]) not in {str(v) for v in MIGRATABLE}:
         raise SchemaVersionError(
             f"{path} was written with schema version {row[0]}; "
             f"this webcrawl reads version {SCHEMA_VERSION}"

@@ -238,6 +238,25 @@ class CrawlReader:
     def meta(self) -> dict[str, str]:
         return dict(self._all("SELECT key, value FROM meta"))
 
+    def _has_table(self, name: str) -> bool:
+        # A version 1 file (storage._sqlite.MIGRATABLE) lacks the tables version 2 added.
+        return bool(self._all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                              (name,)))
+
+    def link_cuts(self) -> list[tuple[int, int, int]]:
+        """Pages whose links were cut at ``links_max_per_page``: (url id, kept, dropped)."""
+        if not self._has_table("link_cuts"):
+            return []
+        return [tuple(r) for r in self._all("SELECT src, kept, dropped FROM link_cuts"
+                                             " ORDER BY src")]
+
+    def url_sources(self) -> list[tuple[int, str, str]]:
+        """URLs found by another source than links and seeds: (url id, source, via)."""
+        if not self._has_table("url_sources"):
+            return []
+        return [tuple(r) for r in self._all("SELECT url_id, source, via FROM url_sources"
+                                             " ORDER BY url_id")]
+
     def seeds(self) -> np.ndarray:
         """URL ids of the seeds (``discovered_seq = -1``), ascending."""
         rows = self._all("SELECT id FROM urls WHERE discovered_seq = -1 ORDER BY id")

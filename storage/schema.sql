@@ -1,10 +1,15 @@
--- The webcrawl crawl database, schema version 1.
+-- The webcrawl crawl database, schema version 2.
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
 -- storage.store.CrawlStore (aiosqlite) and read by storage.reader.CrawlReader and
 -- analysis.graph.loader.load_graph.  Any change to a table below bumps SCHEMA_VERSION in
--- storage/store.py and the number in the first line; a file written by another
--- version is refused with storage.errors.SchemaVersionError.
+-- storage/_sqlite.py and the number in the first line; a file written by another
+-- version is refused with storage.errors.SchemaVersionError, except the versions
+-- storage._sqlite.MIGRATABLE lists: readers read them as they are (the tables they
+-- lack read as empty) and the writer upgrades them when it opens them to resume.
+--
+-- History: 1 -> 2 (issue 21) added the tables link_cuts and url_sources (additive:
+-- a version 1 file is upgraded by creating them).
 --
 -- Connection settings (set by the writer on every open, not stored here):
 --   PRAGMA journal_mode = WAL      readers (analysis) run while the crawl writes
@@ -52,7 +57,8 @@ CREATE TABLE IF NOT EXISTS urls (
     url            TEXT NOT NULL UNIQUE,
     host_id        INTEGER NOT NULL,         -- hosts.id
     depth          INTEGER NOT NULL,         -- link distance from the nearest seed (seeds: 0)
-    discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed
+    discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed;
+                                             -- -2: listed in a sitemap (see url_sources)
     outcome        TEXT,                     -- storage.records.Outcome; NULL while in the frontier
     seq            INTEGER                   -- seq of its final crawl fetch (NULL if never taken)
 );
@@ -98,4 +104,22 @@ CREATE TABLE IF NOT EXISTS links (
     src      INTEGER PRIMARY KEY,            -- urls.id of the page
     dst      BLOB NOT NULL,
     nofollow BLOB
+);
+
+-- Pages whose out-links were cut at links_max_per_page (crawler.settings): their
+-- links row holds only the first `kept` distinct targets, in document order; `dropped`
+-- more distinct targets were not recorded (counted up to 100,000).  A page
+-- not in this table kept every link.  A later fetch of the page replaces its row.
+CREATE TABLE IF NOT EXISTS link_cuts (
+    src     INTEGER PRIMARY KEY,            -- urls.id of the page
+    kept    INTEGER NOT NULL,
+    dropped INTEGER NOT NULL
+);
+
+-- URLs discovered from another source than a link or a seed (issue 21: sitemaps):
+-- one row per such URL, for the first source that found it.
+CREATE TABLE IF NOT EXISTS url_sources (
+    url_id INTEGER PRIMARY KEY,             -- urls.id
+    source TEXT NOT NULL,                   -- 'sitemap'
+    via    TEXT NOT NULL                    -- the sitemap URL that listed it
 );

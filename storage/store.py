@@ -34,6 +34,7 @@ import aiosqlite
 
 from storage import _testhooks
 from storage._sqlite import (
+    MIGRATABLE,
     SCHEMA_VERSION,
     check_crawl_db,
     check_db_path,
@@ -74,6 +75,8 @@ _INSERT_FETCH = (
 )
 _INSERT_LINKS = "INSERT OR REPLACE INTO links (src, dst, nofollow) VALUES (?, ?, ?)"
 _SET_OUTCOME = "UPDATE urls SET outcome = ?, seq = ? WHERE id = ?"
+_INSERT_LINK_CUT = "INSERT OR REPLACE INTO link_cuts (src, kept, dropped) VALUES (?, ?, ?)"
+_INSERT_URL_SOURCE = "INSERT OR IGNORE INTO url_sources (url_id, source, via) VALUES (?, ?, ?)"
 
 
 @dataclass(slots=True)
@@ -130,10 +133,12 @@ class _Batch:
     fetches: list[tuple[Any, ...]]
     links: list[tuple[int, bytes, bytes | None]]
     outcomes: dict[int, tuple[str, int | None]]
+    link_cuts: list[tuple[int, int, int]]
+    url_sources: list[tuple[int, str, str]]
 
     @classmethod
     def empty(cls) -> _Batch:
-        return cls({}, [], {}, [], [], [], {})
+        return cls({}, [], {}, [], [], [], {}, [], [])
 
 
 def _fetch_row(r: FetchRecord) -> tuple[Any, ...]:
@@ -283,6 +288,18 @@ class CrawlStore:
         self._batch.links.append((src_id, encode_ids(dst_ids), nofollow))
         self._added(1)
 
+    def add_link_cut(self, src_id: int, kept: int, dropped: int) -> None:
+        """Record that a page's links were cut: ``kept`` recorded, ``dropped`` not."""
+        self._check()
+        self._batch.link_cuts.append((src_id, kept, dropped))
+        self._added(1)
+
+    def add_url_source(self, url_id: int, source: str, via: str) -> None:
+        """Record where a URL that no link or seed led to came from (``sitemap``)."""
+        self._check()
+        self._batch.url_sources.append((url_id, source, via))
+        self._added(1)
+
     def set_outcome(self, url_id: int, outcome: Outcome, seq: int | None) -> None:
         self._check()
         self._batch.outcomes[url_id] = (str(outcome), seq)
@@ -401,6 +418,10 @@ class CrawlStore:
             await db.executemany(_INSERT_FETCH, b.fetches)
         if b.links:
             await db.executemany(_INSERT_LINKS, b.links)
+        if b.link_cuts:
+            await db.executemany(_INSERT_LINK_CUT, b.link_cuts)
+        if b.url_sources:
+            await db.executemany(_INSERT_URL_SOURCE, b.url_sources)
         if b.outcomes:
             await db.executemany(_SET_OUTCOME,
                                  [(o, s, i) for i, (o, s) in b.outcomes.items()])
@@ -440,6 +461,13 @@ async def _prepare(db: aiosqlite.Connection, existing: bool) -> None:
             await db.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
         finally:
             await db.execute("ROLLBACK")
+        cursor = await db.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+        row = await cursor.fetchone()
+        if row is not None and str(row[0]) in {str(v) for v in MIGRATABLE}:
+            # Upgrade in one transaction: schema.sql only adds tables (IF NOT EXISTS).
+            await db.executescript(
+                f"BEGIN IMMEDIATE;\n{schema_sql()}\nUPDATE meta SET value = "
+                f"'{SCHEMA_VERSION}' WHERE key = 'schema_version';\nCOMMIT;")
         return
     created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     # One script, one transaction: a file has the whole schema and its version, or

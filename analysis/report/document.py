@@ -47,7 +47,7 @@ from analysis.report.section_changes import changes_section
 from storage.errors import AnalysisError
 
 if TYPE_CHECKING:
-    from analysis.graph.captured import CapturedGraph, GraphKind
+    from analysis.graph.captured import CapturedGraph
     from analysis.ordering.compare import Comparison
     from analysis.ordering.quality import QualityReport
 
@@ -199,8 +199,16 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
     if np.any(crawl):
         span = float(f["ended_at"][crawl].max() - f["started_at"][crawl].min())
         rows.append(["crawl duration", f"{span:.1f} s"])
+    cuts = _link_cuts(ctx)
+    rows.append(["pages with links cut (links_max_per_page)", len(cuts)])
     rows += [[k, v] for k, v in ctx.inputs.facts.items()]
     sec.add(table(["", ""], rows, header=False))
+    if cuts:
+        sec.add("<h3>Pages whose links were cut</h3>")
+        sec.add("<p>Only the first links (document order) of these pages are in the graph; "
+                "raise <code>--max-links-per-page</code> to keep them all.</p>")
+        sec.add(table(["page", "links kept", "links dropped"],
+                      [[url, kept, dropped] for url, kept, dropped in cuts[:50]]))
     codes, counts = np.unique(urls.outcome, return_counts=True)
     outcome_rows = [[OUTCOMES[c].value if c >= 0 else "in the frontier (not taken)", int(n),
                      f"{100.0 * n / max(len(urls), 1):.1f}%"] for c, n in zip(codes, counts,
@@ -212,6 +220,17 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
         sec.none("No fetch was recorded: this crawl is empty.")
         return
     _timeline(ctx, sec, f["ended_at"][crawl])
+
+
+def _link_cuts(ctx: ReportContext) -> list[tuple[str, int, int]]:
+    """Pages cut at ``links_max_per_page``: (URL, kept, dropped), most dropped first."""
+    from storage.reader import CrawlReader
+
+    with CrawlReader(ctx.db) as reader:
+        cuts = reader.link_cuts()
+        urls = reader.url_strings([src for src, _, _ in cuts]) if cuts else []
+    rows = [(url, kept, dropped) for url, (_, kept, dropped) in zip(urls, cuts, strict=True)]
+    return sorted(rows, key=lambda r: -r[2])
 
 
 def _timeline(ctx: ReportContext, sec: Section, ended: np.ndarray) -> None:
@@ -322,8 +341,7 @@ def _comparison(ctx: ReportContext, sec: Section) -> None:
                      "bfs,dfs,random,backlink,pagerank,opic replays orderings virtually "
                      "over the captured graph).")
             return
-        comparison = compare_orderings(ctx.full, ctx.settings.compare,
-                                       graph=ctx.settings.graph)
+        comparison = compare_orderings(ctx.full, ctx.graph, ctx.settings.compare)
     ctx.figures["comparison"] = {k: dict(r.summary) for k, r in comparison.reports.items()}
     sec.text("Each ordering is replayed as a virtual crawl inside the recorded crawl's "
              "reach: only URLs the crawl got an HTTP answer for are fetched (redirects "
@@ -345,18 +363,19 @@ def _cell(value: Any) -> Any:
     return f"{value:.3g}" if isinstance(value, float) else value
 
 
-def compare_orderings(full_graph: CapturedGraph, strategies: Sequence[str], *,
-                      graph: GraphKind = "pages",
+def compare_orderings(full_graph: CapturedGraph, graph: CapturedGraph,
+                      strategies: Sequence[str], *,
                       progress: Progress | None = None) -> Comparison:
     """The report's (and the demo's) virtual comparison: the recorded order and replays
-    of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph``
-    (:func:`analysis.ordering.compare.virtual_comparison`, as ``webcrawl compare``)."""
+    of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph`` (of
+    the same database), with :func:`analysis.ordering.compare.virtual_comparison`, as
+    ``webcrawl compare --virtual``."""
     from analysis.ordering.compare import CompareSettings, virtual_comparison
 
     if full_graph.fetch_order.size == 0:
         raise AnalysisError("no page was crawled")
-    return virtual_comparison(full_graph, strategies, settings=CompareSettings(graph=graph),
-                              progress=progress)
+    return virtual_comparison(full_graph, strategies, measured=graph,
+                              settings=CompareSettings(graph=graph.kind), progress=progress)
 
 
 def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],

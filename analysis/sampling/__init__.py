@@ -11,6 +11,9 @@ from analysis.sampling.bias import (
 from analysis.sampling.sample import (
     PageSample,
 )
+from analysis.sampling.walk_length import (
+    bias_by_walk_length,
+)
 from analysis.sampling.walks import (
     METHODS,
     SamplerConfig,
@@ -29,6 +32,7 @@ __all__ = [
     "DegreeBias",
     "PageSample",
     "SamplerConfig",
+    "bias_by_walk_length",
     "bias_report",
     "directed_jump_sample",
     "directed_sample",

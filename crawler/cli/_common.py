@@ -223,12 +223,30 @@ def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -
                         help="the crawl database file" + (" (must exist)" if must_exist else ""))
 
 
+#: Retired graph flags -> what replaced them (issue 14: one flag, one meaning).
+RETIRED_GRAPH_FLAGS = {
+    "--crawled-only": "the fetched pages are the default graph now (--graph pages)",
+    "--include-frontier": "use --graph all",
+}
+
+
+class _Retired(argparse.Action):
+    """A hidden flag that only says what replaced it, as a usage error."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.error(f"{option_string} was retired: {RETIRED_GRAPH_FLAGS[str(option_string)]}")
+
+
 def add_graph_option(parser: argparse.ArgumentParser) -> None:
     """``--graph pages|all``: which graph a measurement runs on (one meaning everywhere)."""
     parser.add_argument("--graph", choices=("pages", "all"), default="pages",
                         help="pages (default): the fetched pages and the links among "
-                             "them; all: also every discovered but unfetched URL "
-                             "(frontier, off-site, robots-excluded, errors, redirects)")
+                             "them (links through redirects lead to their target); all: "
+                             "also every discovered but unfetched URL (frontier, "
+                             "off-site, robots-excluded, errors, redirects)")
+    for flag in RETIRED_GRAPH_FLAGS:
+        parser.add_argument(flag, nargs=0, action=_Retired, help=argparse.SUPPRESS)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:

@@ -39,6 +39,12 @@ def register(sub: Any) -> None:
     parser.add_argument("--checkpoints", type=int_range(1, 10**6), default=10, metavar="C",
                         help="partial-graph PageRank checkpoints (default 10; 0 skips)")
     add_graph_option(parser)
+    parser.add_argument("--along", metavar="LIST",
+                        help="also measure the crawl graph as the crawl progressed: 'all' or "
+                             "some of degrees,sinks,discovery,bowtie,cores,clustering,pagerank "
+                             "(Bennouas and de Montgolfier's figures)")
+    parser.add_argument("--along-points", type=int_range(1, 10**6), default=8, metavar="P",
+                        help="log-spaced points for --along (default 8)")
     add_json_option(parser)
     parser.set_defaults(func=run)
 
@@ -52,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
                                remote_only=args.remote_only)
     graph = load_graph(existing_db(args.db), graph=args.graph)
     report = crawl_quality(graph, settings=settings)
+    along = None if args.along is None else _along(graph, args)
     written: list[Path] = []
     if args.out:
         written = [save_png(fig, args.out / f"{key}.png")
@@ -59,13 +66,33 @@ def run(args: argparse.Namespace) -> int:
         json_path = args.out / "quality.json"
         json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
         written.append(json_path)
+        if along is not None:
+            from analysis.ordering.randomweb import PAPER_RANGES
+            from analysis.report.along_figures import along_figure
+            written.append(save_png(along_figure(along, PAPER_RANGES), args.out / "along.png"))
+    result = report.to_dict()
+    if along is not None:
+        result["along"] = along.to_dict()
     if args.json:
-        print_json(report.to_dict())
+        print_json(result)
         return 0
     _print_report(report)
+    if along is not None:
+        from analysis.ordering.randomweb import PAPER_RANGES
+        from crawler.cli.simulate import print_along
+        print()
+        print_along(along, PAPER_RANGES, title="The crawl graph as the crawl progressed "
+                    "(columns: pages fetched)")
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _along(graph: Any, args: argparse.Namespace) -> Any:
+    from analysis.ordering.along import measure_along
+    from crawler.cli.simulate import parse_measures
+
+    return measure_along(graph, max(args.along_points, 1), parse_measures(args.along))
 
 
 def _print_report(report: Any) -> None:

@@ -39,7 +39,8 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
                         help="seed of the random web (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--model", default="zipf",
-                        help="graph model: zipf, copying or ba (default zipf)")
+                        help="graph model: zipf, randomweb (Bennouas), copying or ba "
+                             "(default zipf)")
     parser.add_argument("--same-host-fraction", type=fraction, default=0.8,
                         help="fraction of links within a host (default 0.8)")
     parser.add_argument("--day-seconds", type=positive_float, default=60.0,
@@ -48,9 +49,9 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
                         help="Crawl-delay line in every robots.txt (default none)")
     parser.add_argument("--disallow-fraction", type=fraction, default=0.05,
                         help="fraction of pages under /private/ (default 0.05)")
-    parser.add_argument("--births", type=float_range(0.0, 1e6), default=0.0,
+    parser.add_argument("--births", type=fraction, default=0.0,
                         help="fraction of pages born later (default 0)")
-    parser.add_argument("--deaths", type=float_range(0.0, 1e6), default=0.0,
+    parser.add_argument("--deaths", type=fraction, default=0.0,
                         help="fraction of pages that die (default 0)")
     parser.add_argument("--faults", default="",
                         help="faults, e.g. '5xx:0.02,429:0.01,trap@0' (see fixtures.faults)")

@@ -129,17 +129,21 @@ def run_random_web(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**result, "written": [str(p) for p in written]})
         return 0
-    keys = [k for k in along.values]
-    rows = [[k, *(_fmt(v) for v in along.values[k].tolist()),
-             _range_text(k, PAPER_RANGES), _verdict(along.values[k][-1], k, PAPER_RANGES)]
-            for k in keys]
-    print_table(["quantity", *(str(p) for p in along.pages.tolist()), "paper", "last in range"],
-                rows, title=f"Along the crawl (columns: pages crawled; model n = {args.pages}, "
-                            f"{int(np.sum(web.graph.crawled))} crawled, "
-                            f"{web.graph.n} discovered)")
+    print_along(along, PAPER_RANGES,
+                title=f"Along the crawl (columns: pages crawled; model n = {args.pages}, "
+                      f"{int(np.sum(web.graph.crawled))} crawled, {web.graph.n} discovered)")
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def print_along(along: Any, ranges: dict[str, tuple[float, float, str]], *,
+                title: str) -> None:
+    """One row per measured quantity, one column per checkpoint, then the paper's range."""
+    rows = [[k, *(_fmt(v) for v in values.tolist()), _range_text(k, ranges),
+             _verdict(values[-1], k, ranges)] for k, values in along.values.items()]
+    print_table(["quantity", *(str(p) for p in along.pages.tolist()), "Bennouas",
+                 "last in range"], rows, title=title)
 
 
 def _write(out: Path, web: Any, along: Any, result: dict[str, Any]) -> list[Path]:

@@ -350,7 +350,7 @@ class _Importer:
     def _page_links(self, uid: int, url: str, rec: _Record,
                     seq: int) -> tuple[list[int], list[int]]:
         s = self.settings
-        page = extract_links(decode_body(rec.body, _charset(rec)), url,
+        page = extract_links(rec.body, url, charset=_charset(rec),
                              max_links=s.links_max_per_page, agent=s.fetch_robots_agent)
         follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
         depth = self.depth[uid] + 1

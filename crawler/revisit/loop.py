@@ -57,9 +57,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from analysis.change.fetch_history import OK_REVISIT, http_date_seconds
+from analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.resume import restore_host
 from crawler.revisit.progress import RevisitStats, run_with_progress
 from crawler.revisit.settings import (
     REVISIT_POLICIES,
@@ -69,6 +70,7 @@ from crawler.revisit.settings import (
 )
 from crawler.robots import RobotsCache
 from crawler.settings import CrawlSettings
+from crawler.tasks import FetchTasks
 from crawler.token_bucket import TokenBucket
 from storage.errors import ConfigError, FetchError, FetchTimeoutError
 from storage.records import FetchKind, FetchRecord, Outcome
@@ -215,10 +217,7 @@ class RevisitCrawler:
         self._pages: dict[int, _Page] = {}
         self._slots: dict[int, HostSlot] = {}
         self._busy: set[int] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._stop = asyncio.Event()
-        self._fatal: BaseException | None = None
-        self._wake = asyncio.Event()
+        self._tasks = FetchTasks()
         self._origin = 0.0
         self._next_seq = 0
         self.store: CrawlStore | None = None
@@ -227,8 +226,7 @@ class RevisitCrawler:
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
         """Ask the run to stop soon (safe from a signal handler)."""
-        self._stop.set()
-        self._wake.set()
+        self._tasks.stop()
 
     def day(self, wall: float) -> float:
         """Planner day of a wall-clock time."""
@@ -248,10 +246,10 @@ class RevisitCrawler:
                 await self._setup(self.store)
                 self.stats.started = time.monotonic()
                 await self._loop()
-                if self._fatal is not None:
-                    raise self._fatal
+                if self._tasks.fatal is not None:
+                    raise self._tasks.fatal
             finally:
-                await self._cancel_tasks()
+                await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
                 await self.store.aclose()
         return self.stats
@@ -267,7 +265,7 @@ class RevisitCrawler:
             store.set_meta(META_VOLATILE, rule)
             store.set_meta(META_VOLATILE_SINCE, str(since))
         store.set_meta("revisit_policy", s.policy)
-        store.set_meta("revisit_day_seconds", repr(s.day_seconds))
+        store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
         self._next_seq = state.next_seq
         self._origin = hist.origin
@@ -291,9 +289,7 @@ class RevisitCrawler:
     def _restore_hosts(self, hosts: list[HostRow]) -> None:
         for h in hosts:
             slot = self._slots[h.id] = HostSlot(h.id, h.name)
-            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
-            slot.crawl_delay = self.politeness.clamp_crawl_delay(
-                self.robots.rules(h.id).crawl_delay)
+            restore_host(h, slot, self.robots, self.politeness)
 
     def _planner(self, n_pages: int) -> RevisitPlanner:
         from analysis.change.refresh import PlannerSettings, RevisitPlanner
@@ -321,11 +317,10 @@ class RevisitCrawler:
     async def _loop(self) -> None:
         s = self.settings
         concurrency = self.crawl_settings.concurrency
-        loop = asyncio.get_running_loop()
         bucket = TokenBucket(s.budget, s.burst)
         end = None if s.duration is None else time.monotonic() + s.duration
         assert self.store is not None
-        while not self._stop.is_set():
+        while not self._tasks.stopping:
             now = time.monotonic()
             if end is not None and now >= end:
                 self.stats.stopped = "duration"
@@ -343,12 +338,7 @@ class RevisitCrawler:
                         continue
                     wake = min(wake, ready_at)
             await self.store.drain()
-            timer = (loop.call_later(max(0.0, wake - time.monotonic()), self._wake.set)
-                     if math.isfinite(wake) else None)
-            await self._wake.wait()
-            self._wake.clear()
-            if timer is not None:
-                timer.cancel()
+            await self._tasks.wait(wake if math.isfinite(wake) else None)
         self.stats.stopped = "stopped"
 
     def _pick(self, now: float, wall: float) -> tuple[int | None, float]:
@@ -379,26 +369,7 @@ class RevisitCrawler:
         self._busy.add(page.host_id)
         seq = self._next_seq
         self._next_seq += 1
-        task = asyncio.get_running_loop().create_task(self._visit(page, seq))
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        self._wake.set()
-        if not task.cancelled() and task.exception() is not None:
-            # Fetch failures are recorded inside the task; what escapes it is a store
-            # failure (disk full, read-only): it ends the run, like a crawl's.
-            if self._fatal is None:
-                self._fatal = task.exception()
-            self.stop()
-
-    async def _cancel_tasks(self) -> None:
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks.spawn(self._visit(page, seq))
 
     # -- one visit ------------------------------------------------------------------
     async def _visit(self, page: _Page, seq: int) -> None:

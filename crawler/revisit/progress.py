@@ -8,10 +8,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
-
-if TYPE_CHECKING:
-    from crawler.revisit.loop import RevisitCrawler
+from typing import Any, Protocol, TextIO
 
 __all__ = ["RevisitStats", "run_with_progress"]
 
@@ -72,7 +69,26 @@ class RevisitStats:
                 "outcomes": dict(sorted(self.outcomes.items()))}
 
 
-async def run_with_progress(crawler: RevisitCrawler, *, show: bool = True,
+class _HasProgressInterval(Protocol):
+    @property
+    def progress_interval(self) -> float: ...
+
+
+class RevisitRun(Protocol):
+    """What :func:`run_with_progress` needs of a :class:`~crawler.revisit.RevisitCrawler`."""
+
+    @property
+    def settings(self) -> _HasProgressInterval: ...
+
+    @property
+    def stats(self) -> RevisitStats: ...
+
+    def stop(self) -> None: ...
+
+    async def run(self) -> RevisitStats: ...
+
+
+async def run_with_progress(crawler: RevisitRun, *, show: bool = True,
                             stream: TextIO | None = None) -> RevisitStats:
     """Run ``crawler`` with a one-line progress display on a terminal and signal handling."""
     from crawler.progress import stop_on_signals

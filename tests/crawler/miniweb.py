@@ -38,6 +38,7 @@ class Hit:
     start: float
     end: float
     status: int
+    raw: str = ""                    # the request target as sent (escapes undecoded)
 
 
 def html(*links: str, extra: str = "") -> str:
@@ -120,7 +121,8 @@ class MiniWeb:
             return web.Response(status=page.status, body=body, headers=headers)
         finally:
             self.in_flight[host] -= 1
-            self.hits.append(Hit(host, request.path_qs, start, time.monotonic(), status))
+            self.hits.append(Hit(host, request.path_qs, start, time.monotonic(), status,
+                                 request.raw_path))
 
     async def start(self) -> None:
         app = web.Application()

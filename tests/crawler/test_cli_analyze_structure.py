@@ -143,3 +143,20 @@ def test_library_errors_are_one_line(crawl_db, capsys, argv):
     err = capsys.readouterr().err  # progress lines may come first
     assert "Traceback" not in err
     assert err.splitlines()[-1].startswith("webcrawl: error:")
+
+
+def test_sample_bias_against_walk_length(crawl_db, capsys):
+    from analysis.graph.loader import load_graph
+    from analysis.sampling.walk_length import bias_by_walk_length
+    from analysis.sampling.walks import SamplerConfig
+
+    out = run_json(capsys, "analyze", "sample", "--db", str(crawl_db), "--size", "40",
+                   "--walk-lengths", "1,5,50", "--walkers", "4", "--json")
+    assert [r["walk_length"] for r in out["by_walk_length"]] == [1, 5, 50]
+    lib = bias_by_walk_length(load_graph(str(crawl_db)), 40, [1, 5, 50], "undirected",
+                              SamplerConfig(walkers=4), seed=0)
+    assert [r["bias"]["in_degree"]["ks_statistic"] for r in out["by_walk_length"]] == \
+        pytest.approx([r.in_degree.ks_statistic for _, r in lib])
+    assert main(["analyze", "sample", "--db", str(crawl_db), "--size", "40",
+                 "--walk-lengths", "1,x"]) == 1
+    assert "walk-lengths" in capsys.readouterr().err

@@ -38,3 +38,39 @@ def test_random_web_table_and_bad_input(capsys):
     assert err.count("\n") == 1 and "exceeds" in err
     assert main(["simulate", "random-web", "--measures", "nope"]) == 1
     assert "unknown measure" in capsys.readouterr().err
+
+
+def test_analyze_quality_along_matches_the_library(tmp_path, capsys):
+    from crawldb import write_crawl
+
+    from analysis.graph.loader import load_graph
+    from analysis.ordering.along import measure_along
+    from analysis.ordering.randomweb import random_web_crawl
+
+    # A random web crawl written as a crawl database, fetched in the model's order.
+    web = random_web_crawl(20_000, "BFS", max_pages=600, seed=3)
+    g = web.graph
+    crawled = g.fetch_order
+    urls = [f"http://h{i % 7}.test/p{i}" for i in range(g.n)]
+    adj = g.adjacency.tocsr()
+    links = {int(p): [int(d) for d in adj.indices[adj.indptr[p]:adj.indptr[p + 1]]]
+             for p in crawled}
+    db = write_crawl(tmp_path / "rw.db", [urls[i] for i in crawled] +
+                     [u for i, u in enumerate(urls) if not g.crawled[i]],
+                     _renumber(links, crawled, g.crawled))
+    out = tmp_path / "q"
+    assert main(["analyze", "quality", "--db", str(db), "--along", "sinks,bowtie,cores",
+                 "--along-points", "3", "--json", "--out", str(out)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    lib = measure_along(load_graph(db), 3, ["sinks", "bowtie", "cores"]).to_dict()
+    assert data["along"] == lib and data["along"]["pages"][-1] == 600
+    assert (out / "along.png").read_bytes()[:4] == b"\x89PNG"
+    assert main(["analyze", "quality", "--db", str(db), "--along", "sinks"]) == 0
+    assert "Bennouas" in capsys.readouterr().out
+
+
+def _renumber(links, crawled, is_crawled):
+    """Links keyed by the new numbering: crawled pages first in fetch order."""
+    order = list(crawled) + [i for i in range(is_crawled.size) if not is_crawled[i]]
+    new = {old: k for k, old in enumerate(order)}
+    return {new[p]: [new[d] for d in ds] for p, ds in links.items()}

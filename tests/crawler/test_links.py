@@ -18,8 +18,10 @@ def test_tags_base_and_order() -> None:
     <a href="one.html#frag">dup</a><a>no href</a><a href="">empty</a>
     </body></html>"""
     links = extract_links(html, PAGE)
+    # href="" is a link to the document's base URL, as browsers follow it (issue 21).
     assert links.urls == ["http://site1.test:8400/base/dir/one.html",
-                          "http://site1.test:8400/two.html", "http://other.test/if"]
+                          "http://site1.test:8400/two.html", "http://other.test/if",
+                          "http://site1.test:8400/base/dir/"]
     frames = extract_links('<html><frameset><frame src="f1.html"><frame src="/f2">'
                            '</frameset></html>', PAGE)
     assert frames.urls == ["http://site1.test:8400/a/b/f1.html", "http://site1.test:8400/f2"]
@@ -40,8 +42,10 @@ def test_nofollow_flags_and_meta_robots() -> None:
 
 def test_cap_links_per_page() -> None:
     html = "".join(f'<a href="/p{i}">x</a><a href="/p{i}">again</a>' for i in range(50))
-    assert extract_links(html, PAGE, max_links=10).urls == \
-        [f"http://site1.test:8400/p{i}" for i in range(10)]
+    links = extract_links(html, PAGE, max_links=10)
+    assert links.urls == [f"http://site1.test:8400/p{i}" for i in range(10)]
+    assert links.cut == 40  # distinct targets dropped, duplicates not counted twice
+    assert extract_links(html, PAGE, max_links=50).cut == 0
 
 
 @pytest.mark.parametrize("href", [
@@ -51,9 +55,11 @@ def test_cap_links_per_page() -> None:
     "/a/b/../../../../c", "http://h.test/a%2fb", "ftp://h.test/", "//", "///x", "/\tx\n",
     "../../../../g", "./", ".", "..", "../", "g;x?y#s", "g;x=1/../y", "%2E%2E/x", "a/%2e/b",
     "./a:b", "a:b", "mailto:x", "1.html", "g/./h/../i", "..g", "g..", "./../g", "g/", "Ü.html",
-    "a b/c", "x/../../..", "./g/.", "g?y/./x", "g#s/../x", "..%2Fx",
+    "a b/c", "x/../../..", "./g/.", "g?y/./x", "g#s/../x", "..%2Fx", "\xa0/x", "?q=é",
+    "/p?q=é&r=ツ", "//user@h.test/x", "https:h.test/x", "http://0x7f.1/",
 ], ids=repr)
 @pytest.mark.parametrize("base", [PAGE, "https://h.test/", "http://[::1]:81/d/e",
                                   "http://h.test/a/b/c/d;p?q"])
 def test_fast_resolver_equals_normalize_url(href: str, base: str) -> None:
     assert _Resolver(base)(href) == normalize_url(href, base)
+    assert _Resolver(base, "cp1252")(href) == normalize_url(href, base, "cp1252")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -199,3 +201,33 @@ def test_bad_settings():
     with pytest.raises(AnalysisError, match="accepted"):
         sample_pages(adj, 10_000, "undirected", SamplerConfig(walkers=1, walk_length=10,
                                                               max_rounds=2))
+
+
+def test_bias_falls_with_walk_length_on_a_slowly_mixing_graph():
+    from analysis.sampling.walk_length import bias_by_walk_length
+    # Two dense clusters joined by one link: walks starting in the first stay there
+    # for a long time, so short walks over-sample it (its pages have degree 2 x 7).
+    k = 8
+    src, dst = [], []
+    for base in (0, k):
+        for a in range(base, base + k):
+            for b in range(base, base + k):
+                if a != b:
+                    src.append(a)
+                    dst.append(b)
+    src += [0, k, k + 1]                       # the bridge, and a sparse tail on the second
+    dst += [k, 0, 2 * k]
+    adj = sp.csr_array((np.ones(len(src)), (src, dst)), shape=(2 * k + 1, 2 * k + 1))
+    config = SamplerConfig(walkers=512, walk_length=1, max_rounds=1000)
+    reports = bias_by_walk_length(adj, 200, [1, 30, 3000], "undirected", config,
+                                  seed=0, starts=[5])
+    assert [n for n, _ in reports] == [1, 30, 3000]
+    share_second = [float(np.mean(np.isin(sample_pages(
+        adj, 200, "undirected", dataclasses.replace(config, burn_in=n),
+        seed=0, starts=[5]).nodes, np.arange(k, 2 * k + 1)))) for n, _ in reports]
+    # Short walks barely leave the start cluster; long ones split evenly (9 of 17 pages).
+    assert share_second[0] < 0.15 < share_second[1] < share_second[2]
+    assert share_second[-1] == pytest.approx(9 / 17, abs=0.1)
+    p_values = [r.out_degree.chi2_pvalue for _, r in reports]
+    assert p_values[0] < 1e-4 and p_values[-1] > UNIFORM_P
+    assert reports[-1][1].distinct == 2 * k + 1

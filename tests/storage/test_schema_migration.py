@@ -1,0 +1,32 @@
+"""Schema version 1 files (before link_cuts and url_sources) stay readable and are
+upgraded to version 2 when a crawl resumes them."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from storage.reader import CrawlReader
+from storage.store import CrawlStore, HostRow, UrlRow
+
+
+async def test_version_1_file_read_then_upgraded(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    store = await CrawlStore.open(path)
+    store.add_host(HostRow(0, "a.test"))
+    store.add_url(UrlRow(0, "http://a.test/", 0, 0, -1))
+    await store.aclose()
+    conn = sqlite3.connect(path)
+    conn.executescript("DROP TABLE link_cuts; DROP TABLE url_sources;"
+                       " UPDATE meta SET value = '1' WHERE key = 'schema_version';")
+    conn.close()
+    with CrawlReader(path) as reader:
+        assert reader.meta()["schema_version"] == "1"
+        assert reader.link_cuts() == [] and reader.url_sources() == []
+        assert reader.seed_urls() == ["http://a.test/"]
+    store = await CrawlStore.open(path, resume=True)
+    store.add_link_cut(0, 10, 5)
+    await store.aclose()
+    with CrawlReader(path) as reader:
+        assert reader.meta()["schema_version"] == "2"
+        assert reader.link_cuts() == [(0, 10, 5)]
