@@ -60,6 +60,7 @@ def load_graph(
         id); ``crawled`` marks fetched HTML pages; ``fetchable`` the URLs the recorded
         crawl got an HTTP answer for (:data:`analysis.graph.captured.ANSWERED`), plus,
         for URLs without an outcome (an imported graph), those with known out-links;
+        ``truncated_pages`` the pages whose links the crawl cut at its per-page cap;
         ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by
         crawl sequence number; ``seeds`` the seed nodes.
 
@@ -101,6 +102,7 @@ def load_graph(
         nofollow = None if follow_nofollow else reader.nofollow_csr()
         order_ids, _, order_times = reader.fetch_order()
         seed_ids = reader.seeds()
+        cut_ids = np.array([c[0] for c in reader.link_cuts()], dtype=np.int64)
 
     crawled_all = table.has_outcome(Outcome.FETCHED)
     fetchable_all = _fetchable(table.outcome, table.ids, links.src)
@@ -141,6 +143,7 @@ def load_graph(
         kind=graph,
         outcomes=table.outcome[keep],
         fetchable=fetchable,
+        truncated_pages=int(np.count_nonzero(np.isin(node_ids, cut_ids))),
     )
 
 
