@@ -45,9 +45,9 @@ def register(sub: Any) -> None:
     parser.add_argument("--nodes", type=Path, metavar="FILE",
                         help="with --ids: write 'id<TAB>url' for every URL here")
     parser.add_argument("--day-seconds", dest="seconds_per_day", type=positive_float,
-                        default=86400.0, metavar="S",
-                        help="rates: length of a day on the crawl's clock (default 86400; "
-                             "smaller for a simulated clock)")
+                        default=None, metavar="S",
+                        help="rates: length of a day on the crawl's clock (default: the one "
+                             "the revisit stored, else 86400)")
     parser.add_argument("-o", "--output", dest="out", type=Path, metavar="FILE",
                         help="output file (default: standard output)")
     add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")

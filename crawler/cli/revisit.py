@@ -83,9 +83,10 @@ def register(sub: Any) -> None:
                         "optimal-age (age-minimising)")
     p.add_argument("--duration", type=nonneg_float, default=None, metavar="S",
                    help="seconds to run (default: until Ctrl-C)")
-    p.add_argument("--day-seconds", type=positive_float, default=86400.0, metavar="S",
-                   help="wall seconds per planner day (default 86400; an accelerated fixture "
-                        "web's day_seconds)")
+    p.add_argument("--day-seconds", type=positive_float, default=None, metavar="S",
+                   help="wall seconds per planner day, stored for the analyses (default: "
+                        "the one an earlier revisit of --db stored, else 86400; an "
+                        "accelerated fixture web's day_seconds)")
     p.add_argument("--volatile", default=None, metavar="REGEX",
                    help="delete matches from each body before comparing digests (default: "
                         "none, the raw body)")
@@ -125,6 +126,15 @@ def _crawl_settings(args: argparse.Namespace) -> Any:
     return settings
 
 
+def _day_seconds(args: argparse.Namespace) -> float:
+    """``--day-seconds``, else the day length an earlier revisit stored, else 86400."""
+    from analysis.change.fetch_history import resolve_day_seconds
+    from storage.reader import CrawlReader
+
+    with CrawlReader(args.db) as reader:
+        return resolve_day_seconds(reader.meta(), args.day_seconds)[0]
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl revisit``."""
     import asyncio
@@ -141,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
-                               duration=args.duration, day_seconds=args.day_seconds,
+                               duration=args.duration, day_seconds=_day_seconds(args),
                                volatile=args.volatile, min_frequency=args.min_frequency)
     crawl_settings = _crawl_settings(args)
     true_rates = read_true_rates(args.true_rates) if args.true_rates else None
