@@ -61,6 +61,7 @@ from analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_dat
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.politeness import HostSlot, PolitenessPolicy
 from crawler.resume import restore_host
+from crawler.revisit.link_history import LinkHistory
 from crawler.revisit.progress import RevisitStats, run_with_progress
 from crawler.revisit.settings import (
     REVISIT_POLICIES,
@@ -215,6 +216,7 @@ class RevisitCrawler:
         self.planner: RevisitPlanner | None = None
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, _Page] = {}
+        self._links: LinkHistory | None = None
         self._slots: dict[int, HostSlot] = {}
         self._busy: set[int] = set()
         self._tasks = FetchTasks()
@@ -267,6 +269,7 @@ class RevisitCrawler:
         store.set_meta("revisit_policy", s.policy)
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
+        self._links = LinkHistory(store, state, self.crawl_settings)
         self._next_seq = state.next_seq
         self._origin = hist.origin
         self._restore_hosts(state.hosts)
@@ -434,6 +437,9 @@ class RevisitCrawler:
             self._broken(page, result.started_at, result.ended_at)
             return
         self._record(page, seq, result, outcome, digest, changed)
+        if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
+            # The page may link elsewhere now: its links become the latest version.
+            self._links.record(page.url_id, page.url, result.text(), seq)
         page.etag = result.etag or page.etag
         page.last_modified = result.last_modified or page.last_modified
         self._count(changed)
