@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl revisit``."""
     import asyncio
 
-    from crawler.cli._common import existing_db, print_json
+    from crawler.cli._common import check_output, existing_db, print_json
     from storage.lock import WriterLock
 
     budget = parse_budget(args.budget)
@@ -151,6 +151,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown policy {args.policy!r}; choose from {', '.join(_POLICIES)}")
     existing_db(args.db)
     WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
+    true_rates = read_true_rates(args.true_rates) if args.true_rates else None
+    if args.warc is not None:
+        check_output(args.warc, folder=True)
 
     from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
 
@@ -159,7 +162,6 @@ def run(args: argparse.Namespace) -> int:
                                volatile=args.volatile, min_frequency=args.min_frequency,
                                add_new=args.add_new)
     crawl_settings = _crawl_settings(args)
-    true_rates = read_true_rates(args.true_rates) if args.true_rates else None
     crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
     stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))
     if args.json:
