@@ -17,10 +17,13 @@ from crawler.revisit.loop import (
     run_with_progress,
     volatile_pattern,
 )
+from crawler.revisit.window import NewPage, PageWindow
 
 __all__ = [
     "REVISIT_POLICIES",
     "LinkHistory",
+    "NewPage",
+    "PageWindow",
     "RevisitCrawler",
     "RevisitSettings",
     "RevisitStats",
