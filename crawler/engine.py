@@ -87,6 +87,7 @@ class CrawlStats:
     retries: int = 0
     frontier: int = 0
     busy_hosts: int = 0
+    queued_hosts: int = 0      # hosts holding URLs in the frontier
     hosts: int = 0
     urls: int = 0
     stopped: str = "running"   # 'done', 'max_pages', 'stopped'
@@ -402,6 +403,7 @@ class Crawler:
     def _update_stats(self) -> None:
         self.stats.frontier = len(self.frontier)
         self.stats.busy_hosts = self.frontier.busy
+        self.stats.queued_hosts = self.frontier.queued_hosts
         self.stats.hosts = len(self._slots)
         self.stats.urls = len(self._urls)
         if self.scope is not None:

@@ -210,6 +210,8 @@ class CrawlSettings:
     store_flush_interval: float = 0.5
     #: seconds between progress-line refreshes
     progress_interval: float = 0.5
+    #: seconds between progress log lines when stderr is not a terminal (0: none)
+    progress_log_interval: float = 10.0
 
     def __post_init__(self) -> None:
         for f in fields(self):

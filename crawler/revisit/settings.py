@@ -43,6 +43,9 @@ class RevisitSettings:
         Floor on every page's revisit frequency, per day (default 0).
     progress_interval : float
         Seconds between progress-line refreshes (default 0.5).
+    progress_log_interval : float
+        Seconds between progress log lines when stderr is not a terminal (default 10;
+        0: none).
     """
 
     policy: str = "optimal"
@@ -56,6 +59,7 @@ class RevisitSettings:
     recompute_every: int | None = None
     min_frequency: float = 0.0
     progress_interval: float = 0.5
+    progress_log_interval: float = 10.0
 
     def __post_init__(self) -> None:
         if self.policy not in REVISIT_POLICIES:
@@ -65,6 +69,9 @@ class RevisitSettings:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigError(f"{name} must be a positive number, got {value!r}")
+        if not (math.isfinite(self.progress_log_interval) and self.progress_log_interval >= 0):
+            raise ConfigError("progress_log_interval must be >= 0, got "
+                              f"{self.progress_log_interval!r}")
         if not (math.isfinite(self.burst) and self.burst >= 1):
             raise ConfigError(f"burst must be >= 1, got {self.burst!r}")
         if self.duration is not None and not self.duration >= 0:
