@@ -57,6 +57,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--seconds-per-day must be positive")
     log = load_visit_log(existing_db(args.db), args.seconds_per_day)
     report = change_report(log)
+    if report.rate_summary()["pages_revisited"] == 0:
+        raise ConfigError(f"{args.db} was never revisited: change analytics need pages "
+                          "fetched at least twice (run 'webcrawl revisit --db "
+                          f"{args.db} --budget 10/s --duration 600' first)")
     plots = [] if args.out is None else [str(p) for p in _plot(report, args.out)]
     if args.json:
         print_json({**report.to_dict(), "plots": plots})
