@@ -93,7 +93,11 @@ def register(sub: Any) -> None:
     p.add_argument("--true-rates", type=Path, default=None, metavar="PAGES_TSV",
                    help="plan with known rates (a fixture truth pages.tsv: url, lambda)")
     p.add_argument("--min-frequency", type=nonneg_float, default=0.0, metavar="F",
-                   help="revisit every page at least F times per day (default 0)")
+                   help="revisit every page at least F times per day, out of the budget "
+                        "(default 0)")
+    p.add_argument("--add-new", action="store_true",
+                   help="Cho's page window: pages that revisited pages link to, on the "
+                        "collection's hosts, join the collection")
     add_politeness_options(
         p, robots_help="do not obey the stored robots.txt (only for your own sites)")
     add_settings_options(p)
@@ -155,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
                                duration=args.duration, day_seconds=_day_seconds(args),
-                               volatile=args.volatile, min_frequency=args.min_frequency)
+                               volatile=args.volatile, min_frequency=args.min_frequency,
+                               add_new=args.add_new)
     crawl_settings = _crawl_settings(args)
     crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
     stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))

@@ -49,6 +49,11 @@ class LinkHistory:
                 nofollow.append(tid)
         self.store.add_links(url_id, ids, nofollow)
 
+    def url_id(self, url: str, depth: int, seq: int) -> int:
+        """The id of ``url``, recorded first as a new URL (found by fetch ``seq``) if unseen."""
+        known = self._url_id.get(url)
+        return self._add_url(url, depth, seq) if known is None else known
+
     def _add_url(self, url: str, depth: int, seq: int) -> int:
         name = host_key(url)
         host = self._host_id.get(name)
