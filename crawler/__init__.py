@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from crawler.links import (
         PageLinks,
         extract_links,
+        link_ids,
     )
     from crawler.politeness import (
         HostSlot,
@@ -226,6 +227,7 @@ _LAZY: dict[str, str] = {
     "is_local_host": "crawler.urls",
     "is_retryable_status": "crawler.retry",
     "is_valid_product_token": "crawler.robots",
+    "link_ids": "crawler.links",
     "load_toml": "crawler.config",
     "lookup_label": "crawler.encodings",
     "make_ssl_context": "crawler.resolve",
@@ -325,6 +327,7 @@ __all__ = [
     "is_local_host",
     "is_retryable_status",
     "is_valid_product_token",
+    "link_ids",
     "load_toml",
     "lookup_label",
     "make_ssl_context",
