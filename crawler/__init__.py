@@ -119,6 +119,7 @@ if TYPE_CHECKING:
     )
     from crawler.revisit import (
         REVISIT_POLICIES,
+        LinkHistory,
         RevisitCrawler,
         RevisitSettings,
         RevisitStats,
@@ -184,6 +185,7 @@ _LAZY: dict[str, str] = {
     "Frontier": "crawler.frontier",
     "HostGlobResolver": "crawler.resolve",
     "HostSlot": "crawler.politeness",
+    "LinkHistory": "crawler.revisit",
     "PageLinks": "crawler.links",
     "PolitenessPolicy": "crawler.politeness",
     "Progress": "crawler.progress",
@@ -281,6 +283,7 @@ __all__ = [
     "Frontier",
     "HostGlobResolver",
     "HostSlot",
+    "LinkHistory",
     "PageLinks",
     "PolitenessPolicy",
     "Progress",

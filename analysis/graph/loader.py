@@ -29,6 +29,7 @@ def load_graph(
     drop_self_loops: bool = True,
     collapse_duplicates: bool = True,
     follow_nofollow: bool = True,
+    links_as_of_seq: int | None = None,
 ) -> CapturedGraph:
     """Load the link graph captured by a crawl as a :class:`CapturedGraph`.
 
@@ -52,6 +53,10 @@ def load_graph(
     follow_nofollow : bool, default True
         Keep ``rel=nofollow`` links; False drops every link that the page marked
         nofollow.
+    links_as_of_seq : int, optional
+        Read each page's links as they were after the fetch of this crawl sequence
+        number (the link history kept by revisits, ``link_versions`` in
+        ``schema.sql``).  Default: every page's latest links.
 
     Returns
     -------
@@ -98,8 +103,8 @@ def load_graph(
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
         host_ids, host_names = reader.hosts()
-        links = reader.links_csr()
-        nofollow = None if follow_nofollow else reader.nofollow_csr()
+        links = reader.links_csr(links_as_of_seq)
+        nofollow = None if follow_nofollow else reader.nofollow_csr(links_as_of_seq)
         order_ids, _, order_times = reader.fetch_order()
         seed_ids = reader.seeds()
         cut_ids = np.array([c[0] for c in reader.link_cuts()], dtype=np.int64)
