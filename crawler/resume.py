@@ -71,6 +71,7 @@ def restore(crawler: Crawler, state: ResumeState) -> None:
                 crawler._taken += 1
     crawler._next_seq = state.next_seq
     crawler.stats.resumed_pages = crawler.stats.pages
+    crawler.stats.links_cut_pages = state.link_cuts
     priority = replay(crawler.strategy, state)
     for u in state.urls:
         if u.outcome is None:
