@@ -134,7 +134,8 @@ class CrawlSettings:
     scope_domains: tuple[str, ...] = ()
     #: link depth from a seed (seeds are 0); None: unlimited
     scope_max_depth: int | None = None
-    #: pages taken from the frontier in total; the rest is ``abandoned``; None: unlimited
+    #: pages taken from the frontier in total (over resumes); the rest stays queued for a
+    #: resume with a higher limit; None: unlimited
     scope_max_pages: int | None = None
     #: URLs enqueued per host; later ones are ``out_of_scope``; None: unlimited
     scope_max_per_host: int | None = None

@@ -15,7 +15,8 @@ Every measurement runs on one of two named graphs (:data:`GRAPH_KINDS`), chosen 
 
 ``pages`` (the default)
     The fetched pages (outcome ``fetched``: HTML pages whose out-links are known) and
-    the links among them.  What a crawl *captured*.
+    the links among them; a link to a URL that redirected counts as a link to the page
+    its recorded redirects end at.  What a crawl *captured*.
 ``all``
     Every URL the crawl discovered (the pages, plus the frontier, off-site and
     robots-excluded URLs, errors, redirects, non-HTML files) and every stored link.
@@ -101,6 +102,10 @@ class CapturedGraph:
         Each node's outcome code into :data:`storage.reader.OUTCOMES` (``-1``: none).
     fetchable : ndarray of bool
         Nodes a virtual crawl may fetch (module docstring).
+    truncated_pages : int
+        Pages of the graph whose links the crawler cut at its per-page cap
+        (``links_max_per_page``): their out-links are incomplete, and every output
+        that describes the graph says so.
     """
 
     adjacency: sp.csr_array
@@ -115,6 +120,7 @@ class CapturedGraph:
     kind: GraphKind = "pages"
     outcomes: np.ndarray | None = None
     fetchable: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
+    truncated_pages: int = 0
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -152,15 +158,18 @@ class CapturedGraph:
 
     def describe(self) -> str:
         """The graph's name with its node and link counts, for titles and reports."""
+        cut = self.truncated_pages
+        note = (f"; {cut:,} page{'s' if cut != 1 else ''} with links cut at the per-page "
+                "cap" if cut else "")
         if self.kind == "pages":
-            return f"graph of fetched pages: {self.n:,} pages, {self.m:,} links"
+            return f"graph of fetched pages: {self.n:,} pages, {self.m:,} links{note}"
         return (f"graph of all discovered URLs: {self.n:,} URLs ({self.pages:,} fetched "
-                f"pages), {self.m:,} links")
+                f"pages), {self.m:,} links{note}")
 
     def info(self) -> dict[str, Any]:
         """The graph's name and counts as a JSON-ready dict (``graph`` in every output)."""
         return {"kind": self.kind, "nodes": self.n, "links": self.m, "pages": self.pages,
-                "description": self.describe()}
+                "truncated_pages": self.truncated_pages, "description": self.describe()}
 
     def outcome_counts(self, mask: np.ndarray | None = None) -> dict[str, int]:
         """Nodes per recorded outcome (``frontier``: none yet), optionally within ``mask``."""
@@ -169,32 +178,22 @@ class CapturedGraph:
         names = ["frontier", *(o.value for o in OUTCOMES)]
         return {names[i]: int(c) for i, c in enumerate(counts.tolist()) if c}
 
-    def subgraph(self, keep: np.ndarray, kind: GraphKind) -> CapturedGraph:
-        """The graph induced by the nodes of mask ``keep`` (links among them only).
+    def positions_in(self, other: CapturedGraph) -> np.ndarray:
+        """For each node of ``self``, its node index in ``other`` (``-1``: not a node there).
 
-        Node order is kept; ``fetch_order`` and ``seeds`` keep their kept entries.
+        Nodes are matched by crawl-database URL id, so both graphs must be loaded from
+        the same database (the ``all`` and ``pages`` graphs of one crawl); a generated
+        graph (no store ids) maps only onto itself.
         """
-        keep = np.asarray(keep, dtype=bool)
-        pos = np.full(self.n, -1, dtype=np.int64)
-        pos[keep] = np.arange(int(np.count_nonzero(keep)))
-        adj = sp.csr_array(self.adjacency[keep][:, keep])
-        adj.sort_indices()
-        fo = pos[self.fetch_order]
-        seeds = pos[self.seeds]
-        return CapturedGraph(
-            adjacency=adj,
-            urls=np.asarray(self.urls, dtype=object)[keep].tolist(),
-            hosts=np.asarray(self.hosts)[keep],
-            host_names=self.host_names,
-            crawled=np.asarray(self.crawled, dtype=bool)[keep],
-            fetch_order=fo[fo >= 0],
-            fetch_times=np.asarray(self.fetch_times)[fo >= 0],
-            seeds=seeds[seeds >= 0],
-            store_ids=np.asarray(self.store_ids)[keep],
-            kind=kind,
-            outcomes=np.asarray(self.outcomes)[keep],
-            fetchable=np.asarray(self.fetchable)[keep],
-        )
+        if other is self:
+            return np.arange(self.n, dtype=np.int64)
+        mine, theirs = np.asarray(self.store_ids), np.asarray(other.store_ids)
+        if (mine < 0).any() or (theirs < 0).any():
+            raise ConfigError("graphs without crawl-database ids map only onto themselves")
+        if theirs.size == 0:
+            return np.full(mine.size, -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(theirs, mine), theirs.size - 1)
+        return np.where(theirs[at] == mine, at, -1).astype(np.int64)
 
     @classmethod
     def from_edges(

@@ -29,6 +29,7 @@ def load_graph(
     drop_self_loops: bool = True,
     collapse_duplicates: bool = True,
     follow_nofollow: bool = True,
+    links_as_of_seq: int | None = None,
 ) -> CapturedGraph:
     """Load the link graph captured by a crawl as a :class:`CapturedGraph`.
 
@@ -52,6 +53,10 @@ def load_graph(
     follow_nofollow : bool, default True
         Keep ``rel=nofollow`` links; False drops every link that the page marked
         nofollow.
+    links_as_of_seq : int, optional
+        Read each page's links as they were after the fetch of this crawl sequence
+        number (the link history kept by revisits, ``link_versions`` in
+        ``schema.sql``).  Default: every page's latest links.
 
     Returns
     -------
@@ -60,6 +65,7 @@ def load_graph(
         id); ``crawled`` marks fetched HTML pages; ``fetchable`` the URLs the recorded
         crawl got an HTTP answer for (:data:`analysis.graph.captured.ANSWERED`), plus,
         for URLs without an outcome (an imported graph), those with known out-links;
+        ``truncated_pages`` the pages whose links the crawl cut at its per-page cap;
         ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by
         crawl sequence number; ``seeds`` the seed nodes.
 
@@ -75,10 +81,12 @@ def load_graph(
     Notes
     -----
     Redirects are stored as a link from the redirecting URL to its target, so they
-    are edges of the ``all`` graph; in the ``pages`` graph the redirecting URL is not a
-    fetched page and its edge disappears (a virtual crawl follows it: see
-    :func:`analysis.ordering.virtual.virtual_crawl`).  Time and memory are O(n + m) for n URLs
-    and m links; about a second for 10M links (``benchmarks/bench_load_graph.py``).
+    are edges of the ``all`` graph.  In the ``pages`` graph the redirecting URL is not
+    a page: a link to it counts as a link to the page its recorded redirects end at
+    (chains followed; a redirect ending off the pages drops the link), so a site that
+    links through redirects (``http`` to ``https``, a moved folder) keeps its structure.
+    Time and memory are O(n + m) for n URLs and m links; about a second for 10M links
+    (``benchmarks/bench_load_graph.py``).
 
     References
     ----------
@@ -95,10 +103,11 @@ def load_graph(
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
         host_ids, host_names = reader.hosts()
-        links = reader.links_csr()
-        nofollow = None if follow_nofollow else reader.nofollow_csr()
+        links = reader.links_csr(links_as_of_seq)
+        nofollow = None if follow_nofollow else reader.nofollow_csr(links_as_of_seq)
         order_ids, _, order_times = reader.fetch_order()
         seed_ids = reader.seeds()
+        cut_ids = np.array([c[0] for c in reader.link_cuts()], dtype=np.int64)
 
     crawled_all = table.has_outcome(Outcome.FETCHED)
     fetchable_all = _fetchable(table.outcome, table.ids, links.src)
@@ -111,7 +120,11 @@ def load_graph(
     pos[node_ids] = np.arange(n)
     node_hosts = _host_index(table.host_ids[keep], host_ids)
 
-    src, dst = _edges(links, pos, node_hosts, nofollow, top,
+    # In the pages graph a link to a URL that redirected is a link to the page the
+    # redirects led to (as the crawl followed them); the all graph keeps the redirects.
+    final = (np.arange(top + 2, dtype=np.int64) if include_frontier
+             else _redirect_targets(table.ids[table.has_outcome(Outcome.REDIRECT)], links, top))
+    src, dst = _edges(links, pos, node_hosts, nofollow, top, final,
                       remote_only=remote_only, drop_self_loops=drop_self_loops)
     adjacency = _csr(src, dst, n, collapse_duplicates=collapse_duplicates)
 
@@ -135,6 +148,7 @@ def load_graph(
         kind=graph,
         outcomes=table.outcome[keep],
         fetchable=fetchable,
+        truncated_pages=int(np.count_nonzero(np.isin(node_ids, cut_ids))),
     )
 
 
@@ -152,13 +166,34 @@ def _host_index(url_host_ids: np.ndarray, host_ids: np.ndarray) -> np.ndarray:
     return np.minimum(idx, host_ids.size - 1).astype(np.int32)
 
 
+def _redirect_targets(redirect_ids: np.ndarray, links: LinkArrays, top: int) -> np.ndarray:
+    """URL id -> the id its recorded redirects end at (itself if it did not redirect).
+
+    A redirect's one stored link is its target; chains are followed by pointer jumping
+    (O(log chain) vectorised steps); a redirect loop ends on a redirect, never a page.
+    """
+    final = np.arange(top + 2, dtype=np.int64)
+    rows = np.searchsorted(links.src, redirect_ids)
+    ok = rows < links.src.size
+    ok[ok] = links.src[rows[ok]] == redirect_ids[ok]
+    rows = rows[ok]
+    rows = rows[np.diff(links.indptr)[rows] > 0]
+    final[links.src[rows]] = links.dst[links.indptr[rows]]
+    for _ in range(64):  # 2**64 hops: every finite chain
+        nxt = final[final]
+        if np.array_equal(nxt, final):
+            break
+        final = nxt
+    return final
+
+
 def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
-           nofollow: LinkArrays | None, top: int, *, remote_only: bool,
+           nofollow: LinkArrays | None, top: int, final: np.ndarray, *, remote_only: bool,
            drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
     """Node-index edge arrays (sorted by source) after the loader's filters."""
     edge_src_ids = links.edge_src
     src = pos[edge_src_ids]
-    dst = pos[links.dst]
+    dst = pos[final[links.dst]]
     mask = (src >= 0) & (dst >= 0)
     if nofollow is not None and nofollow.dst.size:
         width = np.int64(top + 1)

@@ -259,7 +259,9 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
         if progress:
             progress(f"loading {paths[0]}")
         full = load_graph(paths[0], graph="all")
-        comparison = virtual_comparison(full, names, settings=settings, progress=progress)
+        measured = full if settings.graph == "all" else load_graph(paths[0], graph="pages")
+        comparison = virtual_comparison(full, names, measured=measured, settings=settings,
+                                        progress=progress)
         return Comparison(comparison.reports,
                           f"virtual crawls over the crawl in {paths[0].name}; "
                           + comparison.method,
@@ -284,6 +286,7 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
 
 
 def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
+                       measured: CapturedGraph | None = None,
                        settings: CompareSettings | None = None,
                        progress: Progress | None = None) -> Comparison:
     """Replay orderings over a crawl's ``all`` graph and score them on the measured graph.
@@ -299,8 +302,11 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
         replays among its pages only.)
     strategies : sequence of str
         Registered strategy names.
+    measured : CapturedGraph, optional
+        The graph the orders are scored on, of kind ``settings.graph`` and from the
+        same database (``load_graph(db, graph="pages")``); default ``full`` itself.
     settings : CompareSettings, optional
-        ``graph`` chooses the measured graph (default ``pages``); ``max_pages`` caps
+        ``graph`` names the measured graph (default ``pages``); ``max_pages`` caps
         each replay's fetches (default: the whole fetchable set).
     progress : callable, optional
 
@@ -313,7 +319,7 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
     Raises
     ------
     ConfigError
-        Unknown or no strategy; ``graph="all"`` asked of a ``pages`` graph.
+        Unknown or no strategy; ``measured`` is not the graph ``settings.graph`` names.
 
     Notes
     -----
@@ -325,15 +331,11 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
     """
     settings = settings or CompareSettings()
     names = _check_strategies(strategies)
-    if settings.graph == "all" and full.kind != "all":
-        raise ConfigError("measuring the 'all' graph needs the 'all' graph to replay over "
-                          "(load_graph(db, graph='all'))")
-    keep = (np.ones(full.n, dtype=bool) if settings.graph == "all"
-            else np.asarray(full.crawled, dtype=bool))
-    measured = (full if settings.graph == full.kind and keep.all()
-                else full.subgraph(keep, settings.graph))
-    pos = np.full(full.n, -1, dtype=np.int64)  # node of full -> node of measured
-    pos[keep] = np.arange(measured.n)
+    measured = full if measured is None else measured
+    if measured.kind != settings.graph:
+        raise ConfigError(f"the comparison measures the {settings.graph!r} graph, but the "
+                          f"graph given is the {measured.kind!r} graph")
+    pos = full.positions_in(measured)  # node of full -> node of measured (-1: none)
     reach = reach_summary(full)
     orders: dict[str, np.ndarray] = {}
     times: dict[str, np.ndarray] = {}

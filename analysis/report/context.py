@@ -120,14 +120,12 @@ class ReportContext:
         self.history = read_history(db)
         self.meta, self.urls = self.history.meta, self.history.urls
         self.host_names, self.fetches = self.history.host_names, self.history.fetches
-        self.full = (inputs.full_graph if inputs.full_graph is not None
-                     else load_graph(db, graph="all"))
-        if inputs.graph is not None:
-            self.graph = inputs.graph
-        elif settings.graph == "all":
-            self.graph = self.full
+        self.graph = (inputs.graph if inputs.graph is not None
+                      else load_graph(db, graph=settings.graph))
+        if inputs.full_graph is not None:
+            self.full = inputs.full_graph
         else:
-            self.graph = self.full.subgraph(self.full.crawled, "pages")
+            self.full = self.graph if self.graph.kind == "all" else load_graph(db, graph="all")
         if self.graph.kind != settings.graph:
             raise ConfigError(f"the report measures the {settings.graph!r} graph, but "
                               f"ReportInputs.graph is the {self.graph.kind!r} graph")

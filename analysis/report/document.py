@@ -33,6 +33,7 @@ import datetime as _dt
 import html
 import json
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +47,7 @@ from analysis.report.section_changes import changes_section
 from storage.errors import AnalysisError
 
 if TYPE_CHECKING:
-    from analysis.graph.captured import CapturedGraph, GraphKind
+    from analysis.graph.captured import CapturedGraph
     from analysis.ordering.compare import Comparison
     from analysis.ordering.quality import QualityReport
 
@@ -161,7 +162,14 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
                     [(s.key, SECTIONS[s.key], "".join(s.parts)) for s in sections])
     out.parent.mkdir(parents=True, exist_ok=True)
     data = document.encode("utf-8")
-    out.write_bytes(data)
+    # Write beside the target and rename: a full disk leaves no partial (0-byte) report.
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     return ReportSummary(
         path=out, sections={s.key: s.missing for s in sections},
         images=sum(s.images for s in sections), size_bytes=len(data),
@@ -333,8 +341,7 @@ def _comparison(ctx: ReportContext, sec: Section) -> None:
                      "bfs,dfs,random,backlink,pagerank,opic replays orderings virtually "
                      "over the captured graph).")
             return
-        comparison = compare_orderings(ctx.full, ctx.settings.compare,
-                                       graph=ctx.settings.graph)
+        comparison = compare_orderings(ctx.full, ctx.graph, ctx.settings.compare)
     ctx.figures["comparison"] = {k: dict(r.summary) for k, r in comparison.reports.items()}
     sec.text("Each ordering is replayed as a virtual crawl inside the recorded crawl's "
              "reach: only URLs the crawl got an HTTP answer for are fetched (redirects "
@@ -356,18 +363,19 @@ def _cell(value: Any) -> Any:
     return f"{value:.3g}" if isinstance(value, float) else value
 
 
-def compare_orderings(full_graph: CapturedGraph, strategies: Sequence[str], *,
-                      graph: GraphKind = "pages",
+def compare_orderings(full_graph: CapturedGraph, graph: CapturedGraph,
+                      strategies: Sequence[str], *,
                       progress: Progress | None = None) -> Comparison:
     """The report's (and the demo's) virtual comparison: the recorded order and replays
-    of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph``
-    (:func:`analysis.ordering.compare.virtual_comparison`, as ``webcrawl compare``)."""
+    of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph`` (of
+    the same database), with :func:`analysis.ordering.compare.virtual_comparison`, as
+    ``webcrawl compare --virtual``."""
     from analysis.ordering.compare import CompareSettings, virtual_comparison
 
     if full_graph.fetch_order.size == 0:
         raise AnalysisError("no page was crawled")
-    return virtual_comparison(full_graph, strategies, settings=CompareSettings(graph=graph),
-                              progress=progress)
+    return virtual_comparison(full_graph, strategies, measured=graph,
+                              settings=CompareSettings(graph=graph.kind), progress=progress)
 
 
 def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],

@@ -260,7 +260,7 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
         for line in result.audit_failures:
             steps.say(f"      audit: {line}")
     full = load_graph(db, graph="all")
-    graph = full if s.graph == "all" else full.subgraph(full.crawled, "pages")
+    graph = full if s.graph == "all" else load_graph(db, graph="pages")
     facts = _facts(s, web, server, audit, full)
     inputs = _analyses(s, full, graph, steps, result)
     with steps.step("revisit", f"revisiting for {s.revisit_seconds:g} s "
@@ -338,7 +338,7 @@ def _analyses(s: DemoSettings, full: CapturedGraph, graph: CapturedGraph, steps:
         fig["quality"] = dict(quality.summary)
     with steps.step("compare", "virtual comparison of the orderings "
                                + ", ".join(s.strategies)):
-        comparison = compare_orderings(full, s.strategies, graph=s.graph)
+        comparison = compare_orderings(full, graph, s.strategies)
         reports = comparison.reports
         key = "captured_at_10pct"
         fig["capture_key"] = summary_label(key)

@@ -5,6 +5,7 @@ See :mod:`crawler.revisit.loop` for the contract.
 
 from __future__ import annotations
 
+from crawler.revisit.link_history import LinkHistory
 from crawler.revisit.loop import (
     REVISIT_POLICIES,
     RevisitCrawler,
@@ -19,6 +20,7 @@ from crawler.revisit.loop import (
 
 __all__ = [
     "REVISIT_POLICIES",
+    "LinkHistory",
     "RevisitCrawler",
     "RevisitSettings",
     "RevisitStats",

@@ -146,15 +146,20 @@ def test_bad_top_is_one_line_error(crawl_db, capsys):
 def test_default_graph_is_the_fetched_pages(crawl_db, capsys, topic):
     out = run_json(capsys, "analyze", topic, "--db", str(crawl_db), "--json")
     pages = expected_graph(crawled_only=True)
-    assert out["graph"] == {"kind": "pages", "nodes": 5, "pages": 5,
+    assert out["graph"] == {"kind": "pages", "nodes": 5, "pages": 5, "truncated_pages": 0,
                             "links": pages.number_of_edges(),
                             "description": "graph of fetched pages: 5 pages, "
                                            f"{pages.number_of_edges()} links"}
 
 
-@pytest.mark.parametrize("flag", ["--crawled-only", "--include-frontier"])
-def test_retired_graph_flags_are_refused(crawl_db, capsys, flag):
+@pytest.mark.parametrize(("flag", "hint"), [("--crawled-only", "--graph pages"),
+                                            ("--include-frontier", "--graph all")])
+@pytest.mark.parametrize("command", [["analyze", "pagerank"], ["analyze", "cores"],
+                                     ["analyze", "quality"], ["compare", "--virtual"],
+                                     ["report"]])
+def test_retired_graph_flags_say_what_replaced_them(crawl_db, capsys, flag, hint, command):
     with pytest.raises(SystemExit) as exc:
-        main(["analyze", "pagerank", "--db", str(crawl_db), flag])
+        main([*command, "--db", str(crawl_db), flag])
     assert exc.value.code == 2
-    assert "unrecognized arguments" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{flag} was retired" in err and hint in err
