@@ -266,6 +266,7 @@ class Crawler:
                            scope=self.scope, strategy=self.strategy)
         self.stats.outcomes.update(restored.outcomes)
         self.stats.resumed_pages = self.stats.pages
+        self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
         self._taken = restored.taken
         self._next_seq = restored.next_seq
         self._save_meta()  # the seeds and settings of this run, for the next resume
