@@ -164,6 +164,10 @@ class CrawlSettings:
     #: records however many anchors its (capped, see ``fetch_max_body``) markup holds.
     #: 10,000 cuts no page of a large documentation site (a Sphinx changelog: 3,303).
     links_max_per_page: int = 10_000
+    #: HTML bodies of at least this many bytes are parsed in a worker thread, so the
+    #: seconds a multi-megabyte page takes never stall the event loop (smaller pages
+    #: parse faster inline than a thread hand-off costs)
+    links_thread_above: int = 256 * 1024
     #: follow links marked rel=nofollow (they are recorded, flagged, either way)
     links_follow_nofollow: bool = True
     #: honour ``<meta name=robots content=nofollow>``: record the links, follow none

@@ -26,6 +26,10 @@ says is due, forever or for ``duration`` seconds:
   fixture's simulated clock do not matter) / 86400 days, and the planner is told the
   change happened that long before the visit.  The schema keeps no ``Date``, so history
   replayed at start uses the changed flags only.
+* **New pages** (``add_new``, Cho's page window): a page linked from a revisited page
+  on a collection host, not yet in the collection, joins it
+  (:class:`~crawler.revisit.window.PageWindow`): due at once, recorded with its outcome
+  so the next run loads it.
 * **Gone pages** (404/410): recorded (outcome ``http_error``, ``changed`` NULL) and
   retired: the copy is gone, the page is not revisited again (in this run the planner
   parks it at ``t = inf``; a later run leaves it out).  Its share of the allocation is
@@ -69,6 +73,7 @@ from crawler.revisit.settings import (
     body_digest,
     volatile_pattern,
 )
+from crawler.revisit.window import PageWindow
 from crawler.robots import RobotsCache
 from crawler.settings import CrawlSettings
 from crawler.tasks import FetchTasks
@@ -116,6 +121,7 @@ class _Page:
     digest_ok: bool = False   # digest computed under the current volatile rule
     resync: bool = False      # an error broke the interval: next visit only registers
     gone: bool = False
+    joined: bool = False      # added by the page window, not fetched yet
 
 
 @dataclass(slots=True)
@@ -222,6 +228,7 @@ class RevisitCrawler:
         self._tasks = FetchTasks()
         self._origin = 0.0
         self._next_seq = 0
+        self._window: PageWindow | None = None
         self.store: CrawlStore | None = None
         self.fetcher: Fetcher | None = None
 
@@ -286,6 +293,10 @@ class RevisitCrawler:
         self.planner.update_many([hist.visit_page[k] for k in keep],
                                  [self.day(hist.visit_time[k]) for k in keep],
                                  [hist.visit_changed[k] for k in keep])
+        if s.add_new:
+            assert self._links is not None
+            self._window = PageWindow(state.urls, state.hosts, set(hist.pages),
+                                      self.robots.allowed, self._links.url_id)
         log.info("revisit: %d pages, %d stored visits, next seq %d", len(allowed), len(keep),
                  self._next_seq)
 
@@ -409,6 +420,18 @@ class RevisitCrawler:
             error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed))
         self.stats.fetches += 1
         self.stats.outcomes[str(outcome)] += 1
+        if page.joined:  # a page-window page's first answer decides its outcome
+            self.store.set_outcome(page.url_id, outcome, seq)
+            page.joined = False
+
+    def _add_new(self, page: _Page, seq: int, result: FetchResult) -> None:
+        """Cho's page window: the pages this one links to that join the collection."""
+        assert self._window is not None and self.store is not None
+        assert self.planner is not None
+        for new in self._window.new_pages(result.body, result.charset, page.url, seq):
+            self._pages[new.url_id] = _Page(new.url_id, new.url, new.host_id, joined=True)
+            self.planner.update(new.url_id, -math.inf)  # due at once
+            self.stats.added += 1
 
     def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
         """Classify a response, record it and tell the planner (no await in here)."""
@@ -436,10 +459,16 @@ class RevisitCrawler:
             self._record(page, seq, result, outcome, None, None, f"HTTP {status}")
             self._broken(page, result.started_at, result.ended_at)
             return
+        joining = page.joined
         self._record(page, seq, result, outcome, digest, changed)
+        if joining and outcome is not Outcome.FETCHED:
+            self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
+            return
         if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
             # The page may link elsewhere now: its links become the latest version.
             self._links.record(page.url_id, page.url, result.text(), seq)
+        if self._window is not None and outcome is Outcome.FETCHED:
+            self._add_new(page, seq, result)
         page.etag = result.etag or page.etag
         page.last_modified = result.last_modified or page.last_modified
         self._count(changed)

@@ -29,6 +29,7 @@ class RevisitStats:
     unknown: int = 0          # 2xx not comparable with the previous digest
     gone: int = 0
     errors: int = 0
+    added: int = 0            # pages that joined the collection (page window)
     outcomes: Counter[str] = field(default_factory=Counter)
     stopped: str = "running"  # 'duration', 'stopped'
 
@@ -57,13 +58,15 @@ class RevisitStats:
                 f"{self.budget:g}/s budget); {self.changed} changed, {self.unchanged} unchanged "
                 f"({self.not_modified} not modified), {self.unknown} unknown, {self.gone} gone, "
                 f"{self.errors} errors; {self.excluded} pages excluded"
+                + (f"; {self.added} new pages joined" if self.added else "")
                 + (f"; {outcomes}" if outcomes else ""))
 
     def as_dict(self) -> dict[str, Any]:
         return {"pages": self.pages, "excluded": self.excluded, "fetches": self.fetches,
                 "changed": self.changed, "unchanged": self.unchanged,
                 "not_modified": self.not_modified, "unknown": self.unknown,
-                "gone": self.gone, "errors": self.errors, "seconds": round(self.elapsed, 3),
+                "gone": self.gone, "errors": self.errors, "added": self.added,
+                "seconds": round(self.elapsed, 3),
                 "rate": round(self.rate, 3), "budget": self.budget,
                 "budget_use": round(self.budget_use, 4), "stopped": self.stopped,
                 "outcomes": dict(sorted(self.outcomes.items()))}
