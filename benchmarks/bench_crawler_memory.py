@@ -8,8 +8,9 @@ Usage::
 A 1M-page zipf fixture web is served from this process (a background thread); each
 strategy runs as a real ``webcrawl crawl`` subprocess with zero politeness delays and
 ``--max-pages`` so that it stops once about 1M URLs are discovered (the rest of the
-frontier is recorded as ``abandoned``).  The crawler's peak RSS comes from the kernel
-(``wait4`` rusage of that child only); discovered URLs are counted in its database.
+frontier stays queued in the database, resumable).  The crawler's peak RSS comes from
+the kernel (``wait4`` rusage of that child only); discovered URLs are counted in its
+database.
 """
 
 from __future__ import annotations

@@ -50,10 +50,12 @@ __all__ = [
     "changed_settings",
     "convert_setting",
     "load_toml",
+    "merge_layers",
     "parse_assignments",
     "read_stored_settings",
     "revisit_base_settings",
     "settings_dict",
+    "settings_values",
     "stored_settings",
 ]
 
@@ -265,6 +267,28 @@ def build_settings(*layers: Mapping[str, Any]) -> CrawlSettings:
     of them (truthy) clears the other one of earlier layers.  Paths (the CA file, the
     WARC folder) are made absolute.
     """
+    return CrawlSettings(**merge_layers(*layers))
+
+
+def settings_values(settings: CrawlSettings | Mapping[str, Any]) -> dict[str, Any]:
+    """Every field's value, as a layer for :func:`build_settings`; a User-Agent derived
+    from the product token and contact becomes "" again, so that it follows a new
+    ``fetch_contact``, ``fetch_robots_agent`` or version."""
+    from crawler.settings import user_agent
+
+    if isinstance(settings, CrawlSettings):
+        values = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    else:
+        values = dict(settings)
+    agent = values.get("fetch_user_agent")
+    if agent and agent == user_agent(values.get("fetch_robots_agent", "webcrawl"),
+                                     values.get("fetch_contact")):
+        values["fetch_user_agent"] = ""
+    return values
+
+
+def merge_layers(*layers: Mapping[str, Any]) -> dict[str, Any]:
+    """Layers of typed values as one, later layers winning (see :func:`build_settings`)."""
     merged: dict[str, Any] = {}
     for layer in layers:
         if layer.get("tls_insecure"):
@@ -275,7 +299,7 @@ def build_settings(*layers: Mapping[str, Any]) -> CrawlSettings:
     for name in _PATHS:  # stored with the crawl: valid from any directory
         if merged.get(name):
             merged[name] = os.path.abspath(merged[name])
-    return CrawlSettings(**merged)
+    return merged
 
 
 def changed_settings(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:

@@ -21,6 +21,10 @@ Redirects are recorded as the page's one link and followed within scope for at m
 requests in flight (their URLs stay in the frontier) and flushes the store; a resume
 rebuilds the frontier from the store and replays the strategy over the stored fetch
 order and links (:mod:`crawler.resume`).
+
+Orderings are reproducible: a strategy's bulk recomputation (PageRank) is applied
+before the next URL is taken, never whenever its thread happens to finish, so a seeded
+crawl of one host fetches in the same order every run.
 """
 
 from __future__ import annotations
@@ -33,22 +37,33 @@ import logging
 import math
 import time
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from analysis.ordering.strategies import Strategy, get_strategy
+from crawler.config import META_SETTINGS, build_settings, settings_values
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.frontier import Frontier, Taken
-from crawler.links import extract_links
-from crawler.politeness import HostSlot, PolitenessPolicy
-from crawler.resume import restore
+from crawler.links import PageLinks, extract_links
+from crawler.politeness import PolitenessPolicy
+from crawler.registry import CrawlRegistry
+from crawler.resume import (
+    META_SEEDS,
+    META_STRATEGY,
+    merge_seeds,
+    read_meta,
+    restore,
+    resume_settings,
+    settings_json,
+)
 from crawler.retry import RetryPolicy, is_retryable_status
 from crawler.robots import RobotsCache, RobotsState
 from crawler.scope import Scope
 from crawler.settings import CrawlSettings
 from crawler.sitemaps import SitemapReader
+from crawler.tasks import FetchTasks
 from crawler.urls import host_key, is_local_host, normalize_url
 from storage import _testhooks
 from storage.errors import (
@@ -60,7 +75,7 @@ from storage.errors import (
     StoreError,
 )
 from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from storage.store import CrawlStore, HostRow, ResumeState, UrlRow
 
 __all__ = ["CrawlStats", "Crawler", "crawl"]
 
@@ -143,40 +158,50 @@ class Crawler:
         Continue the crawl stored in ``db``.
     strategy : Strategy, optional
         An instance overriding ``settings.frontier_strategy``.
+    overrides : mapping of CrawlSettings field to value, optional
+        Settings given one by one (the command line's options); they win over
+        ``settings`` and, on resume, over the stored settings.
+
+    Notes
+    -----
+    On resume the crawl continues with its stored settings and strategy
+    (:func:`crawler.resume.resume_settings`): ``settings`` then replaces the stored
+    values where it differs from them, ``overrides`` replace single values, each
+    replacement is listed in :attr:`notes`, and a strategy other than the stored one
+    is refused with a :class:`~storage.errors.ConfigError`.
     """
 
     def __init__(self, db: str | Path, seeds: Iterable[str] = (),
                  settings: CrawlSettings | None = None, *, resume: bool = False,
-                 strategy: Strategy | None = None) -> None:
+                 strategy: Strategy | None = None,
+                 overrides: Mapping[str, Any] | None = None) -> None:
         self.db_path = Path(db)
-        self.settings = settings or CrawlSettings()
         self.resume = resume
         self.seeds = [self._seed(s) for s in seeds]
         if not self.seeds and not resume:
             raise ConfigError("at least one seed URL is needed")
+        #: one line per stored setting replaced on resume
+        self.notes: tuple[str, ...] = ()
+        if resume:
+            restored = resume_settings(read_meta(self.db_path), settings, overrides, strategy)
+            self.settings, self.notes = restored.settings, restored.notes
+        else:
+            self.settings = _with_overrides(settings or CrawlSettings(), overrides or {})
         self.strategy = strategy or get_strategy(self.settings.frontier_strategy)(
             seed=self.settings.frontier_seed)
+        if self.strategy.name != self.settings.frontier_strategy:  # stored as run
+            self.settings = replace(self.settings, frontier_strategy=self.strategy.name)
         self.stats = CrawlStats()
-        self._stop = asyncio.Event()
-        # In-memory id maps (the store is write-only during a crawl).
-        self._url_id: dict[str, int] = {}
-        self._urls: list[str] = []
-        self._depth: list[int] = []
-        self._url_host: list[int] = []
-        self._hops: dict[int, int] = {}              # redirect hops that led to a URL
-        self._host_id: dict[str, int] = {}
-        self._slots: list[HostSlot] = []
-        self._scheme: list[str] = []
+        #: every URL and host of the crawl (the store is write-only during a crawl)
+        self.registry = CrawlRegistry()
         self._next_seq = 0
         self._taken = 0                              # URLs handed to fetch tasks
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = FetchTasks()
         # Tasks waiting without a slot: (resume time, tie-break, future), see _wait.
         self._parked: list[tuple[float, int, asyncio.Future[None]]] = []
         self._n_parked = 0                           # of _tasks, parked (not in flight)
         self._park_seq = itertools.count()
-        self._wake = asyncio.Event()
         self._recompute: asyncio.Task[Any] | None = None
-        self._fatal: BaseException | None = None
         self._fetches_since = 0
         self._recomputed_at = time.monotonic()
         self._contact_checked = False
@@ -200,8 +225,7 @@ class Crawler:
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
         """Ask the crawl to stop soon (safe from a signal handler)."""
-        self._stop.set()
-        self._wake.set()
+        self._tasks.stop()
 
     async def run(self) -> CrawlStats:
         """Crawl until the frontier is empty, ``scope_max_pages`` or :meth:`stop`."""
@@ -213,14 +237,14 @@ class Crawler:
                                                flush_interval=s.store_flush_interval)
             try:
                 if self.resume:
-                    restore(self, await self.store.load_state())
+                    self._restore(await self.store.load_state())
                 else:
                     self._start()
                 await self._dispatch()
-                if self._fatal is not None:
-                    raise self._fatal
+                if self._tasks.fatal is not None:
+                    raise self._tasks.fatal
             finally:
-                await self._cancel_tasks()
+                await self._tasks.cancel([self._recompute] if self._recompute else [])
                 self.stats.ended = time.monotonic()
                 self._update_stats()
                 await self.store.aclose()
@@ -228,46 +252,54 @@ class Crawler:
 
     # -- setup --------------------------------------------------------------------
     def _start(self) -> None:
-        assert self.store is not None
         self.scope = Scope(self.settings, self.seeds)
-        self.store.set_meta("seeds", json.dumps(self.seeds))
-        self.store.set_meta("strategy", self.strategy.name)
-        self.store.set_meta("settings", json.dumps(_settings_dict(self.settings)))
+        self._save_meta()
         for url in self.seeds:
-            self._discover(url, 0, -1)
+            self._register(url, 0, -1)
 
-    # -- ids ----------------------------------------------------------------------
-    def _host(self, hostport: str, scheme: str) -> int:
-        host_id = self._host_id.get(hostport)
-        if host_id is None:
-            assert self.store is not None
-            host_id = self._host_id[hostport] = len(self._slots)
-            self._slots.append(HostSlot(host_id, hostport))
-            self._scheme.append(scheme)
-            self.store.add_host(HostRow(host_id, hostport))
-        return host_id
+    def _restore(self, state: ResumeState) -> None:
+        self.seeds, new_seeds = merge_seeds(state.meta, self.seeds)
+        if not self.seeds:
+            raise ConfigError(f"{self.db_path} holds no crawl to resume")
+        self.scope = Scope(self.settings, self.seeds)
+        restored = restore(state, registry=self.registry, robots=self.robots,
+                           politeness=self.politeness, frontier=self.frontier,
+                           scope=self.scope, strategy=self.strategy)
+        self.stats.outcomes.update(restored.outcomes)
+        self.stats.resumed_pages = self.stats.pages
+        self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
+        self._taken = restored.taken
+        self._next_seq = restored.next_seq
+        self._save_meta()  # the seeds and settings of this run, for the next resume
+        for url in new_seeds:
+            self._register(url, 0, -1)
 
-    def _discover(self, url: str, depth: int, found_by: int) -> int:
-        """The id of ``url``; a new URL is recorded, ranked and enqueued (or ruled out)."""
-        url_id = self._url_id.get(url)
-        if url_id is not None:
-            return url_id
+    def _save_meta(self) -> None:
+        assert self.store is not None
+        self.store.set_meta(META_SEEDS, json.dumps(self.seeds))
+        self.store.set_meta(META_STRATEGY, self.strategy.name)
+        self.store.set_meta(META_SETTINGS, settings_json(self.settings))
+
+    # -- registering URLs -----------------------------------------------------------
+    def _register(self, url: str, depth: int, found_by: int, *, follow: bool = True) -> int:
+        """The id of ``url``; a new URL is recorded, announced to the strategy, and
+        enqueued if ``follow`` and the scope admits it (else it is ``out_of_scope``)."""
+        known = self.registry.id_of(url)
+        if known is not None:
+            return known
         assert self.store is not None and self.scope is not None
-        url_id = self._url_id[url] = len(self._urls)
-        self._urls.append(url)
-        self._depth.append(depth)
-        hostport = host_key(url)
-        host_id = self._host(hostport, url[: url.index(":")])
-        self._url_host.append(host_id)
-        priority = self.strategy.discovered(url_id, depth)
-        if self.scope.admit(url, hostport, depth):
-            self.store.add_url(UrlRow(url_id, url, host_id, depth, found_by))
-            self.frontier.add(url_id, host_id, priority)
+        new = self.registry.add(url, depth)
+        if new.new_host:
+            self.store.add_host(HostRow(new.host_id, new.hostport))
+        priority = self.strategy.discovered(new.url_id, depth)
+        if follow and self.scope.admit(url, new.hostport, depth):
+            self.store.add_url(UrlRow(new.url_id, url, new.host_id, depth, found_by))
+            self.frontier.add(new.url_id, new.host_id, priority)
         else:
-            self.store.add_url(UrlRow(url_id, url, host_id, depth, found_by,
+            self.store.add_url(UrlRow(new.url_id, url, new.host_id, depth, found_by,
                                       Outcome.OUT_OF_SCOPE, None))
             self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
-        return url_id
+        return new.url_id
 
     # -- the dispatcher -----------------------------------------------------------
     def _max_pages_reached(self) -> bool:
@@ -275,14 +307,16 @@ class Crawler:
         return cap is not None and self._taken >= cap
 
     async def _dispatch(self) -> None:
-        loop = asyncio.get_running_loop()
         concurrency = self.settings.concurrency
         frontier = self.frontier
         assert self.store is not None
-        while not self._stop.is_set():
+        while not self._tasks.stopping:
             now = time.monotonic()
             self._resume_parked(now, concurrency)
-            while self._in_flight() < concurrency and not self._max_pages_reached():
+            # A pending recomputation holds new takes back: its result then always lands
+            # at the fetch count it was due at, as in a virtual crawl (deterministic).
+            while (self._in_flight() < concurrency and self._recompute is None
+                   and not self._max_pages_reached()):
                 host_id = frontier.pop_ready(now)
                 if host_id is None:
                     break
@@ -291,25 +325,20 @@ class Crawler:
                 break
             self._update_stats()
             await self.store.drain()
-            if self._stop.is_set():
+            if self._tasks.stopping:
                 break
             wake_at = frontier.next_wakeup()
+            if self._recompute is not None:
+                wake_at = None  # no new take before the recomputation is applied
             if self._parked:
                 wake_at = min(self._parked[0][0], wake_at if wake_at is not None else math.inf)
-            timer = None
-            if wake_at is not None and self._in_flight() < concurrency:
-                timer = loop.call_later(max(0.0, wake_at - time.monotonic()), self._wake.set)
-            await self._wake.wait()
-            self._wake.clear()
-            if timer is not None:
-                timer.cancel()
-        if self._stop.is_set():
+            await self._tasks.wait(wake_at if self._in_flight() < concurrency else None)
+        if self._tasks.stopping:
             self.stats.stopped = "stopped"
             return
+        # URLs left by a page limit stay in the frontier (no outcome): a resume with a
+        # higher limit takes them.
         self.stats.stopped = "max_pages" if self._max_pages_reached() else "done"
-        for url_id in frontier.drain():
-            self.store.set_outcome(url_id, Outcome.ABANDONED, None)
-            self.stats.outcomes[Outcome.ABANDONED] += 1
 
     def _in_flight(self) -> int:
         """Tasks holding a slot (started and not parked)."""
@@ -332,7 +361,7 @@ class Crawler:
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._parked, (time.monotonic() + seconds, next(self._park_seq), fut))
         self._n_parked += 1
-        self._wake.set()  # a slot is free now
+        self._tasks.wake()  # a slot is free now
         try:
             await fut
         except asyncio.CancelledError:
@@ -342,7 +371,7 @@ class Crawler:
 
     def _check_contact(self, host_id: int) -> None:
         """Warn once per crawl when a non-loopback host is crawled without a contact."""
-        name = self._slots[host_id].name
+        name = self.registry.slot(host_id).name
         if self.settings.fetch_contact is not None:
             self._contact_checked = True
         elif not is_local_host(name):
@@ -355,65 +384,43 @@ class Crawler:
         if not self._contact_checked:
             self._check_contact(host_id)
         if self.robots.needs_fetch(host_id, now):
-            self._spawn(self._fetch_robots(host_id))
+            self._tasks.spawn(self._fetch_robots(host_id))
             return
         if self.settings.sitemaps_follow and host_id not in self._sitemaps_read:
             self._sitemaps_read.add(host_id)
             if self.robots.rules(host_id).state in (RobotsState.PARSED, RobotsState.ALLOW_ALL):
-                self._spawn(self._fetch_sitemaps(host_id))
+                self._tasks.spawn(self._fetch_sitemaps(host_id))
                 return
         while True:
             taken = self.frontier.take(host_id)
             if taken is None:
-                self.frontier.release(host_id, self._slots[host_id].ready_at)
+                self.frontier.release(host_id, self.registry.slot(host_id).ready_at)
                 return
             seq = self._next_seq
             self._next_seq += 1
-            if self.robots.allowed(host_id, self._urls[taken.url_id]):
+            if self.robots.allowed(host_id, self.registry.url(taken.url_id)):
                 self._taken += 1
-                self._spawn(self._fetch_page(taken, seq))
+                self._tasks.spawn(self._fetch_page(taken, seq))
                 return
             # Excluded URLs cost no request: record and try the host's next URL.
             assert self.store is not None
             self.store.set_outcome(taken.url_id, Outcome.ROBOTS_EXCLUDED, seq)
             self.stats.outcomes[Outcome.ROBOTS_EXCLUDED] += 1
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.get_running_loop().create_task(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        self._wake.set()
-        if not task.cancelled() and task.exception() is not None:
-            # Only store failures escape a fetch task (see _fetch_page): they end the crawl.
-            self._fatal = task.exception()
-            self.stop()
-
-    async def _cancel_tasks(self) -> None:
-        tasks = list(self._tasks)
-        if self._recompute is not None:
-            tasks.append(self._recompute)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
-
     def _update_stats(self) -> None:
         self.stats.frontier = len(self.frontier)
         self.stats.busy_hosts = self.frontier.busy
         self.stats.queued_hosts = self.frontier.queued_hosts
-        self.stats.hosts = len(self._slots)
-        self.stats.urls = len(self._urls)
+        self.stats.hosts = self.registry.host_count
+        self.stats.urls = len(self.registry)
         if self.scope is not None:
             self.stats.traps = self.scope.traps.fired
 
     # -- robots.txt ---------------------------------------------------------------
     async def _fetch_robots(self, host_id: int) -> None:
         assert self.fetcher is not None and self.store is not None and self.scope is not None
-        slot = self._slots[host_id]
-        url = f"{self._scheme[host_id]}://{slot.name}/robots.txt"
+        slot = self.registry.slot(host_id)
+        url = self.registry.robots_url(host_id)
         await self._wait(slot.ready_at - time.monotonic())
         status: int | None = None
         body: str | None = None
@@ -464,8 +471,8 @@ class Crawler:
     async def _fetch_sitemaps(self, host_id: int) -> None:
         """Use a host's turn to read its sitemaps (one polite request at a time)."""
         assert self.fetcher is not None and self.store is not None
-        s, slot, fetcher = self.settings, self._slots[host_id], self.fetcher
-        origin = f"{self._scheme[host_id]}://{slot.name}"
+        s, slot, fetcher = self.settings, self.registry.slot(host_id), self.fetcher
+        origin = self.registry.origin(host_id)
         rules = self.robots.rules(host_id)
 
         async def fetch(url: str) -> tuple[int, bytes] | None:
@@ -492,8 +499,8 @@ class Crawler:
         listed = [u for u in (normalize_url(x) for x in rules.sitemaps) if u is not None]
         try:
             for url, via in await reader.read(listed or [f"{origin}/sitemap.xml"]):
-                if url not in self._url_id:
-                    url_id = self._discover(url, 0, SITEMAP_SEQ)
+                if url not in self.registry:
+                    url_id = self._register(url, 0, SITEMAP_SEQ)
                     self.store.add_url_source(url_id, "sitemap", via)
         finally:
             self.frontier.release(host_id, slot.ready_at)
@@ -518,8 +525,8 @@ class Crawler:
 
     async def _fetch_page(self, taken: Taken, seq: int) -> None:
         assert self.fetcher is not None and self.store is not None
-        slot = self._slots[taken.host_id]
-        url = self._urls[taken.url_id]
+        slot = self.registry.slot(taken.host_id)
+        url = self.registry.url(taken.url_id)
         fetcher, politeness = self.fetcher, self.politeness
         attempt = 0
         # only after robots.txt left the host waiting
@@ -555,7 +562,8 @@ class Crawler:
             self._finish(taken, seq, _outcome_of(exc))
         else:
             try:
-                self._finish_result(taken, seq, attempt, result)
+                page = await self._parse_big_page(result, url)
+                self._finish_result(taken, seq, attempt, result, page)
             except StoreError:
                 raise
             except Exception as exc:  # a bug or a parser failure: never lose the URL
@@ -571,7 +579,23 @@ class Crawler:
         self.store.set_outcome(taken.url_id, outcome, seq)
         self.stats.outcomes[outcome] += 1
 
-    def _finish_result(self, taken: Taken, seq: int, attempt: int, result: FetchResult) -> None:
+    async def _parse_big_page(self, result: FetchResult, url: str) -> PageLinks | None:
+        """Extract a big HTML page's links in a worker thread (None: not big, or not HTML).
+
+        Parsing a multi-megabyte page takes seconds of pure Python (every anchor is
+        normalised); in a thread the event loop keeps serving the other fetches.  It
+        runs before any record of the fetch is enqueued, so they still land together.
+        """
+        s = self.settings
+        if (result.size < s.links_thread_above or result.too_large
+                or not 200 <= result.status < 300 or not result.is_html):
+            return None
+        return await asyncio.to_thread(extract_links, result.body, url,
+                                       max_links=s.links_max_per_page,
+                                       agent=s.fetch_robots_agent, charset=result.charset)
+
+    def _finish_result(self, taken: Taken, seq: int, attempt: int, result: FetchResult,
+                       page: PageLinks | None = None) -> None:
         """Classify a response and enqueue all its records (no await in here)."""
         status = result.status
         links: list[int] = []
@@ -589,7 +613,7 @@ class Crawler:
             outcome = Outcome.NOT_HTML
         else:
             outcome = Outcome.FETCHED
-            links, nofollow = self._page_links(taken.url_id, seq, result)
+            links, nofollow = self._page_links(taken.url_id, seq, result, page)
         self._record(taken, seq, attempt, result.started_at, result.ended_at, outcome, result)
         if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
             assert self.store is not None
@@ -599,76 +623,45 @@ class Crawler:
 
     def _follow_redirect(self, url_id: int, seq: int, result: FetchResult) -> list[int]:
         assert result.location is not None
-        target = normalize_url(result.location, self._urls[url_id])
+        registry = self.registry
+        target = normalize_url(result.location, registry.url(url_id))
         if target is None:
             return []
-        hops = self._hops.get(url_id, 0) + 1
-        known = target in self._url_id
-        if hops <= self.settings.fetch_max_redirects or known:
-            target_id = self._discover(target, self._depth[url_id], seq)
-        else:
-            target_id = self._too_far(target, url_id, seq)
+        hops = registry.hops(url_id) + 1
+        known = target in registry
+        # A target beyond the hop limit is recorded out of scope (unless already known).
+        target_id = self._register(target, registry.depth(url_id), seq,
+                                   follow=hops <= self.settings.fetch_max_redirects)
         if not known:
-            self._hops[target_id] = hops
+            registry.set_hops(target_id, hops)
         return [target_id]
 
-    def _too_far(self, target: str, url_id: int, seq: int) -> int:
-        """Record a redirect target beyond the hop limit as out of scope."""
-        assert self.store is not None
-        target_id = self._url_id[target] = len(self._urls)
-        self._urls.append(target)
-        depth = self._depth[url_id]
-        self._depth.append(depth)
-        host_id = self._host(host_key(target), target[: target.index(":")])
-        self._url_host.append(host_id)
-        self.strategy.discovered(target_id, depth)
-        self.store.add_url(UrlRow(target_id, target, host_id, depth, seq,
-                                  Outcome.OUT_OF_SCOPE, None))
-        self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
-        return target_id
-
-    def _page_links(self, url_id: int, seq: int,
-                    result: FetchResult) -> tuple[list[int], list[int]]:
+    def _page_links(self, url_id: int, seq: int, result: FetchResult,
+                    page: PageLinks | None = None) -> tuple[list[int], list[int]]:
         s = self.settings
-        page = extract_links(result.body, self._urls[url_id], max_links=s.links_max_per_page,
-                             agent=s.fetch_robots_agent, charset=result.charset)
+        url = self.registry.url(url_id)
+        if page is None:
+            page = extract_links(result.body, url, max_links=s.links_max_per_page,
+                                 agent=s.fetch_robots_agent, charset=result.charset)
         if page.cut:
             # Never a silent cap: the page is recorded as cut and counted.
             assert self.store is not None
             self.store.add_link_cut(url_id, len(page.urls), page.cut)
             self.stats.links_cut_pages += 1
             log.info("%s: %d links kept, %d more dropped (links_max_per_page)",
-                     self._urls[url_id], len(page.urls), page.cut)
-        depth = self._depth[url_id] + 1
+                     url, len(page.urls), page.cut)
+        depth = self.registry.depth(url_id) + 1
         follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
         ids: list[int] = []
         nofollow: list[int] = []
-        url_id_of = self._url_id
         for url in page.urls:
-            target = url_id_of.get(url)
             flagged = url in page.nofollow
-            if target is None:
-                if follow_none or (flagged and not s.links_follow_nofollow):
-                    target = self._unfollowed(url, depth, seq)
-                else:
-                    target = self._discover(url, depth, seq)
+            follow = not (follow_none or (flagged and not s.links_follow_nofollow))
+            target = self._register(url, depth, seq, follow=follow)
             ids.append(target)
             if flagged or follow_none:
                 nofollow.append(target)
         return ids, nofollow
-
-    def _unfollowed(self, url: str, depth: int, seq: int) -> int:
-        """A new URL seen only through links we must not follow: out of scope."""
-        assert self.store is not None
-        url_id = self._url_id[url] = len(self._urls)
-        self._urls.append(url)
-        self._depth.append(depth)
-        host_id = self._host(host_key(url), url[: url.index(":")])
-        self._url_host.append(host_id)
-        self.strategy.discovered(url_id, depth)
-        self.store.add_url(UrlRow(url_id, url, host_id, depth, seq, Outcome.OUT_OF_SCOPE, None))
-        self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
-        return url_id
 
     # -- strategy feedback --------------------------------------------------------
     def _learn(self, url_id: int, out_links: Sequence[int]) -> None:
@@ -686,13 +679,21 @@ class Crawler:
             self._recompute.add_done_callback(self._recomputed)
 
     async def _run_recompute(self, snapshot: Any) -> None:
-        """Recompute in a worker thread, then apply the updates without stalling fetches.
+        """Recompute in a worker thread, then apply the updates.
+
+        The dispatcher takes no new URL meanwhile (fetches in flight go on), so the
+        result is applied at the fetch count the recomputation was due at, whatever
+        the thread's speed: a seeded crawl's order is the same every run, and the same
+        as a virtual crawl's (:func:`analysis.ordering.virtual.virtual_crawl`).  The
+        pause is the recomputation's time: PageRank recomputes at geometric growth
+        steps on large crawls, so it stays a small share of the crawl.
 
         A recomputation usually re-scores the whole frontier: :meth:`Frontier.update_many`
         then rebuilds the frontier's structures in one go, several times cheaper than
         per-URL updates (it holds the event loop for about 1 s per million frontier
         URLs).  A smaller batch is applied incrementally in chunks of
-        :data:`UPDATE_CHUNK`, yielding to the event loop in between.
+        :data:`UPDATE_CHUNK`, yielding to the event loop in between (requests in flight
+        keep being served).
         """
         updates = await asyncio.to_thread(_materialise, type(self.strategy).recompute,
                                           snapshot)
@@ -704,10 +705,10 @@ class Crawler:
                 if start:
                     await asyncio.sleep(0)
                 frontier.update_many(updates[start:start + UPDATE_CHUNK])
-        self._wake.set()
 
     def _recomputed(self, task: asyncio.Task[None]) -> None:
         self._recompute = None
+        self._tasks.wake()  # the dispatcher waits for this
         if not task.cancelled() and task.exception() is not None:
             log.error("strategy recompute failed", exc_info=task.exception())
 
@@ -733,10 +734,12 @@ def _outcome_of(exc: FetchError) -> Outcome:
     return Outcome.NETWORK_ERROR
 
 
-def _settings_dict(settings: CrawlSettings) -> dict[str, Any]:
-    from dataclasses import fields
-
-    return {f.name: getattr(settings, f.name) for f in fields(settings)}
+def _with_overrides(settings: CrawlSettings, overrides: Mapping[str, Any]) -> CrawlSettings:
+    values = settings_values(settings)
+    unknown = sorted(set(overrides) - set(values))
+    if unknown:
+        raise ConfigError(f"unknown crawl setting {unknown[0]!r}")
+    return build_settings(values, overrides) if overrides else settings
 
 
 def crawl(seeds: Iterable[str], db: str | Path, settings: CrawlSettings | None = None,

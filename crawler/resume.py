@@ -1,96 +1,202 @@
-"""Resuming a crawl: rebuild the engine's in-memory state from the crawl database.
+"""Resuming a crawl: its stored settings, then its in-memory state, from the crawl database.
 
-The store is the crawl's only durable state; :func:`restore` reads it back into a
-:class:`~crawler.engine.Crawler` before its dispatcher starts: the seeds (stored ones
-first, new ones appended), the id maps, per-host politeness and robots.txt state, the
-scope's per-host counts, the outcome counters, and the frontier (URLs without an
-outcome).  :func:`replay` drives the strategy over the stored fetch order and links,
-announcing each URL to it no later than the fetch that discovered it, so that a
-resumed crawl ranks its frontier as the uninterrupted crawl would have.
+The store is the crawl's only durable state.  A crawl stores its seeds, its strategy
+and its whole :class:`~crawler.settings.CrawlSettings` (meta keys ``seeds``,
+``strategy``, ``settings``).  A resume:
+
+1. :func:`resume_settings` (before anything is built): the stored settings come back
+   -- scope, ``resolve`` rules, TLS, delays, limits, User-Agent, strategy and its
+   seed; settings given again override them, each with a one-line note; a strategy
+   other than the stored one is refused (:class:`~storage.errors.ConfigError`): the
+   stored fetch order was made by the stored strategy, and the frontier is ranked by
+   replaying it.
+2. :func:`merge_seeds`: the stored seeds first, new ones appended.
+3. :func:`restore` (once the store is open): the URL and host tables
+   (:class:`~crawler.registry.CrawlRegistry`), per-host politeness and robots.txt
+   state, the scope's per-host counts, the outcome counters, and the frontier (URLs
+   without an outcome, and URLs an older version marked ``abandoned`` at a page
+   limit).  :func:`replay` drives the strategy over the stored fetch order and links,
+   announcing each URL to it no later than the fetch that discovered it, so that a
+   resumed crawl ranks its frontier as the uninterrupted crawl would have.
 
 A URL whose outcome was committed is never taken again; a URL whose fetch was in
 flight (or whose records were not yet committed) at a kill is fetched again: the
 records of one fetch are committed together or not at all (see
-:mod:`storage.store`).
+:mod:`storage.store`).  This module reads and fills the crawl's parts through their
+public methods; it knows nothing of the engine.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
 
-from crawler.politeness import HostSlot
+from analysis.ordering.strategies import Strategy
+from crawler.config import (
+    build_settings,
+    changed_settings,
+    settings_dict,
+    settings_values,
+    stored_settings,
+)
+from crawler.frontier import Frontier
+from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.registry import CrawlRegistry
+from crawler.robots import RobotsCache
 from crawler.scope import Scope
+from crawler.settings import CrawlSettings
 from crawler.urls import host_key
 from storage import _testhooks
 from storage.errors import ConfigError
 from storage.records import Outcome
-from storage.store import ResumeState
+from storage.store import HostRow, ResumeState
 
-if TYPE_CHECKING:
-    from analysis.ordering.strategies import Strategy
-    from crawler.engine import Crawler
-
-__all__ = ["replay", "restore"]
+__all__ = [
+    "Restored",
+    "ResumeSettings",
+    "merge_seeds",
+    "read_meta",
+    "replay",
+    "restore",
+    "restore_host",
+    "resume_settings",
+    "settings_json",
+]
 
 log = logging.getLogger(__name__)
 
 #: Outcomes given without a request: they do not count against ``scope_max_pages``.
-_NOT_TAKEN = (Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED, Outcome.ABANDONED)
+_NOT_TAKEN = (Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED)
+#: Meta keys of the crawl's own record (``settings``: :data:`crawler.config.META_SETTINGS`).
+META_SEEDS, META_STRATEGY = "seeds", "strategy"
+
+_FIELDS = tuple(f.name for f in fields(CrawlSettings))
 
 
-def restore(crawler: Crawler, state: ResumeState) -> None:
-    """Rebuild id maps, host state, scope counts, the strategy and the frontier."""
-    store = crawler.store
-    assert store is not None
-    stored_seeds = json.loads(state.meta.get("seeds", "[]"))
-    new_seeds = [u for u in crawler.seeds if u not in stored_seeds]
-    crawler.seeds = stored_seeds + new_seeds
-    if new_seeds:
-        store.set_meta("seeds", json.dumps(crawler.seeds))
-    if not crawler.seeds:
-        raise ConfigError(f"{crawler.db_path} holds no crawl to resume")
-    scope = crawler.scope = Scope(crawler.settings, crawler.seeds)
-    _restore_hosts(crawler, state)
-    scheme_known = [False] * len(crawler._slots)
+# -- settings -----------------------------------------------------------------------
+
+def settings_json(settings: CrawlSettings) -> str:
+    """The settings as stored in meta ``settings`` (:func:`crawler.config.settings_dict`)."""
+    return json.dumps(settings_dict(settings))
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeSettings:
+    """What a resume runs with: the stored settings with the given ones applied."""
+
+    settings: CrawlSettings
+    #: one line per stored setting a given one replaced
+    notes: tuple[str, ...]
+
+
+def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
+                    overrides: Mapping[str, Any] | None = None,
+                    strategy: Strategy | None = None) -> ResumeSettings:
+    """The settings of a resumed crawl from its stored ``meta``.
+
+    Parameters
+    ----------
+    meta : mapping
+        The crawl database's meta table.
+    given : CrawlSettings, optional
+        A full settings object: every field where it differs from the stored value
+        replaces it.
+    overrides : mapping of field name to value, optional
+        Settings given again one by one (the command line's options); they win over
+        ``given`` and the stored values.
+    strategy : Strategy, optional
+        A strategy instance: its name must be the stored strategy's.
+
+    Raises
+    ------
+    ConfigError
+        An unknown setting name; a strategy other than the stored one; stored and
+        given settings that do not validate together (e.g. a CA file no longer there).
+    """
+    stored = stored_settings(meta)
+    if META_STRATEGY in meta:
+        stored["frontier_strategy"] = meta[META_STRATEGY]
+    defaults = CrawlSettings()
+    base = settings_values({name: stored.get(name, getattr(defaults, name)) for name in _FIELDS})
+    explicit: dict[str, Any] = {}
+    if given is not None:
+        full = settings_values(given)
+        explicit = {name: value for name, value in full.items() if value != base[name]}
+    for name, value in (overrides or {}).items():
+        if name not in base:
+            raise ConfigError(f"unknown crawl setting {name!r}")
+        explicit[name] = value
+    if strategy is not None:
+        explicit["frontier_strategy"] = strategy.name
+    stored_strategy = stored.get("frontier_strategy")
+    wanted = explicit.get("frontier_strategy", stored_strategy)
+    if stored_strategy is not None and wanted != stored_strategy:
+        raise ConfigError(
+            f"this crawl was ordered by the {stored_strategy!r} strategy; resuming it with "
+            f"{wanted!r} would mix two orderings (leave the strategy out to continue in "
+            f"{stored_strategy!r} order, or start a new crawl)")
+    changes = changed_settings({k: v for k, v in base.items() if k in stored}, explicit)
+    notes = (f"overriding the crawl's stored settings: {'; '.join(changes)}",) if changes else ()
+    return ResumeSettings(build_settings(base, explicit), notes)
+
+
+def merge_seeds(meta: Mapping[str, str], given: list[str]) -> tuple[list[str], list[str]]:
+    """All seeds of a resumed crawl (stored first) and the new ones among ``given``."""
+    stored = list(json.loads(meta.get(META_SEEDS, "[]")))
+    new = [u for u in given if u not in stored]
+    return stored + new, new
+
+
+# -- state --------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """The counters of a resumed crawl (the tables went into the parts themselves)."""
+
+    outcomes: Counter[str]
+    #: URLs already taken (each a request): they count against ``scope_max_pages``
+    taken: int
+    #: the next fetch sequence number
+    next_seq: int
+
+
+def restore(state: ResumeState, *, registry: CrawlRegistry, robots: RobotsCache,
+            politeness: PolitenessPolicy, frontier: Frontier, scope: Scope,
+            strategy: Strategy) -> Restored:
+    """Fill empty crawl parts from ``state``; return the counters."""
+    registry.load(state.hosts, state.urls)
+    for h in state.hosts:
+        restore_host(h, registry.slot(h.id), robots, politeness)
+    outcomes: Counter[str] = Counter()
+    taken = 0
+    queued: list[int] = []
     for u in state.urls:
-        assert u.id == len(crawler._urls), "URL ids must be dense"
-        crawler._url_id[u.url] = u.id
-        crawler._urls.append(u.url)
-        crawler._depth.append(u.depth)
-        crawler._url_host.append(u.host_id)
-        if not scheme_known[u.host_id]:
-            scheme_known[u.host_id] = True
-            crawler._scheme[u.host_id] = u.url.split(":", 1)[0]
         if u.outcome is not Outcome.OUT_OF_SCOPE:
             scope.count(host_key(u.url), u.url)
-        if u.outcome is not None:
-            crawler.stats.outcomes[u.outcome] += 1
-            if u.outcome not in _NOT_TAKEN:
-                crawler._taken += 1
-    crawler._next_seq = state.next_seq
-    crawler.stats.resumed_pages = crawler.stats.pages
-    priority = replay(crawler.strategy, state)
-    for u in state.urls:
-        if u.outcome is None:
-            crawler.frontier.add(u.id, u.host_id, priority[u.id])
-    for url in new_seeds:
-        crawler._discover(url, 0, -1)
+        if u.outcome is None or u.outcome is Outcome.ABANDONED:
+            queued.append(u.id)  # a page limit abandons nothing for good
+            continue
+        outcomes[u.outcome] += 1
+        if u.outcome not in _NOT_TAKEN:
+            taken += 1
+    priority = replay(strategy, state)
+    for url_id in queued:
+        frontier.add(url_id, registry.host_of(url_id), priority[url_id])
     log.info("resumed: %d URLs known, %d in the frontier, next seq %d",
-             len(crawler._urls), len(crawler.frontier), crawler._next_seq)
+             len(registry), len(frontier), state.next_seq)
+    return Restored(outcomes, taken, state.next_seq)
 
 
-def _restore_hosts(crawler: Crawler, state: ResumeState) -> None:
-    for h in sorted(state.hosts, key=lambda h: h.id):
-        assert h.id == len(crawler._slots), "host ids must be dense"
-        crawler._host_id[h.name] = h.id
-        crawler._slots.append(HostSlot(h.id, h.name))
-        crawler._scheme.append("http")
-        crawler.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
-        rules = crawler.robots.rules(h.id)
-        crawler._slots[h.id].crawl_delay = crawler.politeness.clamp_crawl_delay(
-            rules.crawl_delay)
+def restore_host(row: HostRow, slot: HostSlot, robots: RobotsCache,
+                 politeness: PolitenessPolicy) -> None:
+    """A stored host's robots.txt rules and Crawl-delay (crawl resume and revisit)."""
+    robots.restore(row.id, row.robots_status, row.robots_body, row.crawl_delay)
+    slot.crawl_delay = politeness.clamp_crawl_delay(robots.rules(row.id).crawl_delay)
 
 
 def replay(strategy: Strategy, state: ResumeState) -> dict[int, float]:
@@ -124,3 +230,13 @@ def replay(strategy: Strategy, state: ResumeState) -> dict[int, float]:
     for url_id, prio in type(strategy).recompute(strategy.snapshot()):
         priority[url_id] = prio
     return priority
+
+
+def read_meta(db: Path) -> dict[str, str]:
+    """The meta table of the crawl database to resume (ConfigError if there is none)."""
+    from storage.reader import CrawlReader
+
+    if not db.exists():
+        raise ConfigError(f"nothing to resume: no crawl database at {db}")
+    with CrawlReader(db) as reader:
+        return reader.meta()

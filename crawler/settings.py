@@ -134,7 +134,8 @@ class CrawlSettings:
     scope_domains: tuple[str, ...] = ()
     #: link depth from a seed (seeds are 0); None: unlimited
     scope_max_depth: int | None = None
-    #: pages taken from the frontier in total; the rest is ``abandoned``; None: unlimited
+    #: pages taken from the frontier in total (over resumes); the rest stays queued for a
+    #: resume with a higher limit; None: unlimited
     scope_max_pages: int | None = None
     #: URLs enqueued per host; later ones are ``out_of_scope``; None: unlimited
     scope_max_per_host: int | None = None
@@ -163,6 +164,10 @@ class CrawlSettings:
     #: records however many anchors its (capped, see ``fetch_max_body``) markup holds.
     #: 10,000 cuts no page of a large documentation site (a Sphinx changelog: 3,303).
     links_max_per_page: int = 10_000
+    #: HTML bodies of at least this many bytes are parsed in a worker thread, so the
+    #: seconds a multi-megabyte page takes never stall the event loop (smaller pages
+    #: parse faster inline than a thread hand-off costs)
+    links_thread_above: int = 256 * 1024
     #: follow links marked rel=nofollow (they are recorded, flagged, either way)
     links_follow_nofollow: bool = True
     #: honour ``<meta name=robots content=nofollow>``: record the links, follow none

@@ -23,10 +23,13 @@ from storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 2
-#: Older versions read as they are and upgraded by the writer (``schema.sql`` only
-#: added tables since them; running it upgrades a file).
-MIGRATABLE = frozenset({1})
+SCHEMA_VERSION = 3
+#: Older versions read as they are and upgraded by the writer (:func:`upgrade_script`:
+#: ``schema.sql`` adds the tables they lack, ``ALTER TABLE`` the columns).
+MIGRATABLE = frozenset({1, 2})
+#: Columns added to existing tables since version ``v``: ``(v, table, column, type)``;
+#: a file older than ``v`` gets them by ``ALTER TABLE ... ADD COLUMN``.
+ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = ((3, "links", "fetch_id", "INTEGER"),)
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.
@@ -133,3 +136,16 @@ def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
             f"this webcrawl reads version {SCHEMA_VERSION}"
         )
     return True
+
+
+def upgrade_script(version: int, columns: dict[str, set[str]]) -> str:
+    """SQL that upgrades a file of ``version`` (in :data:`MIGRATABLE`) whose tables have
+    ``columns`` to :data:`SCHEMA_VERSION`, without a transaction: the columns added since
+    (those it lacks), then ``schema.sql`` (its tables are ``IF NOT EXISTS``), then the
+    new version number."""
+    steps = [f"ALTER TABLE {table} ADD COLUMN {column} {kind};"
+             for since, table, column, kind in ADDED_COLUMNS
+             if version < since and column not in columns.get(table, set())]
+    steps.append(schema_sql())
+    steps.append(f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version';")
+    return "\n".join(steps)

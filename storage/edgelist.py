@@ -429,7 +429,11 @@ def _write(conn: sqlite3.Connection, db: Path, graph: _Graph, seed_ids: np.ndarr
         np.argsort(src, kind="stable")
     if order is not None:
         src, dst = src[order], dst[order]
-    pages, starts, counts = np.unique(src, return_index=True, return_counts=True)
+    # Sorted sources: each page's links are one run (no second sort).
+    starts = np.flatnonzero(np.r_[True, src[1:] != src[:-1]]) if src.size else \
+        np.zeros(0, np.int64)
+    pages = src[starts]
+    counts = np.diff(np.r_[starts, src.size])
     urls, host_of = _urls_and_hosts(graph.names, graph.kind)
     host_names: dict[str, int] = {}
     if graph.kind in ("ids", "names"):

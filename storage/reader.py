@@ -325,13 +325,50 @@ class CrawlReader:
 
     # -- links ----------------------------------------------------------------------
 
-    def links_csr(self) -> LinkArrays:
-        """Every page's out-links (``links.dst``), in document order."""
-        return self._blob_csr("dst")
+    def links_csr(self, as_of_seq: int | None = None) -> LinkArrays:
+        """Every page's out-links (``links.dst``), in document order.
 
-    def nofollow_csr(self) -> LinkArrays:
-        """Every page's nofollow destination ids (``links.nofollow``)."""
-        return self._blob_csr("nofollow")
+        ``as_of_seq``: each page's link set as it was after the fetches of crawl
+        sequence numbers up to ``as_of_seq`` (from ``link_versions``; a page whose
+        first links came later has none).  Default: the latest version.
+        """
+        if as_of_seq is None:
+            return self._blob_csr("dst")
+        return self._versions_csr("dst", as_of_seq)
+
+    def nofollow_csr(self, as_of_seq: int | None = None) -> LinkArrays:
+        """Every page's nofollow destination ids (``links.nofollow``); ``as_of_seq`` as in
+        :meth:`links_csr`."""
+        if as_of_seq is None:
+            return self._blob_csr("nofollow")
+        return self._versions_csr("nofollow", as_of_seq)
+
+    def _versions_csr(self, column: str, as_of_seq: int) -> LinkArrays:
+        """Per page, the newest link version whose fetch has ``seq <= as_of_seq``."""
+        tables = {r[0] for r in self._all("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "link_versions" not in tables:  # a version-1 file: one version per page
+            sql = (f"SELECT l.src, l.{column} FROM links l WHERE l.{column} IS NOT NULL"
+                   " ORDER BY l.src")
+            params: tuple[Any, ...] = ()
+        else:
+            # Versions without a fetch (imported graphs) count as seq -1.
+            sql = (
+                f"SELECT src, {column}, max(s) FROM ("
+                f" SELECT l.src, l.{column}, ifnull(f.seq, -1) AS s FROM links l"
+                "  LEFT JOIN fetches f ON f.id = l.fetch_id"
+                " UNION ALL"
+                f" SELECT v.src, v.{column}, ifnull(f.seq, -1) FROM link_versions v"
+                "  LEFT JOIN fetches f ON f.id = v.fetch_id)"
+                " WHERE s <= ? GROUP BY src ORDER BY src")
+            params = (as_of_seq,)
+        # SQLite's bare columns of a max() aggregate come from the row of the maximum.
+        rows = [r for r in self._all(sql, params) if r[1] is not None]
+        src = np.array([r[0] for r in rows], dtype=np.int64)
+        nbytes = np.array([len(r[1]) for r in rows], dtype=np.int64)
+        indptr = np.zeros(src.size + 1, dtype=np.int64)
+        np.cumsum(nbytes // _LINK_DTYPE.itemsize, out=indptr[1:])
+        blob = b"".join(r[1] for r in rows)
+        return LinkArrays(src=src, indptr=indptr, dst=np.frombuffer(blob, dtype=_LINK_DTYPE))
 
     def _blob_csr(self, column: str) -> LinkArrays:
         source = f"links NOT INDEXED WHERE {column} IS NOT NULL"

@@ -21,7 +21,7 @@ class Outcome(StrEnum):
     TOO_LARGE = "too_large"          # body over the size cap (cut, not parsed)
     ROBOTS_EXCLUDED = "robots_excluded"
     OUT_OF_SCOPE = "out_of_scope"    # host, depth, per-host cap, URL length, path repetition
-    ABANDONED = "abandoned"          # crawl ended (max pages) before it was fetched
+    ABANDONED = "abandoned"          # (older versions) left at a page limit; resumable
 
 
 class FetchKind(StrEnum):

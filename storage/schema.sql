@@ -1,4 +1,4 @@
--- The webcrawl crawl database, schema version 2.
+-- The webcrawl crawl database, schema version 3.
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
 -- storage.store.CrawlStore (aiosqlite) and read by storage.reader.CrawlReader and
@@ -9,7 +9,10 @@
 -- lack read as empty) and the writer upgrades them when it opens them to resume.
 --
 -- History: 1 -> 2 (issue 21) added the tables link_cuts and url_sources (additive:
--- a version 1 file is upgraded by creating them).
+-- a version 1 file is upgraded by creating them).  2 -> 3 (issue 16, link history)
+-- added links.fetch_id and the table link_versions (a file of version 1 or 2 is
+-- upgraded by ALTER TABLE links ADD COLUMN fetch_id, storage._sqlite.ADDED_COLUMNS,
+-- and creating the table; readers of an older file see no link history).
 --
 -- Connection settings (set by the writer on every open, not stored here):
 --   PRAGMA journal_mode = WAL      readers (analysis) run while the crawl writes
@@ -99,12 +102,30 @@ CREATE INDEX IF NOT EXISTS fetches_url_id ON fetches (url_id);
 --   nofollow  little-endian int32 array of the destination ids whose link carried
 --             rel=nofollow (or the page's meta robots nofollow); NULL when none.
 --             Link src -> d is a nofollow link iff d is in src's nofollow array.
--- A later fetch of the same page (a revisit) replaces its row.
+--   fetch_id  fetches.id of the fetch whose response gave these links (NULL for an
+--             imported edge list and for rows written before version 3).
+-- This is the page's LATEST link set (what the loader reads by default).  A later
+-- fetch of the page (a revisit) whose links differ moves the row to link_versions
+-- and takes its place; a fetch with the same links leaves it as it is.
 CREATE TABLE IF NOT EXISTS links (
     src      INTEGER PRIMARY KEY,            -- urls.id of the page
     dst      BLOB NOT NULL,
-    nofollow BLOB
+    nofollow BLOB,
+    fetch_id INTEGER
 );
+
+-- Earlier link sets of pages whose links changed (link history), one row per
+-- superseded version: the same layout as links, the fetch it came from and the fetch
+-- that replaced it.  A page's versions in time order are its link_versions rows by
+-- fetch_id, then its links row.
+CREATE TABLE IF NOT EXISTS link_versions (
+    src           INTEGER NOT NULL,          -- urls.id of the page
+    fetch_id      INTEGER,                   -- fetches.id that gave this version
+    superseded_by INTEGER NOT NULL,          -- fetches.id whose links replaced it
+    dst           BLOB NOT NULL,
+    nofollow      BLOB
+);
+CREATE INDEX IF NOT EXISTS link_versions_src ON link_versions (src);
 
 -- Pages whose out-links were cut at links_max_per_page (crawler.settings): their
 -- links row holds only the first `kept` distinct targets, in document order; `dropped`

@@ -34,6 +34,7 @@ import aiosqlite
 
 from storage import _testhooks
 from storage._sqlite import (
+    ADDED_COLUMNS,
     MIGRATABLE,
     SCHEMA_VERSION,
     check_crawl_db,
@@ -43,6 +44,7 @@ from storage._sqlite import (
     map_error,
     schema_sql,
     sqlite_uri,
+    upgrade_script,
 )
 from storage.errors import StoreError
 from storage.lock import WriterLock
@@ -69,11 +71,26 @@ _INSERT_HOST = ("INSERT INTO hosts (id, name, robots_status, robots_body, robots
 _INSERT_URL = ("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outcome, seq)"
                " VALUES (?, ?, ?, ?, ?, ?, ?)")
 _INSERT_FETCH = (
-    "INSERT INTO fetches (url_id, seq, started_at, ended_at, outcome, status, content_type,"
-    " size, digest, etag, last_modified, error, attempt, kind, strategy, priority, rank,"
-    " changed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO fetches (id, url_id, seq, started_at, ended_at, outcome, status,"
+    " content_type, size, digest, etag, last_modified, error, attempt, kind, strategy,"
+    " priority, rank, changed)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_LINKS = "INSERT OR REPLACE INTO links (src, dst, nofollow) VALUES (?, ?, ?)"
+# A page's links, with the fetch that gave them (?4: the page's fetch enqueued with
+# them; else its newest fetch row).  When the page already has a different link set,
+# the old one moves to link_versions first (link history); the same links leave the
+# row untouched.
+_LINK_FETCH = "ifnull(?4, (SELECT max(id) FROM fetches WHERE url_id = ?1))"
+_KEEP_LINK_VERSION = (
+    "INSERT INTO link_versions (src, fetch_id, superseded_by, dst, nofollow)"
+    f" SELECT src, fetch_id, {_LINK_FETCH}, dst, nofollow"
+    " FROM links WHERE src = ?1 AND (dst != ?2 OR nofollow IS NOT ?3)")
+_INSERT_LINKS = (
+    "INSERT INTO links (src, dst, nofollow, fetch_id)"
+    f" VALUES (?1, ?2, ?3, {_LINK_FETCH})"
+    " ON CONFLICT (src) DO UPDATE SET dst = excluded.dst, nofollow = excluded.nofollow,"
+    " fetch_id = excluded.fetch_id"
+    " WHERE links.dst != excluded.dst OR links.nofollow IS NOT excluded.nofollow")
 _SET_OUTCOME = "UPDATE urls SET outcome = ?, seq = ? WHERE id = ?"
 _INSERT_LINK_CUT = "INSERT OR REPLACE INTO link_cuts (src, kept, dropped) VALUES (?, ?, ?)"
 _INSERT_URL_SOURCE = "INSERT OR IGNORE INTO url_sources (url_id, source, via) VALUES (?, ?, ?)"
@@ -110,6 +127,8 @@ class ResumeState:
     next_seq: int                     # 1 + the highest seq recorded
     # Fetched pages' out-links in fetch (seq) order, for replaying strategy state:
     fetched_links: list[tuple[int, Sequence[int]]]
+    #: pages recorded as cut at links_max_per_page (the link_cuts table)
+    link_cuts: int = 0
 
     @property
     def next_url_id(self) -> int:
@@ -131,14 +150,15 @@ class _Batch:
     host_updates: dict[int, dict[str, Any]]
     urls: list[tuple[Any, ...]]
     fetches: list[tuple[Any, ...]]
-    links: list[tuple[int, bytes, bytes | None]]
+    links: list[tuple[int, bytes, bytes | None, int | None]]
     outcomes: dict[int, tuple[str, int | None]]
     link_cuts: list[tuple[int, int, int]]
     url_sources: list[tuple[int, str, str]]
+    last_fetch: dict[int, int]        # url id -> id of its last fetch in this batch
 
     @classmethod
     def empty(cls) -> _Batch:
-        return cls({}, [], {}, [], [], [], {}, [], [])
+        return cls({}, [], {}, [], [], [], {}, [], [], {})
 
 
 def _fetch_row(r: FetchRecord) -> tuple[Any, ...]:
@@ -164,6 +184,7 @@ class CrawlStore:
         self.batch_size = batch_size
         self.flush_interval = flush_interval
         self._batch = _Batch.empty()
+        self._next_fetch_id = 1           # fetches.id is ours to assign (see add_links)
         self._pending = 0
         self._error: StoreError | None = None
         self._closed = False
@@ -230,10 +251,18 @@ class CrawlStore:
                 if isinstance(exc, sqlite3.Error):
                     raise map_error(exc, path, "opening") from exc
                 raise
+            try:
+                cursor = await db.execute("SELECT ifnull(max(id), 0) FROM fetches")
+                row = await cursor.fetchone()
+            except BaseException:
+                await db.close()
+                raise
         except BaseException:
             writer.release()
             raise
-        return cls(db, path, batch_size, flush_interval, writer)
+        store = cls(db, path, batch_size, flush_interval, writer)
+        store._next_fetch_id = int(row[0]) + 1 if row else 1
+        return store
 
     # -- resuming -----------------------------------------------------------------
 
@@ -276,16 +305,24 @@ class CrawlStore:
 
     def add_fetch(self, record: FetchRecord) -> None:
         self._check()
-        self._batch.fetches.append(_fetch_row(record))
+        fetch_id = self._next_fetch_id
+        self._next_fetch_id += 1
+        self._batch.fetches.append((fetch_id, *_fetch_row(record)))
+        self._batch.last_fetch[record.url_id] = fetch_id
         self._added(1)
 
     def add_links(
         self, src_id: int, dst_ids: Sequence[int], nofollow_ids: Sequence[int] = ()
     ) -> None:
-        """Record a page's out-links (document order; replaces earlier links of it)."""
+        """Record a page's out-links (document order).
+
+        They replace the page's earlier links; if those differ they are kept as an
+        earlier version (``link_versions``, with the fetch they came from).
+        """
         self._check()
         nofollow = encode_ids(nofollow_ids) if len(nofollow_ids) else None
-        self._batch.links.append((src_id, encode_ids(dst_ids), nofollow))
+        self._batch.links.append((src_id, encode_ids(dst_ids), nofollow,
+                                  self._batch.last_fetch.get(src_id)))
         self._added(1)
 
     def add_link_cut(self, src_id: int, kept: int, dropped: int) -> None:
@@ -416,8 +453,9 @@ class CrawlStore:
         _testhooks.reached("store_write")  # test-only: lets a kill land mid-transaction
         if b.fetches:
             await db.executemany(_INSERT_FETCH, b.fetches)
-        if b.links:
-            await db.executemany(_INSERT_LINKS, b.links)
+        for links in _rounds(b.links):
+            await db.executemany(_KEEP_LINK_VERSION, links)
+            await db.executemany(_INSERT_LINKS, links)
         if b.link_cuts:
             await db.executemany(_INSERT_LINK_CUT, b.link_cuts)
         if b.url_sources:
@@ -426,6 +464,21 @@ class CrawlStore:
             await db.executemany(_SET_OUTCOME,
                                  [(o, s, i) for i, (o, s) in b.outcomes.items()])
         await db.execute("COMMIT")
+
+
+def _rounds(rows: list[tuple[int, bytes, bytes | None, int | None]]
+            ) -> list[list[tuple[int, bytes, bytes | None, int | None]]]:
+    """Split link rows so that no page occurs twice in one round (rows in order): each
+    round's versions are kept before the next round replaces them."""
+    rounds: list[list[tuple[int, bytes, bytes | None, int | None]]] = []
+    seen: dict[int, int] = {}
+    for row in rows:
+        k = seen.get(row[0], 0)
+        seen[row[0]] = k + 1
+        if k == len(rounds):
+            rounds.append([])
+        rounds[k].append(row)
+    return rounds
 
 
 def _existing_crawl(path: Path) -> bool:
@@ -464,10 +517,13 @@ async def _prepare(db: aiosqlite.Connection, existing: bool) -> None:
         cursor = await db.execute("SELECT value FROM meta WHERE key = 'schema_version'")
         row = await cursor.fetchone()
         if row is not None and str(row[0]) in {str(v) for v in MIGRATABLE}:
-            # Upgrade in one transaction: schema.sql only adds tables (IF NOT EXISTS).
+            # Upgrade in one transaction (see schema.sql, upgrade_script).
+            columns: dict[str, set[str]] = {}
+            for table in {t for _, t, _, _ in ADDED_COLUMNS}:
+                info = await db.execute(f"PRAGMA table_info({table})")
+                columns[table] = {r[1] for r in await info.fetchall()}
             await db.executescript(
-                f"BEGIN IMMEDIATE;\n{schema_sql()}\nUPDATE meta SET value = "
-                f"'{SCHEMA_VERSION}' WHERE key = 'schema_version';\nCOMMIT;")
+                f"BEGIN IMMEDIATE;\n{upgrade_script(int(row[0]), columns)}\nCOMMIT;")
         return
     created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     # One script, one transaction: a file has the whole schema and its version, or
@@ -493,11 +549,12 @@ def _load_state(path: Path) -> ResumeState:
         top = conn.execute("SELECT max(m) FROM (SELECT max(seq) AS m FROM fetches"
                            " UNION ALL SELECT max(seq) FROM urls)").fetchone()[0]
         link_rows = conn.execute("SELECT src, dst FROM links").fetchall()
+        cuts = conn.execute("SELECT count(*) FROM link_cuts").fetchone()[0]
     finally:
         conn.close()
     return ResumeState(meta=meta, hosts=hosts, urls=urls,
                        next_seq=0 if top is None else int(top) + 1,
-                       fetched_links=_links_in_seq_order(urls, link_rows))
+                       fetched_links=_links_in_seq_order(urls, link_rows), link_cuts=cuts)
 
 
 def _links_in_seq_order(urls: list[UrlRow],

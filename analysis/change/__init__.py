@@ -34,6 +34,8 @@ from analysis.change.estimators import (
     solve_monotone,
 )
 from analysis.change.fetch_history import (
+    DAY_SECONDS_KEYS,
+    META_DAY_SECONDS,
     OK_REVISIT,
     SECONDS_PER_DAY,
     FetchHistory,
@@ -47,6 +49,8 @@ from analysis.change.fetch_history import (
     modified_days,
     parse_http_dates,
     read_history,
+    resolve_day_seconds,
+    stored_day_seconds,
 )
 from analysis.change.freshness import (
     FreshnessResult,
@@ -86,7 +90,9 @@ from analysis.change.revisit_eval import (
 __all__ = [
     "CENSORED_LABEL",
     "CHANGE_BUCKETS",
+    "DAY_SECONDS_KEYS",
     "LIFESPAN_BUCKETS",
+    "META_DAY_SECONDS",
     "OK_REVISIT",
     "POLICIES",
     "RATE_COLUMNS",
@@ -143,8 +149,10 @@ __all__ = [
     "proportional_allocation",
     "rate_map",
     "read_history",
+    "resolve_day_seconds",
     "revisit_rates",
     "solve_monotone",
+    "stored_day_seconds",
     "unchanged_curve",
     "uniform_allocation",
     "visible_lifespans",

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import email.utils
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -32,7 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from storage.arrays import FloatArray
-from storage.errors import AnalysisError
+from storage.errors import AnalysisError, ConfigError
 from storage.records import FetchKind, Outcome
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from storage.reader import FetchTable, UrlTable
 
 __all__ = [
+    "DAY_SECONDS_KEYS",
+    "META_DAY_SECONDS",
     "OK_REVISIT",
     "SECONDS_PER_DAY",
     "FetchHistory",
@@ -53,9 +56,16 @@ __all__ = [
     "modified_days",
     "parse_http_dates",
     "read_history",
+    "resolve_day_seconds",
+    "stored_day_seconds",
 ]
 
 SECONDS_PER_DAY = 86400.0
+#: Meta key where ``webcrawl revisit`` (and the demo, through it) stores the length of a
+#: day on its clock, in seconds (``repr`` of a float).
+META_DAY_SECONDS = "revisit_day_seconds"
+#: Meta keys read for the day length, first found wins (``day_seconds``: older demos).
+DAY_SECONDS_KEYS = (META_DAY_SECONDS, "day_seconds")
 #: Revisit outcomes that refresh the copy (a 304 confirms it is current).
 OK_REVISIT = (Outcome.FETCHED, Outcome.NOT_MODIFIED, Outcome.NOT_HTML, Outcome.TOO_LARGE)
 
@@ -105,6 +115,39 @@ def modified_days(seconds: FloatArray, visit_days: FloatArray, day: float,
     return http_days - float(np.max(http_days[known] - visit_days[known]))
 
 
+# ------------------------------------------------------------------------ day length
+def stored_day_seconds(meta: Mapping[str, str]) -> float | None:
+    """The day length (seconds) a crawl database stores (:data:`DAY_SECONDS_KEYS`), or None."""
+    for key in DAY_SECONDS_KEYS:
+        try:
+            value = float(meta[key])
+        except (KeyError, ValueError):
+            continue
+        if math.isfinite(value) and value > 0:
+            return value
+    return None
+
+
+def resolve_day_seconds(meta: Mapping[str, str],
+                        explicit: float | None = None) -> tuple[float, str]:
+    """The day length to analyse with, and where it came from.
+
+    An explicit value wins (``"given"``); else the one stored by the revisit
+    (``"stored"``); else 86400 s (``"default"``).  Every change analysis reads the day
+    length this way, so a database from an accelerated revisit (the demo's 1 s days) is
+    analysed on its own clock without a flag.
+    """
+    if explicit is not None:
+        if not (math.isfinite(explicit) and explicit > 0):
+            raise ConfigError(f"the day length must be a positive number of seconds, "
+                              f"got {explicit!r}")
+        return float(explicit), "given"
+    stored = stored_day_seconds(meta)
+    if stored is not None:
+        return stored, "stored"
+    return SECONDS_PER_DAY, "default"
+
+
 # -------------------------------------------------------------------------- reading
 @dataclass(frozen=True, eq=False)
 class FetchHistory:
@@ -149,7 +192,7 @@ class LoadedVisits(NamedTuple):
     t0: float
 
 
-def history_visit_log(history: FetchHistory, seconds_per_day: float = SECONDS_PER_DAY, *,
+def history_visit_log(history: FetchHistory, seconds_per_day: float | None = None, *,
                       at: Literal["start", "midpoint"] = "start",
                       server_clock: Literal["wall", "fitted"] = "fitted") -> LoadedVisits:
     """Every fetch with an HTTP answer as a visit of a
@@ -158,8 +201,10 @@ def history_visit_log(history: FetchHistory, seconds_per_day: float = SECONDS_PE
     Parameters
     ----------
     history : FetchHistory
-    seconds_per_day : float
+    seconds_per_day : float, optional
         Length of a day on the crawl's clock; times are days since the first visit.
+        Default: the length the revisit stored (:func:`resolve_day_seconds`), else
+        86400.
     at : {"start", "midpoint"}
         A visit's time: its request's start or midpoint.
     server_clock : {"fitted", "wall"}
@@ -190,6 +235,7 @@ def history_visit_log(history: FetchHistory, seconds_per_day: float = SECONDS_PE
     """
     from analysis.change.change_stats import VisitLog
 
+    seconds_per_day, _ = resolve_day_seconds(history.meta, seconds_per_day)
     f = history.fetches
     status = f["status"]
     present = ((status >= 200) & (status < 300)) | (status == 304)
@@ -218,8 +264,9 @@ def history_visit_log(history: FetchHistory, seconds_per_day: float = SECONDS_PE
     return LoadedVisits(log, page_ids.astype(np.int64), t0)
 
 
-def load_visit_log(db: str | Path, seconds_per_day: float = SECONDS_PER_DAY) -> VisitLog:
-    """The visit log of a crawl database (:func:`history_visit_log` with its defaults)."""
+def load_visit_log(db: str | Path, seconds_per_day: float | None = None) -> VisitLog:
+    """The visit log of a crawl database (:func:`history_visit_log` with its defaults:
+    the stored day length unless ``seconds_per_day`` is given)."""
     return history_visit_log(read_history(db, text=False), seconds_per_day).log
 
 

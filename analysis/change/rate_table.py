@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from analysis.change.estimators import auto_estimators, estimate_rates
-from analysis.change.fetch_history import SECONDS_PER_DAY, history_visit_log, read_history
+from analysis.change.fetch_history import history_visit_log, read_history, resolve_day_seconds
 
 __all__ = ["RATE_COLUMNS", "PageRates", "export_rates", "page_rates"]
 
@@ -46,7 +46,7 @@ class PageRates:
     confidence: float
 
 
-def page_rates(db: str | Path, seconds_per_day: float = SECONDS_PER_DAY, *,
+def page_rates(db: str | Path, seconds_per_day: float | None = None, *,
                confidence: float = 0.95) -> PageRates:
     """Every visited page's change rate, estimated as ``analyze changes`` does.
 
@@ -54,8 +54,9 @@ def page_rates(db: str | Path, seconds_per_day: float = SECONDS_PER_DAY, *,
     ----------
     db : str or Path
         The crawl database (crawl and revisit fetches).
-    seconds_per_day : float, default 86400
-        Length of a day on the crawl's clock (smaller for an accelerated fixture).
+    seconds_per_day : float, optional
+        Length of a day on the crawl's clock.  Default: the one the revisit stored
+        (:func:`~analysis.change.fetch_history.resolve_day_seconds`), else 86400.
     confidence : float, default 0.95
         Level of the intervals.
 
@@ -80,6 +81,7 @@ def page_rates(db: str | Path, seconds_per_day: float = SECONDS_PER_DAY, *,
     array(['last_modified', 'last_modified', 'mle'], dtype='<U13')
     """
     history = read_history(db)
+    seconds_per_day, _ = resolve_day_seconds(history.meta, seconds_per_day)
     loaded = history_visit_log(history, seconds_per_day)
     hist = loaded.log.history()
     est = estimate_rates(hist, confidence=confidence)
@@ -94,7 +96,7 @@ def page_rates(db: str | Path, seconds_per_day: float = SECONDS_PER_DAY, *,
 
 
 def export_rates(db: str | Path, out: TextIO, fmt: str = "tsv", *,
-                 seconds_per_day: float = SECONDS_PER_DAY) -> int:
+                 seconds_per_day: float | None = None) -> int:
     """Write :func:`page_rates` as rows of :data:`RATE_COLUMNS` (``tsv`` or ``jsonl``).
 
     Rates without a value (a page seen once) are empty (JSON ``null``); an unbounded

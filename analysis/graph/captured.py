@@ -102,6 +102,10 @@ class CapturedGraph:
         Each node's outcome code into :data:`storage.reader.OUTCOMES` (``-1``: none).
     fetchable : ndarray of bool
         Nodes a virtual crawl may fetch (module docstring).
+    truncated_pages : int
+        Pages of the graph whose links the crawler cut at its per-page cap
+        (``links_max_per_page``): their out-links are incomplete, and every output
+        that describes the graph says so.
     """
 
     adjacency: sp.csr_array
@@ -116,6 +120,7 @@ class CapturedGraph:
     kind: GraphKind = "pages"
     outcomes: np.ndarray | None = None
     fetchable: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
+    truncated_pages: int = 0
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -153,15 +158,18 @@ class CapturedGraph:
 
     def describe(self) -> str:
         """The graph's name with its node and link counts, for titles and reports."""
+        cut = self.truncated_pages
+        note = (f"; {cut:,} page{'s' if cut != 1 else ''} with links cut at the per-page "
+                "cap" if cut else "")
         if self.kind == "pages":
-            return f"graph of fetched pages: {self.n:,} pages, {self.m:,} links"
+            return f"graph of fetched pages: {self.n:,} pages, {self.m:,} links{note}"
         return (f"graph of all discovered URLs: {self.n:,} URLs ({self.pages:,} fetched "
-                f"pages), {self.m:,} links")
+                f"pages), {self.m:,} links{note}")
 
     def info(self) -> dict[str, Any]:
         """The graph's name and counts as a JSON-ready dict (``graph`` in every output)."""
         return {"kind": self.kind, "nodes": self.n, "links": self.m, "pages": self.pages,
-                "description": self.describe()}
+                "truncated_pages": self.truncated_pages, "description": self.describe()}
 
     def outcome_counts(self, mask: np.ndarray | None = None) -> dict[str, int]:
         """Nodes per recorded outcome (``frontier``: none yet), optionally within ``mask``."""

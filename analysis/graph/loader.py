@@ -29,6 +29,7 @@ def load_graph(
     drop_self_loops: bool = True,
     collapse_duplicates: bool = True,
     follow_nofollow: bool = True,
+    links_as_of_seq: int | None = None,
 ) -> CapturedGraph:
     """Load the link graph captured by a crawl as a :class:`CapturedGraph`.
 
@@ -52,6 +53,10 @@ def load_graph(
     follow_nofollow : bool, default True
         Keep ``rel=nofollow`` links; False drops every link that the page marked
         nofollow.
+    links_as_of_seq : int, optional
+        Read each page's links as they were after the fetch of this crawl sequence
+        number (the link history kept by revisits, ``link_versions`` in
+        ``schema.sql``).  Default: every page's latest links.
 
     Returns
     -------
@@ -60,6 +65,7 @@ def load_graph(
         id); ``crawled`` marks fetched HTML pages; ``fetchable`` the URLs the recorded
         crawl got an HTTP answer for (:data:`analysis.graph.captured.ANSWERED`), plus,
         for URLs without an outcome (an imported graph), those with known out-links;
+        ``truncated_pages`` the pages whose links the crawl cut at its per-page cap;
         ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by
         crawl sequence number; ``seeds`` the seed nodes.
 
@@ -97,10 +103,11 @@ def load_graph(
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
         host_ids, host_names = reader.hosts()
-        links = reader.links_csr()
-        nofollow = None if follow_nofollow else reader.nofollow_csr()
+        links = reader.links_csr(links_as_of_seq)
+        nofollow = None if follow_nofollow else reader.nofollow_csr(links_as_of_seq)
         order_ids, _, order_times = reader.fetch_order()
         seed_ids = reader.seeds()
+        cut_ids = np.array([c[0] for c in reader.link_cuts()], dtype=np.int64)
 
     crawled_all = table.has_outcome(Outcome.FETCHED)
     fetchable_all = _fetchable(table.outcome, table.ids, links.src)
@@ -141,6 +148,7 @@ def load_graph(
         kind=graph,
         outcomes=table.outcome[keep],
         fetchable=fetchable,
+        truncated_pages=int(np.count_nonzero(np.isin(node_ids, cut_ids))),
     )
 
 

@@ -33,6 +33,7 @@ import datetime as _dt
 import html
 import json
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,7 +162,14 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
                     [(s.key, SECTIONS[s.key], "".join(s.parts)) for s in sections])
     out.parent.mkdir(parents=True, exist_ok=True)
     data = document.encode("utf-8")
-    out.write_bytes(data)
+    # Write beside the target and rename: a full disk leaves no partial (0-byte) report.
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        partial.write_bytes(data)
+        os.replace(partial, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
     return ReportSummary(
         path=out, sections={s.key: s.missing for s in sections},
         images=sum(s.images for s in sections), size_bytes=len(data),

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from analysis.change.fetch_history import SECONDS_PER_DAY
+from analysis.change.fetch_history import DAY_SECONDS_KEYS, resolve_day_seconds
 from analysis.report.html import Section, table
 
 if TYPE_CHECKING:
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DAY_SECONDS_KEYS", "changes_section"]
 
-#: Meta keys that may give the length of a day on the revisit clock (seconds).
-DAY_SECONDS_KEYS = ("revisit_day_seconds", "day_seconds")
 
 
 def changes_section(ctx: ReportContext, sec: Section) -> None:
@@ -114,16 +112,8 @@ def _no_change_rows(hist: VisitHistory, known: np.ndarray) -> list[list[Any]]:
 
 
 def _day_seconds(ctx: ReportContext) -> float:
-    if ctx.settings.seconds_per_day is not None:
-        return ctx.settings.seconds_per_day
-    for key in DAY_SECONDS_KEYS:
-        try:
-            value = float(ctx.meta[key])
-        except (KeyError, ValueError):
-            continue
-        if math.isfinite(value) and value > 0:
-            return value
-    return SECONDS_PER_DAY
+    """The report's ``seconds_per_day`` if set, else the stored one, else 86400."""
+    return resolve_day_seconds(ctx.meta, ctx.settings.seconds_per_day)[0]
 
 
 def _true_rates(ctx: ReportContext, page_ids: np.ndarray) -> np.ndarray | None:

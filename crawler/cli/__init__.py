@@ -14,7 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from crawler.cli._help import attach_examples
 from storage._version import __version__
@@ -48,6 +48,14 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # Python 3.11 drops a lone '--' given as an option's value (``--pages=--``) and
+        # hands the handler an empty list, bypassing the option's type check.
+        if arg_strings == ["--"] and action.option_strings and action.nargs is None:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected a value, "
+                       "got '--'")
+        return super()._get_values(action, arg_strings)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
@@ -73,6 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except WebcrawlError as exc:
         print(f"webcrawl: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except MemoryError:
+        print("webcrawl: error: not enough memory for this run (try smaller sizes)",
+              file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("webcrawl: interrupted", file=sys.stderr)

@@ -19,52 +19,100 @@ __all__ = [
     "add_politeness_options",
     "add_settings_options",
     "add_warc_option",
+    "check_output",
     "existing_db",
     "float_at_least",
+    "float_range",
+    "fraction",
     "int_at_least",
+    "int_range",
     "nonneg_float",
     "nonneg_int",
     "politeness_settings",
+    "port_int",
     "positive_float",
     "positive_int",
     "print_json",
     "print_table",
+    "seed_int",
     "settings_layers",
     "warc_settings",
 ]
 
 
-def int_at_least(low: int) -> Callable[[str], int]:
-    """An argparse ``type`` accepting integers >= ``low``."""
+#: Upper bound of every count option (ids and link arrays are int32).
+MAX_COUNT = 2**31 - 1
+#: Upper bound of every seconds/rate option (about 31 years of seconds).
+MAX_FLOAT = 1e9
+#: Random seeds: what every generator we use accepts.
+MAX_SEED = 2**32 - 1
+
+
+def _range_text(low: float, high: float, low_open: bool, high_open: bool) -> str:
+    return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
+def int_range(low: int, high: int = MAX_COUNT) -> Callable[[str], int]:
+    """An argparse ``type`` accepting integers in ``[low, high]`` (named in the message).
+
+    The returned parser carries ``low``, ``high`` and ``kind = "int"`` so tests (the
+    CLI fuzz test) can read every option's range from the parser.
+    """
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be >= {low}, got {text}")
+            raise argparse.ArgumentTypeError(
+                f"not an integer: {text!r} (expected an integer in [{low}, {high}])") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer in [{low}, {high}], got {text}")
         return value
+    parse.low, parse.high, parse.kind = low, high, "int"  # type: ignore[attr-defined]
     return parse
 
 
-def float_at_least(low: float, *, strict: bool = False) -> Callable[[str], float]:
-    """An argparse ``type`` accepting finite numbers >= ``low`` (> ``low`` if strict)."""
+def float_range(low: float, high: float = MAX_FLOAT, *, low_open: bool = False,
+                high_open: bool = False) -> Callable[[str], float]:
+    """An argparse ``type`` accepting finite numbers in a range (named in the message)."""
+    span = _range_text(low, high, low_open, high_open)
+
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not math.isfinite(value) or value < low or (strict and value == low):
-            bound = f"> {low:g}" if strict else f">= {low:g}"
-            raise argparse.ArgumentTypeError(f"must be a finite number {bound}, got {text}")
+            raise argparse.ArgumentTypeError(
+                f"not a number: {text!r} (expected a number in {span})") from None
+        inside = (math.isfinite(value) and (low < value if low_open else low <= value)
+                  and (value < high if high_open else value <= high))
+        if not inside:
+            raise argparse.ArgumentTypeError(f"must be a number in {span}, got {text}")
         return value
+    parse.low, parse.high, parse.kind = low, high, "float"  # type: ignore[attr-defined]
+    parse.low_open, parse.high_open = low_open, high_open  # type: ignore[attr-defined]
     return parse
 
 
-positive_int = int_at_least(1)
-nonneg_int = int_at_least(0)
-positive_float = float_at_least(0.0, strict=True)
-nonneg_float = float_at_least(0.0)
+def int_at_least(low: int) -> Callable[[str], int]:
+    """Integers in ``[low, MAX_COUNT]``."""
+    return int_range(low)
+
+
+def float_at_least(low: float, *, strict: bool = False) -> Callable[[str], float]:
+    """Finite numbers in ``[low, MAX_FLOAT]`` (``(low, MAX_FLOAT]`` if strict)."""
+    return float_range(low, low_open=strict)
+
+
+positive_int = int_range(1)
+nonneg_int = int_range(0)
+positive_float = float_range(0.0, low_open=True)
+nonneg_float = float_range(0.0)
+#: a random seed
+seed_int = int_range(0, MAX_SEED)
+#: a TCP port (0: any free port, where a server picks it)
+port_int = int_range(0, 65535)
+#: a fraction
+fraction = float_range(0.0, 1.0)
 
 
 def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str) -> None:
@@ -206,12 +254,38 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
+def check_output(path: Path, *, folder: bool = False) -> Path:
+    """Refuse an output path that cannot be written, before any work or progress line.
+
+    ``folder``: the path is a directory to create or fill (else a file to write).  The
+    nearest existing ancestor must be a writable directory.
+    """
+    import os
+
+    if path.exists():
+        if folder and not path.is_dir():
+            raise ConfigError(f"cannot write into {path}: it is not a directory")
+        if not folder and path.is_dir():
+            raise ConfigError(f"cannot write {path}: it is a directory")
+    ancestor = path.absolute().parent if not path.exists() else path.absolute()
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise ConfigError(f"cannot write {path}: {ancestor} is not a directory")
+    target = ancestor if ancestor != path.absolute() or folder else ancestor.parent
+    if not os.access(target, os.W_OK):
+        raise ConfigError(f"cannot write {path}: {target} is not writable")
+    return path
+
+
 def existing_db(path: Path) -> Path:
     """Return ``path`` if it is an existing file, else raise a one-line ConfigError."""
     if not path.exists():
         raise ConfigError(f"no crawl database at {path}")
+    if path.is_dir():
+        raise ConfigError(f"{path} is a directory, not a crawl database file")
     if not path.is_file():
-        raise ConfigError(f"{path} is not a file")
+        raise ConfigError(f"{path} is a device or special file, not a crawl database file")
     return path
 
 

@@ -5,7 +5,8 @@ and reports what Cho and Garcia-Molina measured: pages by average change interva
 overall, per host and per domain class (com, edu, gov, net/org, ...), pages with no
 change seen reported as censored at the window; visible lifespan (both methods); days
 until half the pages changed; a KS test of the Poisson model.  ``--out`` also writes one
-PNG per figure.
+PNG per figure.  Days are those the revisit stored (its ``--day-seconds``) unless
+``--day-seconds`` is given here.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from crawler.cli._common import (
     add_db_option,
     add_json_option,
     existing_db,
+    positive_float,
     print_json,
     print_table,
 )
 from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
-
-SECONDS_PER_DAY = 86400.0
 
 
 def register(sub: Any) -> None:
@@ -35,10 +35,10 @@ def register(sub: Any) -> None:
                     "plots.  Needs a crawl that was revisited (webcrawl revisit).")
     add_db_option(parser)
     parser.add_argument("--out", type=Path, metavar="DIR", help="write PNG plots into DIR")
-    parser.add_argument("--day-seconds", dest="seconds_per_day", type=float,
-                        default=SECONDS_PER_DAY, metavar="S",
-                        help="length of a day on the crawl's clock (default 86400; "
-                             "smaller for a simulated clock)")
+    parser.add_argument("--day-seconds", dest="seconds_per_day", type=positive_float,
+                        default=None, metavar="S",
+                        help="length of a day on the crawl's clock (default: the one the "
+                             "revisit stored, else 86400)")
     add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
     add_json_option(parser)
     parser.set_defaults(func=run)
@@ -51,20 +51,26 @@ def run(args: argparse.Namespace) -> int:
         LIFESPAN_BUCKETS,
         change_report,
     )
-    from analysis.change.fetch_history import load_visit_log
+    from analysis.change.fetch_history import (
+        history_visit_log,
+        read_history,
+        resolve_day_seconds,
+    )
 
-    if not args.seconds_per_day > 0:
-        raise ConfigError("--seconds-per-day must be positive")
-    log = load_visit_log(existing_db(args.db), args.seconds_per_day)
-    report = change_report(log)
+    history = read_history(existing_db(args.db), text=False)
+    day, source = resolve_day_seconds(history.meta, args.seconds_per_day)
+    report = change_report(history_visit_log(history, day).log)
     if report.rate_summary()["pages_revisited"] == 0:
         raise ConfigError(f"{args.db} was never revisited: change analytics need pages "
                           "fetched at least twice (run 'webcrawl revisit --db "
                           f"{args.db} --budget 10/s --duration 600' first)")
     plots = [] if args.out is None else [str(p) for p in _plot(report, args.out)]
     if args.json:
-        print_json({**report.to_dict(), "plots": plots})
+        print_json({**report.to_dict(), "day_seconds": day, "day_seconds_from": source,
+                    "plots": plots})
         return 0
+    print(f"One day = {day:g} s ({_DAY_SOURCES[source]})")
+    print()
     labels = [label for label, _ in CHANGE_BUCKETS] + [CENSORED_LABEL]
     window = (f"{report.n_visits} visits over a {report.window_days:.4g}-day window; "
               f"pages with no change seen are censored at their observed span, median "
@@ -100,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
     for path in plots:
         print(f"wrote {path}")
     return 0
+
+
+_DAY_SOURCES = {"given": "--day-seconds", "stored": "stored by the revisit",
+                "default": "the default; the database stores no day length"}
 
 
 def _print_rates(report: Any) -> None:

@@ -19,6 +19,9 @@ from crawler.cli._common import (
     add_graph_option,
     add_json_option,
     existing_db,
+    float_range,
+    nonneg_int,
+    positive_int,
     print_json,
     print_table,
 )
@@ -30,9 +33,10 @@ DEFAULT_TOP = 20
 def register(sub: Any) -> None:
     pagerank = _topic(sub, "pagerank", "PageRank of every page (top K shown)",
                       "PageRank by power iteration (damping, L1 stopping rule).")
-    pagerank.add_argument("--alpha", type=float, default=0.85,
+    pagerank.add_argument("--alpha", type=float_range(0.0, 1.0, low_open=True, high_open=True),
+                          default=0.85,
                           help="damping factor (default 0.85)")
-    pagerank.add_argument("--tol", type=float, default=1e-10,
+    pagerank.add_argument("--tol", type=float_range(0.0, 1.0, low_open=True), default=1e-10,
                           help="stop when the L1 change is below this (default 1e-10)")
     pagerank.add_argument("--mean", action="store_true",
                           help="scale scores so the average page scores 1 (Najork-Wiener)")
@@ -40,7 +44,7 @@ def register(sub: Any) -> None:
 
     hits = _topic(sub, "hits", "hub and authority scores (Kleinberg)",
                   "HITS hubs and authorities by power iteration (top K of each shown).")
-    hits.add_argument("--tol", type=float, default=1e-10,
+    hits.add_argument("--tol", type=float_range(0.0, 1.0, low_open=True), default=1e-10,
                       help="stop when the L1 change is below this (default 1e-10)")
     hits.set_defaults(func=run_hits)
 
@@ -51,7 +55,7 @@ def register(sub: Any) -> None:
     degrees = _topic(sub, "degrees", "degree distributions and power-law exponents",
                      "In- and out-degree laws, exponents by discrete MLE with x_min "
                      "chosen by Kolmogorov-Smirnov distance (Clauset et al.).")
-    degrees.add_argument("--min-tail", type=int, default=50, metavar="N",
+    degrees.add_argument("--min-tail", type=positive_int, default=50, metavar="N",
                          help="smallest tail a power-law fit may use (default 50)")
     degrees.set_defaults(func=run_degrees)
 
@@ -63,7 +67,7 @@ def _topic(sub: Any, name: str, help_text: str, description: str) -> argparse.Ar
     parser.add_argument("--remote-only", action="store_true",
                         help="only links between different hosts (Najork and Wiener)")
     add_graph_option(parser)
-    parser.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="K",
+    parser.add_argument("--top", type=nonneg_int, default=DEFAULT_TOP, metavar="K",
                         help=f"rows to show (default {DEFAULT_TOP})")
     add_json_option(parser)
     return parser

@@ -16,6 +16,7 @@ from crawler.cli._common import (
     add_graph_option,
     add_json_option,
     existing_db,
+    int_range,
     print_json,
     print_table,
 )
@@ -31,18 +32,18 @@ def register(sub: Any) -> None:
                         help="write one PNG per metric and quality.json here")
     parser.add_argument("--remote-only", action="store_true",
                         help="PageRank over links between different hosts only")
-    parser.add_argument("--slices", type=int, default=20, metavar="K",
+    parser.add_argument("--slices", type=int_range(1, 10**6), default=20, metavar="K",
                         help="number of slices (default 20)")
     parser.add_argument("--by", choices=("pages", "time"), default="pages",
                         help="slices of equal page counts (default) or equal duration")
-    parser.add_argument("--checkpoints", type=int, default=10, metavar="C",
+    parser.add_argument("--checkpoints", type=int_range(0, 10**6), default=10, metavar="C",
                         help="partial-graph PageRank checkpoints (default 10; 0 skips)")
     add_graph_option(parser)
     parser.add_argument("--along", metavar="LIST",
                         help="also measure the crawl graph as the crawl progressed: 'all' or "
                              "some of degrees,sinks,discovery,bowtie,cores,clustering,pagerank "
                              "(Bennouas and de Montgolfier's figures)")
-    parser.add_argument("--along-points", type=int, default=8, metavar="P",
+    parser.add_argument("--along-points", type=int_range(1, 10**6), default=8, metavar="P",
                         help="log-spaced points for --along (default 8)")
     add_json_option(parser)
     parser.set_defaults(func=run)

@@ -23,6 +23,7 @@ from crawler.cli._common import (
     positive_int,
     print_json,
     print_table,
+    seed_int,
 )
 from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
@@ -71,7 +72,7 @@ def _register_sample(sub: Any) -> None:
     parser.add_argument("--walk-lengths", metavar="L1,L2,...",
                         help="instead of one sample: the degree bias of a sample at each "
                              "walk length L (link traversals per walker before recording)")
-    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+    parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="seed of the random walks (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--show", type=nonneg_int, default=20, metavar="N",
@@ -180,7 +181,7 @@ def _register_smallworld(sub: Any) -> None:
                         help="BFS sources (default 100; 0: every page, exact)")
     parser.add_argument("--along-order", type=nonneg_int, default=0, metavar="C",
                         help="also measure the first k crawled pages at C checkpoints")
-    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+    parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="seed of the BFS source sample (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)

@@ -15,8 +15,11 @@ from crawler.cli._common import (
     add_graph_option,
     add_json_option,
     existing_db,
+    int_range,
+    positive_int,
     print_json,
     print_table,
+    seed_int,
 )
 from crawler.cli._help import add_deprecated_alias
 
@@ -39,17 +42,17 @@ def register(sub: Any) -> None:
                              "(no network); its recorded order is added as 'recorded'")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="write one PNG per metric and comparison.json here")
-    parser.add_argument("--slices", type=int, default=20, metavar="K",
+    parser.add_argument("--slices", type=int_range(1, 10**6), default=20, metavar="K",
                         help="cut each crawl into K slices of equal page counts (default 20)")
-    parser.add_argument("--checkpoints", type=int, default=10, metavar="C",
+    parser.add_argument("--checkpoints", type=int_range(0, 10**6), default=10, metavar="C",
                         help="partial-graph PageRank checkpoints for the top-N overlap "
                              "(default 10; 0 skips it)")
     parser.add_argument("--remote-only", action="store_true",
                         help="PageRank over links between different hosts only")
-    parser.add_argument("--max-pages", type=int, metavar="N",
+    parser.add_argument("--max-pages", type=positive_int, metavar="N",
                         help="stop virtual crawls after N fetches (default: the whole "
                              "fetchable set, the URLs the recorded crawl got an answer for)")
-    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+    parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="random seed of randomised strategies (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)

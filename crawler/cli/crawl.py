@@ -31,14 +31,17 @@ def register(sub: Any) -> None:
     p = sub.add_parser("crawl", help="crawl from seed URLs into a crawl database",
                        description="Crawl politely from SEED_URLs, writing every fetch, URL "
                                    "and link to --db.  Ctrl-C stops cleanly; --resume "
-                                   "continues an interrupted crawl.")
+                                   "continues an interrupted (or page-limited) crawl with "
+                                   "its stored settings and strategy; options given again "
+                                   "replace them, with a note.")
     p.add_argument("seeds", nargs="*", metavar="SEED_URL",
                    help="start URLs (optional with --resume)")
     p.add_argument("--db", required=True, type=Path, metavar="PATH", help="the crawl database")
-    p.add_argument("--resume", action="store_true", help="continue the crawl stored in --db")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the crawl stored in --db, with its stored settings")
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
-                        "or a registered custom one")
+                        "or a registered custom one (a resume keeps the stored one)")
     p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=None, metavar="N",
                    help=f"seed of randomised strategies (default {d.frontier_seed})")
     add_deprecated_alias(p, "--seed", "--random-seed")
@@ -47,7 +50,8 @@ def register(sub: Any) -> None:
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
     p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
-                   help="stop after N pages were fetched (default: no limit)")
+                   help="stop after N pages were fetched, over resumes (default: no "
+                        "limit); the rest stays queued for a resume with a higher limit")
     p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
                    help="follow links at most N steps from a seed (default: no limit)")
     p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
@@ -76,9 +80,9 @@ _CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
                  "max_links_per_page": "links_max_per_page", "sitemaps": "sitemaps_follow"}
 
 
-def _settings(args: argparse.Namespace, stored_strategy: str | None) -> Any:
-    """The crawl's settings: defaults < ``--config`` < options < ``--set``."""
-    from crawler.config import build_settings
+def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings the command line gives (``--config`` < options < ``--set``)."""
+    from crawler.config import merge_layers
 
     options = {**politeness_settings(args), **warc_settings(args)}
     options.update({name: getattr(args, dest) for dest, name in _CRAWL_FIELDS.items()
@@ -87,16 +91,12 @@ def _settings(args: argparse.Namespace, stored_strategy: str | None) -> Any:
         options["scope_hosts"] = tuple(args.allow_host)
     if args.allow_domain:
         options["scope_domains"] = tuple(args.allow_domain)
-    layers = settings_layers(args, options)
-    if stored_strategy and not any("frontier_strategy" in layer for layer in layers):
-        layers.insert(0, {"frontier_strategy": stored_strategy})
-    return build_settings(*layers)
+    return merge_layers(*settings_layers(args, options))
 
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
     import asyncio
-    import sqlite3
 
     from storage.lock import WriterLock
 
@@ -111,20 +111,17 @@ def run(args: argparse.Namespace) -> int:
     from crawler.engine import Crawler
     from crawler.progress import Progress, format_summary, stop_on_signals
 
-    stored_strategy = None
-    if args.resume:
-        try:
-            with sqlite3.connect(f"file:{args.db}?mode=ro", uri=True) as conn:
-                row = conn.execute("SELECT value FROM meta WHERE key = 'strategy'").fetchone()
-            stored_strategy = row[0] if row else None
-        except sqlite3.Error:
-            stored_strategy = None
-    settings = _settings(args, stored_strategy)
-    get_strategy(settings.frontier_strategy)  # unknown -> ConfigError listing known ones
+    given = _given_settings(args)
+    if "frontier_strategy" in given:
+        get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
+    # The library restores a resumed crawl's stored settings and strategy.
+    crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=given)
+    settings = crawler.settings
+    for note in crawler.notes:
+        print(f"webcrawl: note: {note}", file=sys.stderr)
     if settings.tls_insecure:
         print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
               file=sys.stderr)
-    crawler = Crawler(args.db, args.seeds, settings, resume=args.resume)
 
     async def main() -> None:
         from crawler.scope import describe_scope

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from crawler.cli._common import add_db_option, existing_db, positive_float
+from crawler.cli._common import add_db_option, check_output, existing_db, positive_float
 from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
@@ -45,9 +45,9 @@ def register(sub: Any) -> None:
     parser.add_argument("--nodes", type=Path, metavar="FILE",
                         help="with --ids: write 'id<TAB>url' for every URL here")
     parser.add_argument("--day-seconds", dest="seconds_per_day", type=positive_float,
-                        default=86400.0, metavar="S",
-                        help="rates: length of a day on the crawl's clock (default 86400; "
-                             "smaller for a simulated clock)")
+                        default=None, metavar="S",
+                        help="rates: length of a day on the crawl's clock (default: the one "
+                             "the revisit stored, else 86400)")
     parser.add_argument("-o", "--output", dest="out", type=Path, metavar="FILE",
                         help="output file (default: standard output)")
     add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
@@ -98,7 +98,15 @@ def run(args: argparse.Namespace) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
     else:
-        with open(args.out, "w", encoding="utf-8", newline="") as out:
-            rows = export(db, out)
+        check_output(args.out)
+        # Write beside the target and rename: a failure (disk full) leaves no partial file.
+        partial = args.out.with_name(f".{args.out.name}.partial")
+        try:
+            with open(partial, "w", encoding="utf-8", newline="") as out:
+                rows = export(db, out)
+            os.replace(partial, args.out)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
     print(f"webcrawl: exported {rows:,} {args.what} rows", file=sys.stderr)
     return 0

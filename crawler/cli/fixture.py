@@ -12,6 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from crawler.cli._common import (
+    float_range,
+    fraction,
+    int_range,
+    nonneg_float,
+    port_int,
+    positive_float,
+    positive_int,
+    seed_int,
+)
 from crawler.cli._help import add_deprecated_alias
 from storage.errors import ConfigError
 
@@ -20,26 +30,28 @@ __all__ = ["add_web_arguments", "config_from_args", "register"]
 
 def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> None:
     """The arguments that define a fixture web (shared by serve, truth, export-static)."""
-    parser.add_argument("--port", type=int, default=8400, help=port_help + " (default 8400)")
-    parser.add_argument("--hosts", type=int, default=10, help="number of hosts (default 10)")
-    parser.add_argument("--pages", type=int, default=2000, help="number of pages (default 2000)")
-    parser.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+    parser.add_argument("--port", type=port_int, default=8400, help=port_help + " (default 8400)")
+    parser.add_argument("--hosts", type=int_range(1, 10**6), default=10,
+                        help="number of hosts (default 10)")
+    parser.add_argument("--pages", type=int_range(1, 10**8), default=2000,
+                        help="number of pages (default 2000)")
+    parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="seed of the random web (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     parser.add_argument("--model", default="zipf",
                         help="graph model: zipf, randomweb (Bennouas), copying or ba "
                              "(default zipf)")
-    parser.add_argument("--same-host-fraction", type=float, default=0.8,
+    parser.add_argument("--same-host-fraction", type=fraction, default=0.8,
                         help="fraction of links within a host (default 0.8)")
-    parser.add_argument("--day-seconds", type=float, default=60.0,
+    parser.add_argument("--day-seconds", type=positive_float, default=60.0,
                         help="real seconds per simulated day (default 60)")
-    parser.add_argument("--crawl-delay", type=float, default=None,
+    parser.add_argument("--crawl-delay", type=float_range(0.0, 86400.0), default=None,
                         help="Crawl-delay line in every robots.txt (default none)")
-    parser.add_argument("--disallow-fraction", type=float, default=0.05,
+    parser.add_argument("--disallow-fraction", type=fraction, default=0.05,
                         help="fraction of pages under /private/ (default 0.05)")
-    parser.add_argument("--births", type=float, default=0.0,
+    parser.add_argument("--births", type=fraction, default=0.0,
                         help="fraction of pages born later (default 0)")
-    parser.add_argument("--deaths", type=float, default=0.0,
+    parser.add_argument("--deaths", type=fraction, default=0.0,
                         help="fraction of pages that die (default 0)")
     parser.add_argument("--faults", default="",
                         help="faults, e.g. '5xx:0.02,429:0.01,trap@0' (see fixtures.faults)")
@@ -70,9 +82,9 @@ def register(sub: Any) -> None:
     serve = fsub.add_parser("serve", help="serve the fixture web until interrupted")
     add_web_arguments(serve, port_help="port to listen on")
     serve.add_argument("--bind", default="127.0.0.1", help="address (default 127.0.0.1)")
-    serve.add_argument("--start-day", type=float, default=0.0,
+    serve.add_argument("--start-day", type=nonneg_float, default=0.0,
                        help="simulated day at start (default 0)")
-    serve.add_argument("--latency", type=float, default=0.0,
+    serve.add_argument("--latency", type=float_range(0.0, 60.0), default=0.0,
                        help="seconds added to every answer (default 0)")
     serve.set_defaults(func=_serve)
 
@@ -83,11 +95,12 @@ def register(sub: Any) -> None:
     truth.set_defaults(func=_truth)
 
     audit = fsub.add_parser("audit", help="print the politeness audit of a running server")
-    audit.add_argument("--port", type=int, required=True, help="port of the fixture server")
+    audit.add_argument("--port", type=int_range(1, 65535), required=True,
+                       help="port of the fixture server")
     audit.add_argument("--bind", default="127.0.0.1", help="its address (default 127.0.0.1)")
-    audit.add_argument("--max-concurrency", type=int, default=None,
+    audit.add_argument("--max-concurrency", type=positive_int, default=None,
                        help="allowed requests in flight per host")
-    audit.add_argument("--min-gap", type=float, default=None,
+    audit.add_argument("--min-gap", type=nonneg_float, default=None,
                        help="required seconds between requests to a host")
     audit.add_argument("--no-robots-first", action="store_true",
                        help="do not require robots.txt before other URLs")
@@ -97,7 +110,7 @@ def register(sub: Any) -> None:
                              help="write a snapshot as static files plus an nginx config")
     add_web_arguments(export, port_help="port nginx listens on and URLs carry")
     export.add_argument("--out", required=True, type=Path, metavar="DIR", help="output folder")
-    export.add_argument("--day", type=float, default=0.0,
+    export.add_argument("--day", type=nonneg_float, default=0.0,
                         help="simulated day of the snapshot (default 0)")
     export.set_defaults(func=_export)
 
@@ -148,8 +161,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _truth(args: argparse.Namespace) -> int:
+    from crawler.cli._common import check_output
     from fixtures import write_truth
 
+    check_output(args.out, folder=True)
     web = _build(args)
     pages, edges = write_truth(web, args.port, args.out)
     print(f"wrote {pages} ({web.pages} pages) and {edges} ({web.src.shape[0]} edges)")
@@ -181,8 +196,10 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from crawler.cli._common import check_output
     from fixtures.static import export_static
 
+    check_output(args.out, folder=True)
     web = _build(args)
     written = export_static(web, args.out, args.port, args.day)
     print(f"wrote {written} pages to {args.out}; run: nginx -p {args.out.resolve()} "

@@ -14,6 +14,7 @@ from typing import Any
 from crawler.cli._common import (
     add_db_option,
     add_graph_option,
+    check_output,
     existing_db,
     positive_float,
     positive_int,
@@ -71,7 +72,9 @@ def run(args: argparse.Namespace) -> int:
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    summary = build_report(existing_db(args.db), args.out, settings=settings,
+    db = existing_db(args.db)
+    check_output(args.out)
+    summary = build_report(db, args.out, settings=settings,
                            progress=None if args.quiet else progress)
     if args.json:
         from crawler.cli._common import print_json

@@ -83,16 +83,21 @@ def register(sub: Any) -> None:
                         "optimal-age (age-minimising)")
     p.add_argument("--duration", type=nonneg_float, default=None, metavar="S",
                    help="seconds to run (default: until Ctrl-C)")
-    p.add_argument("--day-seconds", type=positive_float, default=86400.0, metavar="S",
-                   help="wall seconds per planner day (default 86400; an accelerated fixture "
-                        "web's day_seconds)")
+    p.add_argument("--day-seconds", type=positive_float, default=None, metavar="S",
+                   help="wall seconds per planner day, stored for the analyses (default: "
+                        "the one an earlier revisit of --db stored, else 86400; an "
+                        "accelerated fixture web's day_seconds)")
     p.add_argument("--volatile", default=None, metavar="REGEX",
                    help="delete matches from each body before comparing digests (default: "
                         "none, the raw body)")
     p.add_argument("--true-rates", type=Path, default=None, metavar="PAGES_TSV",
                    help="plan with known rates (a fixture truth pages.tsv: url, lambda)")
     p.add_argument("--min-frequency", type=nonneg_float, default=0.0, metavar="F",
-                   help="revisit every page at least F times per day (default 0)")
+                   help="revisit every page at least F times per day, out of the budget "
+                        "(default 0)")
+    p.add_argument("--add-new", action="store_true",
+                   help="Cho's page window: pages that revisited pages link to, on the "
+                        "collection's hosts, join the collection")
     add_politeness_options(
         p, robots_help="do not obey the stored robots.txt (only for your own sites)")
     add_settings_options(p)
@@ -125,11 +130,20 @@ def _crawl_settings(args: argparse.Namespace) -> Any:
     return settings
 
 
+def _day_seconds(args: argparse.Namespace) -> float:
+    """``--day-seconds``, else the day length an earlier revisit stored, else 86400."""
+    from analysis.change.fetch_history import resolve_day_seconds
+    from storage.reader import CrawlReader
+
+    with CrawlReader(args.db) as reader:
+        return resolve_day_seconds(reader.meta(), args.day_seconds)[0]
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl revisit``."""
     import asyncio
 
-    from crawler.cli._common import existing_db, print_json
+    from crawler.cli._common import check_output, existing_db, print_json
     from storage.lock import WriterLock
 
     budget = parse_budget(args.budget)
@@ -137,14 +151,17 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"unknown policy {args.policy!r}; choose from {', '.join(_POLICIES)}")
     existing_db(args.db)
     WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
+    true_rates = read_true_rates(args.true_rates) if args.true_rates else None
+    if args.warc is not None:
+        check_output(args.warc, folder=True)
 
     from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
-                               duration=args.duration, day_seconds=args.day_seconds,
-                               volatile=args.volatile, min_frequency=args.min_frequency)
+                               duration=args.duration, day_seconds=_day_seconds(args),
+                               volatile=args.volatile, min_frequency=args.min_frequency,
+                               add_new=args.add_new)
     crawl_settings = _crawl_settings(args)
-    true_rates = read_true_rates(args.true_rates) if args.true_rates else None
     crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
     stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))
     if args.json:

@@ -19,10 +19,12 @@ from typing import Any
 
 from crawler.cli._common import (
     add_json_option,
+    float_range,
     int_at_least,
     positive_int,
     print_json,
     print_table,
+    seed_int,
 )
 from crawler.cli._help import add_deprecated_alias
 
@@ -47,9 +49,11 @@ def register(sub: Any) -> None:
                          "(default BFS)")
     rw.add_argument("--seeds", type=positive_int, default=1, metavar="S",
                     help="start pages (default 1)")
-    rw.add_argument("--gamma-in", type=float, default=2.1, metavar="G",
+    rw.add_argument("--gamma-in", type=float_range(1.0, 100.0, low_open=True), default=2.1,
+                    metavar="G",
                     help="in-degree Zipf exponent (default 2.1, Broder et al.)")
-    rw.add_argument("--gamma-out", type=float, default=2.72, metavar="G",
+    rw.add_argument("--gamma-out", type=float_range(1.0, 100.0, low_open=True), default=2.72,
+                    metavar="G",
                     help="out-degree Zipf exponent (default 2.72)")
     rw.add_argument("--min-out-degree", type=positive_int, default=3, metavar="D",
                     help="smallest preset out-degree (default 3; 1 is the literal law, "
@@ -59,7 +63,7 @@ def register(sub: Any) -> None:
     rw.add_argument("--measures", default="all", metavar="LIST",
                     help="comma-separated subset of degrees,sinks,discovery,bowtie,cores,"
                          "clustering,pagerank (default all)")
-    rw.add_argument("--random-seed", dest="seed", type=int, default=0, metavar="N",
+    rw.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                     help="random seed (default 0)")
     add_deprecated_alias(rw, "--seed", "--random-seed")
     rw.add_argument("--out", type=Path, metavar="DIR",
@@ -96,9 +100,12 @@ def run_random_web(args: argparse.Namespace) -> int:
 
     from analysis.ordering.along import measure_along
     from analysis.ordering.randomweb import PAPER_RANGES, random_web_crawl
+    from crawler.cli._common import check_output
     from storage.errors import ConfigError
 
     measures = parse_measures(args.measures)
+    if args.out is not None:
+        check_output(args.out, folder=True)
     if args.crawl > args.pages:
         raise ConfigError(f"--crawl {args.crawl} exceeds --pages {args.pages}")
     print(f"random web: n = {args.pages}, {args.strategy} crawl of {args.crawl} pages, "

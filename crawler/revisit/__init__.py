@@ -5,6 +5,9 @@ See :mod:`crawler.revisit.loop` for the contract.
 
 from __future__ import annotations
 
+from crawler.revisit.link_history import (
+    LinkHistory,
+)
 from crawler.revisit.loop import (
     REVISIT_POLICIES,
     RevisitCrawler,
@@ -16,9 +19,16 @@ from crawler.revisit.loop import (
     run_with_progress,
     volatile_pattern,
 )
+from crawler.revisit.window import (
+    NewPage,
+    PageWindow,
+)
 
 __all__ = [
     "REVISIT_POLICIES",
+    "LinkHistory",
+    "NewPage",
+    "PageWindow",
     "RevisitCrawler",
     "RevisitSettings",
     "RevisitStats",

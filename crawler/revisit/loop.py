@@ -26,6 +26,10 @@ says is due, forever or for ``duration`` seconds:
   fixture's simulated clock do not matter) / 86400 days, and the planner is told the
   change happened that long before the visit.  The schema keeps no ``Date``, so history
   replayed at start uses the changed flags only.
+* **New pages** (``add_new``, Cho's page window): a page linked from a revisited page
+  on a collection host, not yet in the collection, joins it
+  (:class:`~crawler.revisit.window.PageWindow`): due at once, recorded with its outcome
+  so the next run loads it.
 * **Gone pages** (404/410): recorded (outcome ``http_error``, ``changed`` NULL) and
   retired: the copy is gone, the page is not revisited again (in this run the planner
   parks it at ``t = inf``; a later run leaves it out).  Its share of the allocation is
@@ -57,9 +61,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from analysis.change.fetch_history import OK_REVISIT, http_date_seconds
+from analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.resume import restore_host
+from crawler.revisit.link_history import LinkHistory
 from crawler.revisit.progress import RevisitStats, run_with_progress
 from crawler.revisit.settings import (
     REVISIT_POLICIES,
@@ -67,8 +73,10 @@ from crawler.revisit.settings import (
     body_digest,
     volatile_pattern,
 )
+from crawler.revisit.window import PageWindow
 from crawler.robots import RobotsCache
 from crawler.settings import CrawlSettings
+from crawler.tasks import FetchTasks
 from crawler.token_bucket import TokenBucket
 from storage.errors import ConfigError, FetchError, FetchTimeoutError
 from storage.records import FetchKind, FetchRecord, Outcome
@@ -113,6 +121,7 @@ class _Page:
     digest_ok: bool = False   # digest computed under the current volatile rule
     resync: bool = False      # an error broke the interval: next visit only registers
     gone: bool = False
+    joined: bool = False      # added by the page window, not fetched yet
 
 
 @dataclass(slots=True)
@@ -216,22 +225,20 @@ class RevisitCrawler:
         self.planner: RevisitPlanner | None = None
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, _Page] = {}
+        self._links: LinkHistory | None = None
         self._slots: dict[int, HostSlot] = {}
         self._busy: set[int] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._stop = asyncio.Event()
-        self._fatal: BaseException | None = None
-        self._wake = asyncio.Event()
+        self._tasks = FetchTasks()
         self._origin = 0.0
         self._next_seq = 0
+        self._window: PageWindow | None = None
         self.store: CrawlStore | None = None
         self.fetcher: Fetcher | None = None
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
         """Ask the run to stop soon (safe from a signal handler)."""
-        self._stop.set()
-        self._wake.set()
+        self._tasks.stop()
 
     def day(self, wall: float) -> float:
         """Planner day of a wall-clock time."""
@@ -251,10 +258,10 @@ class RevisitCrawler:
                 await self._setup(self.store)
                 self.stats.started = time.monotonic()
                 await self._loop()
-                if self._fatal is not None:
-                    raise self._fatal
+                if self._tasks.fatal is not None:
+                    raise self._tasks.fatal
             finally:
-                await self._cancel_tasks()
+                await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
                 await self.store.aclose()
         return self.stats
@@ -270,8 +277,9 @@ class RevisitCrawler:
             store.set_meta(META_VOLATILE, rule)
             store.set_meta(META_VOLATILE_SINCE, str(since))
         store.set_meta("revisit_policy", s.policy)
-        store.set_meta("revisit_day_seconds", repr(s.day_seconds))
+        store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
+        self._links = LinkHistory(store, state, self.crawl_settings)
         self._next_seq = state.next_seq
         self._origin = hist.origin
         self._restore_hosts(state.hosts)
@@ -288,15 +296,17 @@ class RevisitCrawler:
         self.planner.update_many([hist.visit_page[k] for k in keep],
                                  [self.day(hist.visit_time[k]) for k in keep],
                                  [hist.visit_changed[k] for k in keep])
+        if s.add_new:
+            assert self._links is not None
+            self._window = PageWindow(state.urls, state.hosts, set(hist.pages),
+                                      self.robots.allowed, self._links.url_id)
         log.info("revisit: %d pages, %d stored visits, next seq %d", len(allowed), len(keep),
                  self._next_seq)
 
     def _restore_hosts(self, hosts: list[HostRow]) -> None:
         for h in hosts:
             slot = self._slots[h.id] = HostSlot(h.id, h.name)
-            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
-            slot.crawl_delay = self.politeness.clamp_crawl_delay(
-                self.robots.rules(h.id).crawl_delay)
+            restore_host(h, slot, self.robots, self.politeness)
 
     def _planner(self, n_pages: int) -> RevisitPlanner:
         from analysis.change.refresh import PlannerSettings, RevisitPlanner
@@ -324,11 +334,10 @@ class RevisitCrawler:
     async def _loop(self) -> None:
         s = self.settings
         concurrency = self.crawl_settings.concurrency
-        loop = asyncio.get_running_loop()
         bucket = TokenBucket(s.budget, s.burst)
         end = None if s.duration is None else time.monotonic() + s.duration
         assert self.store is not None
-        while not self._stop.is_set():
+        while not self._tasks.stopping:
             now = time.monotonic()
             if end is not None and now >= end:
                 self.stats.stopped = "duration"
@@ -346,12 +355,7 @@ class RevisitCrawler:
                         continue
                     wake = min(wake, ready_at)
             await self.store.drain()
-            timer = (loop.call_later(max(0.0, wake - time.monotonic()), self._wake.set)
-                     if math.isfinite(wake) else None)
-            await self._wake.wait()
-            self._wake.clear()
-            if timer is not None:
-                timer.cancel()
+            await self._tasks.wait(wake if math.isfinite(wake) else None)
         self.stats.stopped = "stopped"
 
     def _pick(self, now: float, wall: float) -> tuple[int | None, float]:
@@ -382,26 +386,7 @@ class RevisitCrawler:
         self._busy.add(page.host_id)
         seq = self._next_seq
         self._next_seq += 1
-        task = asyncio.get_running_loop().create_task(self._visit(page, seq))
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
-
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        self._wake.set()
-        if not task.cancelled() and task.exception() is not None:
-            # Fetch failures are recorded inside the task; what escapes it is a store
-            # failure (disk full, read-only): it ends the run, like a crawl's.
-            if self._fatal is None:
-                self._fatal = task.exception()
-            self.stop()
-
-    async def _cancel_tasks(self) -> None:
-        tasks = list(self._tasks)
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        self._tasks.spawn(self._visit(page, seq))
 
     # -- one visit ------------------------------------------------------------------
     async def _visit(self, page: _Page, seq: int) -> None:
@@ -438,6 +423,18 @@ class RevisitCrawler:
             error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed))
         self.stats.fetches += 1
         self.stats.outcomes[str(outcome)] += 1
+        if page.joined:  # a page-window page's first answer decides its outcome
+            self.store.set_outcome(page.url_id, outcome, seq)
+            page.joined = False
+
+    def _add_new(self, page: _Page, seq: int, result: FetchResult) -> None:
+        """Cho's page window: the pages this one links to that join the collection."""
+        assert self._window is not None and self.store is not None
+        assert self.planner is not None
+        for new in self._window.new_pages(result.body, result.charset, page.url, seq):
+            self._pages[new.url_id] = _Page(new.url_id, new.url, new.host_id, joined=True)
+            self.planner.update(new.url_id, -math.inf)  # due at once
+            self.stats.added += 1
 
     def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
         """Classify a response, record it and tell the planner (no await in here)."""
@@ -465,7 +462,16 @@ class RevisitCrawler:
             self._record(page, seq, result, outcome, None, None, f"HTTP {status}")
             self._broken(page, result.started_at, result.ended_at)
             return
+        joining = page.joined
         self._record(page, seq, result, outcome, digest, changed)
+        if joining and outcome is not Outcome.FETCHED:
+            self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
+            return
+        if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
+            # The page may link elsewhere now: its links become the latest version.
+            self._links.record(page.url_id, page.url, result.text(), seq)
+        if self._window is not None and outcome is Outcome.FETCHED:
+            self._add_new(page, seq, result)
         page.etag = result.etag or page.etag
         page.last_modified = result.last_modified or page.last_modified
         self._count(changed)

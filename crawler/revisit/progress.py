@@ -5,10 +5,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
-
-if TYPE_CHECKING:
-    from crawler.revisit.loop import RevisitCrawler
+from typing import Any, Protocol, TextIO
 
 __all__ = ["RevisitStats", "run_with_progress"]
 
@@ -29,6 +26,7 @@ class RevisitStats:
     unknown: int = 0          # 2xx not comparable with the previous digest
     gone: int = 0
     errors: int = 0
+    added: int = 0            # pages that joined the collection (page window)
     outcomes: Counter[str] = field(default_factory=Counter)
     stopped: str = "running"  # 'duration', 'stopped'
 
@@ -57,19 +55,46 @@ class RevisitStats:
                 f"{self.budget:g}/s budget); {self.changed} changed, {self.unchanged} unchanged "
                 f"({self.not_modified} not modified), {self.unknown} unknown, {self.gone} gone, "
                 f"{self.errors} errors; {self.excluded} pages excluded"
+                + (f"; {self.added} new pages joined" if self.added else "")
                 + (f"; {outcomes}" if outcomes else ""))
 
     def as_dict(self) -> dict[str, Any]:
         return {"pages": self.pages, "excluded": self.excluded, "fetches": self.fetches,
                 "changed": self.changed, "unchanged": self.unchanged,
                 "not_modified": self.not_modified, "unknown": self.unknown,
-                "gone": self.gone, "errors": self.errors, "seconds": round(self.elapsed, 3),
+                "gone": self.gone, "errors": self.errors, "added": self.added,
+                "seconds": round(self.elapsed, 3),
                 "rate": round(self.rate, 3), "budget": self.budget,
                 "budget_use": round(self.budget_use, 4), "stopped": self.stopped,
                 "outcomes": dict(sorted(self.outcomes.items()))}
 
 
-async def run_with_progress(crawler: RevisitCrawler, *, show: bool = True,
+class _HasProgressInterval(Protocol):
+    @property
+    def progress_interval(self) -> float: ...
+
+    @property
+    def progress_log_interval(self) -> float: ...
+
+    @property
+    def duration(self) -> float | None: ...
+
+
+class RevisitRun(Protocol):
+    """What :func:`run_with_progress` needs of a :class:`~crawler.revisit.RevisitCrawler`."""
+
+    @property
+    def settings(self) -> _HasProgressInterval: ...
+
+    @property
+    def stats(self) -> RevisitStats: ...
+
+    def stop(self) -> None: ...
+
+    async def run(self) -> RevisitStats: ...
+
+
+async def run_with_progress(crawler: RevisitRun, *, show: bool = True,
                             stream: TextIO | None = None) -> RevisitStats:
     """Run ``crawler`` with signal handling and its progress: a live line on a terminal,
     a log line every ``progress_log_interval`` seconds elsewhere (see

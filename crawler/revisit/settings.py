@@ -43,6 +43,11 @@ class RevisitSettings:
         Floor on every page's revisit frequency, per day (default 0).
     progress_interval : float
         Seconds between progress-line refreshes (default 0.5).
+    add_new : bool
+        Cho and Garcia-Molina's page window (default False): pages that revisited
+        pages link to, on the collection's hosts, join the collection
+        (:mod:`crawler.revisit.window`), so births and lifespans of new pages can be
+        measured.
     progress_log_interval : float
         Seconds between progress log lines when stderr is not a terminal (default 10;
         0: none).
@@ -59,6 +64,7 @@ class RevisitSettings:
     recompute_every: int | None = None
     min_frequency: float = 0.0
     progress_interval: float = 0.5
+    add_new: bool = False
     progress_log_interval: float = 10.0
 
     def __post_init__(self) -> None:

@@ -50,6 +50,11 @@ TEXTS: dict[str, tuple[str, Any]] = {
     "store_flush_interval": ("0.1", 0.1), "progress_interval": ("2", 2.0),
     "warc_dir": ("none", None), "warc_max_size": ("5000", 5000),
     "warc_prefix": ("mirror", "mirror"),
+    "scope_max_query_params": ("none", None), "scope_max_query_variants": ("5", 5),
+    "scope_max_pattern_urls": ("20", 20), "sitemaps_follow": ("yes", True),
+    "sitemaps_max_files": ("3", 3), "sitemaps_max_urls": ("100", 100),
+    "sitemaps_max_bytes": ("4096", 4096),
+    "links_thread_above": ("65536", 65536),
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis.change import resolve_day_seconds
 from analysis.report.document import SECTIONS
 from crawler.cli import main
 from crawler.cli.demo_job import DemoSettings, run_demo
@@ -33,6 +34,8 @@ def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     fetched = int(urls.has_outcome("fetched").sum())
     assert meta["strategy"] == "bfs" and fetched > 200 and not urls.in_frontier.any()
     assert (kinds == 1).sum() > 0  # revisit rows
+    # The demo's 1 s days are stored, so every analysis reads them back.
+    assert resolve_day_seconds(meta) == (1.0, "stored")
     # The summary on stdout names what was found and where the report is.
     lines = captured.out.strip().splitlines()
     assert lines[0].startswith(f"crawled {fetched:,} pages on 5 hosts")

@@ -10,6 +10,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from miniweb import read_db
@@ -63,12 +64,17 @@ def served() -> object:
 
 
 @pytest.fixture(scope="module")
-def baseline(served: object, tmp_path_factory: pytest.TempPathFactory) -> set[tuple[str, str]]:
+def baseline_data(served: object, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     db = tmp_path_factory.mktemp("base") / "c.db"
     subprocess.run(crawl_cmd(served.seed_url, db), check=True, timeout=120)  # type: ignore[attr-defined]
     data = read_db(db)
     assert None not in data["outcomes"].values()
-    return data["edges"]
+    return data
+
+
+@pytest.fixture(scope="module")
+def baseline(baseline_data: dict[str, Any]) -> set[tuple[str, str]]:
+    return baseline_data["edges"]  # type: ignore[no-any-return]
 
 
 def test_sigkill_at_several_points_then_resume(served: object, baseline: set,
@@ -107,3 +113,50 @@ def test_resume_without_db_fails(tmp_path: Path) -> None:
                          capture_output=True, timeout=60, env={**os.environ})
     assert out.returncode != 0
     assert out.stderr.decode().count("\n") == 1 and "resume" in out.stderr.decode()
+
+
+def test_plain_resume_after_sigkill_remembers_every_option(
+        served: object, baseline_data: dict[str, Any], tmp_path: Path) -> None:
+    """``--resume`` alone: --resolve, --allow-host, delays and concurrency come from the db."""
+    db = tmp_path / "c.db"
+    code = run_until(crawl_cmd(served.seed_url, db), db, 250, signal.SIGKILL)  # type: ignore[attr-defined]
+    assert code == -signal.SIGKILL
+    assert None in read_db(db)["outcomes"].values()
+    done = subprocess.run([*WEBCRAWL, "crawl", "--db", str(db), "--resume", "--quiet"],
+                          timeout=120, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""  # nothing given again: no note
+    data = read_db(db)
+    # Without the stored --resolve every *.test host would be a network error.
+    assert data["outcomes"] == baseline_data["outcomes"]
+    assert data["edges"] == baseline_data["edges"]
+    check_no_refetch(db)
+
+
+def _pages(db: Path) -> int:
+    no_request = ("out_of_scope", "robots_excluded", None)
+    return sum(o not in no_request for o in read_db(db)["outcomes"].values())
+
+
+def test_max_pages_then_resume_with_a_higher_limit(
+        served: object, baseline_data: dict[str, Any], tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    first = subprocess.run(crawl_cmd(served.seed_url, db, "--max-pages", "100"),  # type: ignore[attr-defined]
+                           timeout=120, capture_output=True)
+    assert first.returncode == 0, first.stderr.decode()
+    assert _pages(db) == 100
+    assert "abandoned" not in read_db(db)["outcomes"].values()
+    more = subprocess.run([*WEBCRAWL, "crawl", "--db", str(db), "--resume", "--quiet",
+                           "--max-pages", "200"], timeout=120, capture_output=True)
+    assert more.returncode == 0, more.stderr.decode()
+    assert more.stderr.decode() == (
+        "webcrawl: note: overriding the crawl's stored settings: scope_max_pages 100 -> 200\n")
+    assert _pages(db) == 200
+    check_no_refetch(db)
+    # The stored limit is now 200: a plain resume has nothing to do.
+    again = subprocess.run([*WEBCRAWL, "crawl", "--db", str(db), "--resume", "--quiet"],
+                           timeout=120, capture_output=True)
+    assert again.returncode == 0 and _pages(db) == 200
+    every = sum(o not in ("out_of_scope", "robots_excluded")
+                for o in baseline_data["outcomes"].values())
+    assert every > 200

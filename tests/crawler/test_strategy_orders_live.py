@@ -50,11 +50,13 @@ class LowestDepthThenHighestId(Strategy):
 
 
 async def _live_order(
-    edges: list[tuple[int, int]], strategy: str | Strategy, tmp_path: Path, pages: int | None = None
+    edges: list[tuple[int, int]], strategy: str | Strategy, tmp_path: Path,
+    pages: int | None = None, replay_with: Strategy | None = None,
 ) -> list[int]:
     """Crawl ``edges`` from page 0; return the fixture page ids in fetch order.
 
-    Also checks that a virtual crawl over the captured graph replays that order.
+    Also checks that a virtual crawl over the captured graph replays that order
+    exactly (with the strategy's name, or with the fresh instance ``replay_with``).
     """
     web = FixtureWeb.from_edges(edges, pages=pages)
     settings = CrawlSettings.polite_off(
@@ -73,9 +75,10 @@ async def _live_order(
     assert stats.stopped == "done"
     fetches = read_db(db)["fetches"]
     live = [page_of[url] for url, _seq, _outcome, _status, attempt, *_ in fetches if attempt == 1]
-    if isinstance(strategy, str):
+    replay = strategy if isinstance(strategy, str) else replay_with
+    if replay is not None:
         graph = load_graph(db, graph="all", drop_self_loops=False)
-        replayed = virtual_crawl(graph, strategy, seed=3)
+        replayed = virtual_crawl(graph, replay, seed=3)
         assert np.array_equal(replayed.order, graph.fetch_order)
         assert [page_of[graph.urls[i]] for i in replayed.order] == live
     return live
@@ -116,9 +119,26 @@ async def test_live_random_is_reproducible_and_replayed(tmp_path: Path) -> None:
     assert live != await _live_order(edges, "bfs", tmp_path / "c")
 
 
+def _pagerank(every_fetches: int) -> PageRankOrder:
+    # No wall-clock trigger: recomputations at fixed fetch counts only.
+    return PageRankOrder(settings=PageRankOrderSettings(every_fetches=every_fetches,
+                                                        every_seconds=1e9))
+
+
 async def test_live_pagerank_order(tmp_path: Path) -> None:
-    strategy = PageRankOrder(settings=PageRankOrderSettings(every_fetches=1))
-    assert await _live_order(PAGERANK, strategy, tmp_path) == [0, 1, 3, 2]
+    order = await _live_order(PAGERANK, _pagerank(1), tmp_path, replay_with=_pagerank(1))
+    assert order == [0, 1, 3, 2]
+
+
+@pytest.mark.parametrize("every", [1, 7], ids=["recompute-each-fetch", "every-7-fetches"])
+async def test_larger_site_live_pagerank_order_is_replayed_virtually(
+        every: int, tmp_path: Path) -> None:
+    """Recomputations land at fixed fetch counts: the live order is the virtual one."""
+    edges = _random_edges(150, 500, 1)
+    live = await _live_order(edges, _pagerank(every), tmp_path / "a",
+                             replay_with=_pagerank(every))
+    assert sorted(live) == list(range(150))
+    assert live != await _live_order(edges, "bfs", tmp_path / "b")
 
 
 @pytest.mark.parametrize("name", ["bfs", "dfs", "random", "backlink", "opic"])

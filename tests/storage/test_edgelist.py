@@ -60,7 +60,7 @@ def test_integer_edge_list_round_trips(tmp_path: Path, sep: str, gz: bool, noise
         assert [d for s, d in got if s == str(src)] == [str(b) for a, b in edges if a == src]
     oracle = nx.DiGraph(nx.parse_edgelist([f"{a} {b}" for a, b in edges],
                                           create_using=nx.DiGraph, nodetype=int))
-    graph = load_graph(tmp_path / "g.db", drop_self_loops=False)
+    graph = load_graph(tmp_path / "g.db", graph="all", drop_self_loops=False)
     assert graph.n == oracle.number_of_nodes() and graph.m == oracle.number_of_edges()
     # Every node with out-links is fetchable (crawled); the rest are not; no fetch order.
     out_deg = dict(oracle.out_degree())
@@ -74,7 +74,7 @@ def test_pagerank_of_an_imported_graph_matches_networkx(tmp_path: Path) -> None:
     edges = [(a, b) for a, b in random_edges(n=80, m=600, seed=3) if a != b]
     path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
     import_edges(path, tmp_path / "g.db")
-    graph = load_graph(tmp_path / "g.db")
+    graph = load_graph(tmp_path / "g.db", graph="all")
     ours = pagerank(graph.adjacency).scores
     oracle = nx.pagerank(nx.DiGraph(edges), alpha=0.85, tol=1e-12)
     np.testing.assert_allclose(ours, [oracle[int(u)] for u in graph.urls], atol=1e-9)
@@ -106,7 +106,7 @@ def test_vertices_by_line_number_and_sparse_ids(tmp_path: Path) -> None:
     assert stored_edges(tmp_path / "law.db") == [
         ("http://a.test/", "http://b.test/x"), ("http://b.test/x", "http://c.test/"),
         ("http://c.test/", "http://a.test/")]
-    graph = load_graph(tmp_path / "law.db")
+    graph = load_graph(tmp_path / "law.db", graph="all")
     assert [graph.urls[i] for i in graph.seeds] == ["http://b.test/x"]
     sparse = write(tmp_path / "v.txt", "70 http://x.test/\n5 http://y.test/\n")
     edges = write(tmp_path / "e2.txt", "70 5\n5 70\n")

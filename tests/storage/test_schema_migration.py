@@ -1,5 +1,5 @@
 """Schema version 1 files (before link_cuts and url_sources) stay readable and are
-upgraded to version 2 when a crawl resumes them."""
+upgraded to the current version when a crawl resumes them."""
 
 from __future__ import annotations
 
@@ -28,5 +28,5 @@ async def test_version_1_file_read_then_upgraded(tmp_path: Path) -> None:
     store.add_link_cut(0, 10, 5)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "2"
+        assert reader.meta()["schema_version"] == "3"
         assert reader.link_cuts() == [(0, 10, 5)]

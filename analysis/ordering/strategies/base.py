@@ -16,8 +16,9 @@ Protocol, in the order the caller drives it:
 3. Optionally, bulk recomputation (PageRank-like strategies): when
    ``wants_recompute(fetches_since, seconds_since)`` is true the caller takes a cheap
    ``snapshot()`` on its own thread, runs ``recompute(snapshot)`` (a pure function,
-   safe in a worker thread, so fetching never stalls) and then applies the returned
-   updates.  Virtual crawls call it synchronously at the same fetch counts.
+   safe in a worker thread, so requests in flight go on) and applies the returned
+   updates before it takes the next URL.  Virtual crawls call it synchronously at the
+   same fetch counts, so a live crawl on one host and its virtual replay agree.
 
 Ordering rule: **higher priority is taken first; ties go to the URL discovered first.**
 

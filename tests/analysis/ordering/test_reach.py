@@ -72,6 +72,8 @@ async def _write(path: Path, *, outcomes: bool) -> None:
         taken = outcome not in (Outcome.OUT_OF_SCOPE, Outcome.ABANDONED)
         store.set_outcome(uid, outcome, seq if taken else None)
         seq += 1
+    if outcomes:
+        store.add_link_cut(0, 12, 3)  # the seed page had 15 links; 3 were dropped
     await store.aclose()
 
 
@@ -178,3 +180,10 @@ def test_redirect_chains_and_loops(tmp_path: Path) -> None:
     edges = {(int(pages.store_ids[i]), int(pages.store_ids[j]))
              for i, j in zip(*pages.adjacency.nonzero(), strict=True)}
     assert edges == {(0, 3), (3, 0)}  # the chain ends on /end; the loop on no page
+
+
+def test_every_description_says_when_pages_had_their_links_cut(outcome_db: Path) -> None:
+    pages, full = load_graph(outcome_db), load_graph(outcome_db, graph="all")
+    assert pages.truncated_pages == full.truncated_pages == 1
+    assert pages.describe().endswith("; 1 page with links cut at the per-page cap")
+    assert pages.info()["truncated_pages"] == 1

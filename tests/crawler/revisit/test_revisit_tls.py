@@ -126,6 +126,12 @@ def collection(db: Path) -> set[str]:
         return {r[0] for r in conn.execute("SELECT url FROM urls WHERE outcome = 'fetched'")}
 
 
+def stored_day(db: Path) -> float:
+    with sqlite3.connect(db) as conn:
+        return float(conn.execute(
+            "SELECT value FROM meta WHERE key = 'revisit_day_seconds'").fetchone()[0])
+
+
 def test_plain_revisit_connects_as_the_crawl_did(tls_web: TLSWeb, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "crawl.db"
@@ -160,8 +166,13 @@ def test_analyze_changes_when_every_revisit_was_304(tls_web: TLSWeb, tmp_path: P
     db = tmp_path / "crawl.db"
     crawl(tls_web, db)  # static.test only: live.test is out of scope
     assert len(collection(db)) == 4
-    assert main(["revisit", "--db", str(db), "--budget", "30", "--duration", "2",
+    assert main(["revisit", "--db", str(db), "--budget", "30", "--duration", "1.5",
+                 "--quiet", "--day-seconds", "0.5"]) == 0
+    assert stored_day(db) == 0.5
+    # A later plain revisit keeps the stored day length (and connects as the crawl did).
+    assert main(["revisit", "--db", str(db), "--budget", "30", "--duration", "0.5",
                  "--quiet"]) == 0
+    assert stored_day(db) == 0.5
     rows = revisits(db)
     assert len({u for u, _, _ in rows}) == 4 and {s for _, _, s in rows} == {304}
     capsys.readouterr()
@@ -172,8 +183,8 @@ def test_analyze_changes_when_every_revisit_was_304(tls_web: TLSWeb, tmp_path: P
     assert "Poisson test (intervals vs exponential): skipped: no change was seen" in out
     assert main(["analyze", "changes", "--db", str(db), "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
-    lib = change_report(load_visit_log(db)).to_dict()
-    assert cli == {**lib, "plots": []}
+    lib = change_report(load_visit_log(db)).to_dict()  # the stored 0.5 s days too
+    assert cli == {**lib, "day_seconds": 0.5, "day_seconds_from": "stored", "plots": []}
     # The bounds are -ln(0.05) / observed days of each page, from the stored visits.
     report = change_report(load_visit_log(db))
     bound = math.log(20.0) / report.observed_days

@@ -1,0 +1,107 @@
+"""Bring-your-own-graph pipeline: ``import edges``, then PageRank, bow-tie and three virtual
+orderings on the imported graph, with times and peak memory.
+
+The graph is generated with numpy: ``--pages`` pages, ``--links`` links; out-degrees and
+in-degrees heavy-tailed (Zipf-like, as on the web), sources in ascending order (as
+SNAP, LAW and Common Crawl files are), written as a tab-separated edge list by
+pyarrow (not timed).  Phases run in one process; peak RSS is the process's maximum
+resident set after each phase (``ru_maxrss``), so the last figure is the whole
+pipeline's peak.  Each phase prints wall seconds and CPU seconds (all threads of the
+process): on a machine shared with other jobs the wall time stretches with the load,
+the CPU time much less, so the CPU time is the figure to compare with the goals.
+
+    PYTHONPATH=. python benchmarks/bench_import.py                      # 2M pages, 20M links
+    PYTHONPATH=. python benchmarks/bench_import.py --pages 200000 --links 2000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+STRATEGIES = ("bfs", "random", "backlink")
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def generate(path: Path, pages: int, links: int, seed: int = 0) -> None:
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    rng = np.random.default_rng(seed)
+    # Heavy tails: Pareto weights for "who links" and "who is linked to".
+    out_w = rng.pareto(1.7, pages) + 1.0
+    in_w = rng.pareto(1.1, pages) + 1.0
+    src = np.sort(np.searchsorted(np.cumsum(out_w / out_w.sum()), rng.random(links)))
+    dst = np.searchsorted(np.cumsum(in_w / in_w.sum()), rng.random(links))
+    src, dst = np.minimum(src, pages - 1), np.minimum(dst, pages - 1)
+    table = pa.table({"src": src.astype(np.int64), "dst": dst.astype(np.int64)})
+    pacsv.write_csv(table, str(path), pacsv.WriteOptions(include_header=False, delimiter="\t"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", type=int, default=2_000_000)
+    ap.add_argument("--links", type=int, default=20_000_000)
+    ap.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp one)")
+    args = ap.parse_args()
+
+    from analysis.graph import bowtie, load_graph, pagerank
+    from analysis.ordering import virtual_crawl
+    from storage.edgelist import import_edges
+
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        edges, db = Path(tmp) / "edges.tsv", Path(tmp) / "graph.db"
+        t = time.perf_counter()
+        generate(edges, args.pages, args.links)
+        size = edges.stat().st_size / 1e6
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"generated {args.links:,} links on {args.pages:,} pages "
+              f"({size:,.0f} MB TSV) in {time.perf_counter() - t:.1f} s (not counted)")
+        total = cpu_total = 0.0
+        cpu = time.process_time()
+
+        def phase(name: str, seconds: float, extra: str = "") -> None:
+            nonlocal total, cpu_total, cpu
+            now = time.process_time()
+            total += seconds
+            cpu_total += now - cpu
+            print(f"{name:18s} {seconds:7.2f} s wall {now - cpu:7.2f} s CPU  "
+                  f"peak RSS {peak_mb():6,.0f} MB  {extra}", flush=True)
+            cpu = time.process_time()
+
+        t = time.perf_counter()
+        c = time.process_time()
+        result = import_edges(edges, db)
+        wall, used = time.perf_counter() - t, time.process_time() - c
+        phase("import edges", wall,
+              f"{result.edges / wall:,.0f} links/s wall, {result.edges / used:,.0f} links/CPU-s "
+              f"({result.nodes:,} nodes, {result.pages_with_links:,} with out-links)")
+        t = time.perf_counter()
+        graph = load_graph(db)
+        phase("load graph", time.perf_counter() - t, f"{graph.n:,} nodes, {graph.m:,} links")
+        t = time.perf_counter()
+        pr = pagerank(graph.adjacency)
+        phase("pagerank", time.perf_counter() - t, f"{pr.iterations} iterations")
+        t = time.perf_counter()
+        bt = bowtie(graph.adjacency)
+        phase("bow-tie", time.perf_counter() - t,
+              f"largest SCC {bt.scc_nodes.size:,} nodes")
+        for name in STRATEGIES:
+            t = time.perf_counter()
+            crawl = virtual_crawl(graph, name)
+            phase(f"virtual {name}", time.perf_counter() - t, f"{crawl.order.size:,} pages")
+        print(f"{'whole pipeline':18s} {total:7.2f} s wall {cpu_total:7.2f} s CPU  "
+              f"peak RSS {peak_mb():6,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""The crawl's URL and host tables: one owner for every per-URL and per-host field.
+
+A :class:`CrawlRegistry` gives each URL the crawl meets a dense id (0, 1, 2, ... in
+discovery order) and each host (``host[:port]``, :func:`crawler.urls.host_key`) a
+dense id and a :class:`~crawler.politeness.HostSlot`.  It keeps, per URL: the URL,
+its link depth, its host and the redirect hops that led to it; per host: the name, the
+politeness slot and the scheme its robots.txt is fetched with.
+
+The registry is in-memory only: the engine writes the matching ``urls`` and ``hosts``
+rows (:meth:`crawler.engine.Crawler` registers through one path), and a resume loads
+the stored rows back with :meth:`CrawlRegistry.load`.  Lookups are O(1); memory is a
+dict entry plus three list slots per URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from crawler.politeness import HostSlot
+from crawler.urls import host_key
+from storage.store import HostRow, UrlRow
+
+__all__ = ["CrawlRegistry", "Registered"]
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """A URL just added by :meth:`CrawlRegistry.add`."""
+
+    url_id: int
+    host_id: int
+    hostport: str
+    #: the URL's host was met for the first time
+    new_host: bool
+
+
+class CrawlRegistry:
+    """Every URL and host of one crawl, by dense id (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._url_id: dict[str, int] = {}
+        self._urls: list[str] = []
+        self._depth: list[int] = []
+        self._url_host: list[int] = []
+        self._hops: dict[int, int] = {}  # only URLs reached through redirects
+        self._host_id: dict[str, int] = {}
+        self._slots: list[HostSlot] = []
+        self._scheme: list[str] = []
+
+    # -- URLs ---------------------------------------------------------------------
+    def __len__(self) -> int:
+        """Number of URLs."""
+        return len(self._urls)
+
+    def __contains__(self, url: object) -> bool:
+        return url in self._url_id
+
+    def id_of(self, url: str) -> int | None:
+        """The id of a known URL, else None."""
+        return self._url_id.get(url)
+
+    def url(self, url_id: int) -> str:
+        return self._urls[url_id]
+
+    def depth(self, url_id: int) -> int:
+        return self._depth[url_id]
+
+    def host_of(self, url_id: int) -> int:
+        return self._url_host[url_id]
+
+    def hops(self, url_id: int) -> int:
+        """Redirect hops that led to ``url_id`` (0 unless it is a redirect target)."""
+        return self._hops.get(url_id, 0)
+
+    def set_hops(self, url_id: int, hops: int) -> None:
+        self._hops[url_id] = hops
+
+    def add(self, url: str, depth: int) -> Registered:
+        """Give a new (normalised, absolute) URL the next id; its host too if new."""
+        assert url not in self._url_id, url
+        hostport = host_key(url)
+        host_id = self._host_id.get(hostport)
+        new_host = host_id is None
+        if host_id is None:
+            host_id = self._add_host(hostport, url[: url.index(":")])
+        url_id = self._url_id[url] = len(self._urls)
+        self._urls.append(url)
+        self._depth.append(depth)
+        self._url_host.append(host_id)
+        return Registered(url_id, host_id, hostport, new_host)
+
+    # -- hosts --------------------------------------------------------------------
+    @property
+    def host_count(self) -> int:
+        return len(self._slots)
+
+    def slot(self, host_id: int) -> HostSlot:
+        return self._slots[host_id]
+
+    def slots(self) -> Iterator[HostSlot]:
+        """Every host's slot, in id order."""
+        return iter(self._slots)
+
+    def origin(self, host_id: int) -> str:
+        """``scheme://host[:port]`` of the host, with the scheme of its first URL."""
+        return f"{self._scheme[host_id]}://{self._slots[host_id].name}"
+
+    def robots_url(self, host_id: int) -> str:
+        return f"{self.origin(host_id)}/robots.txt"
+
+    def _add_host(self, hostport: str, scheme: str) -> int:
+        host_id = self._host_id[hostport] = len(self._slots)
+        self._slots.append(HostSlot(host_id, hostport))
+        self._scheme.append(scheme)
+        return host_id
+
+    # -- resume -------------------------------------------------------------------
+    def load(self, hosts: Iterable[HostRow], urls: Iterable[UrlRow]) -> None:
+        """Load stored rows into an empty registry (ids must be dense, from 0).
+
+        A host's scheme is that of its first stored URL (``http`` if it has none).
+        """
+        if self._urls or self._slots:
+            raise RuntimeError("load() needs an empty registry")
+        for h in sorted(hosts, key=lambda h: h.id):
+            if h.id != len(self._slots):
+                raise ValueError(f"host ids must be dense: {h.id} after {len(self._slots)}")
+            self._add_host(h.name, "http")
+        scheme_known = [False] * len(self._slots)
+        for u in urls:
+            if u.id != len(self._urls):
+                raise ValueError(f"URL ids must be dense: {u.id} after {len(self._urls)}")
+            self._url_id[u.url] = u.id
+            self._urls.append(u.url)
+            self._depth.append(u.depth)
+            self._url_host.append(u.host_id)
+            if not scheme_known[u.host_id]:
+                scheme_known[u.host_id] = True
+                self._scheme[u.host_id] = u.url[: u.url.index(":")]
