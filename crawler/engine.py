@@ -46,7 +46,7 @@ from analysis.ordering.strategies import Strategy, get_strategy
 from crawler.config import META_SETTINGS, build_settings, settings_values
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.frontier import Frontier, Taken
-from crawler.links import extract_links
+from crawler.links import PageLinks, extract_links
 from crawler.politeness import PolitenessPolicy
 from crawler.registry import CrawlRegistry
 from crawler.resume import (
@@ -102,6 +102,7 @@ class CrawlStats:
     retries: int = 0
     frontier: int = 0
     busy_hosts: int = 0
+    queued_hosts: int = 0      # hosts holding URLs in the frontier
     hosts: int = 0
     urls: int = 0
     stopped: str = "running"   # 'done', 'max_pages', 'stopped'
@@ -266,6 +267,7 @@ class Crawler:
                            scope=self.scope, strategy=self.strategy)
         self.stats.outcomes.update(restored.outcomes)
         self.stats.resumed_pages = self.stats.pages
+        self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
         self._taken = restored.taken
         self._next_seq = restored.next_seq
         self._save_meta()  # the seeds and settings of this run, for the next resume
@@ -408,6 +410,7 @@ class Crawler:
     def _update_stats(self) -> None:
         self.stats.frontier = len(self.frontier)
         self.stats.busy_hosts = self.frontier.busy
+        self.stats.queued_hosts = self.frontier.queued_hosts
         self.stats.hosts = self.registry.host_count
         self.stats.urls = len(self.registry)
         if self.scope is not None:
@@ -559,7 +562,8 @@ class Crawler:
             self._finish(taken, seq, _outcome_of(exc))
         else:
             try:
-                self._finish_result(taken, seq, attempt, result)
+                page = await self._parse_big_page(result, url)
+                self._finish_result(taken, seq, attempt, result, page)
             except StoreError:
                 raise
             except Exception as exc:  # a bug or a parser failure: never lose the URL
@@ -575,7 +579,23 @@ class Crawler:
         self.store.set_outcome(taken.url_id, outcome, seq)
         self.stats.outcomes[outcome] += 1
 
-    def _finish_result(self, taken: Taken, seq: int, attempt: int, result: FetchResult) -> None:
+    async def _parse_big_page(self, result: FetchResult, url: str) -> PageLinks | None:
+        """Extract a big HTML page's links in a worker thread (None: not big, or not HTML).
+
+        Parsing a multi-megabyte page takes seconds of pure Python (every anchor is
+        normalised); in a thread the event loop keeps serving the other fetches.  It
+        runs before any record of the fetch is enqueued, so they still land together.
+        """
+        s = self.settings
+        if (result.size < s.links_thread_above or result.too_large
+                or not 200 <= result.status < 300 or not result.is_html):
+            return None
+        return await asyncio.to_thread(extract_links, result.body, url,
+                                       max_links=s.links_max_per_page,
+                                       agent=s.fetch_robots_agent, charset=result.charset)
+
+    def _finish_result(self, taken: Taken, seq: int, attempt: int, result: FetchResult,
+                       page: PageLinks | None = None) -> None:
         """Classify a response and enqueue all its records (no await in here)."""
         status = result.status
         links: list[int] = []
@@ -593,7 +613,7 @@ class Crawler:
             outcome = Outcome.NOT_HTML
         else:
             outcome = Outcome.FETCHED
-            links, nofollow = self._page_links(taken.url_id, seq, result)
+            links, nofollow = self._page_links(taken.url_id, seq, result, page)
         self._record(taken, seq, attempt, result.started_at, result.ended_at, outcome, result)
         if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
             assert self.store is not None
@@ -616,12 +636,13 @@ class Crawler:
             registry.set_hops(target_id, hops)
         return [target_id]
 
-    def _page_links(self, url_id: int, seq: int,
-                    result: FetchResult) -> tuple[list[int], list[int]]:
+    def _page_links(self, url_id: int, seq: int, result: FetchResult,
+                    page: PageLinks | None = None) -> tuple[list[int], list[int]]:
         s = self.settings
         url = self.registry.url(url_id)
-        page = extract_links(result.body, url, max_links=s.links_max_per_page,
-                             agent=s.fetch_robots_agent, charset=result.charset)
+        if page is None:
+            page = extract_links(result.body, url, max_links=s.links_max_per_page,
+                                 agent=s.fetch_robots_agent, charset=result.charset)
         if page.cut:
             # Never a silent cap: the page is recorded as cut and counted.
             assert self.store is not None

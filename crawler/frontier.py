@@ -179,6 +179,11 @@ class Frontier:
     def priority(self, url_id: int) -> float | None:
         return self._prio.get(url_id)
 
+    @property
+    def queued_hosts(self) -> int:
+        """Hosts holding at least one frontier URL."""
+        return len(self._live)
+
     def host_size(self, host_id: int) -> int:
         """Entries in a host's heap (including stale ones: an upper bound)."""
         return len(self._queues.get(host_id, ()))
@@ -374,6 +379,8 @@ class Frontier:
             self._ranks.remove(best)
         del self._prio[url_id], self._host_of[url_id]
         self._live[host_id] -= 1
+        if not self._live[host_id]:
+            del self._live[host_id]  # so len(self._live) counts hosts with URLs
         return Taken(url_id, host_id, -neg, rank)
 
     def release(self, host_id: int, ready_at: float) -> None:

@@ -15,6 +15,7 @@ the crawler's own agent name) ``nofollow``/``noindex``/``none`` is reported for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser
@@ -22,7 +23,7 @@ from selectolax.lexbor import LexborHTMLParser
 from crawler.encodings import decode_page, page_encoding, url_encoding
 from crawler.urls import _normalize_absolute, normalize_url
 
-__all__ = ["PageLinks", "extract_links"]
+__all__ = ["PageLinks", "extract_links", "link_ids"]
 
 _LINK_SELECTOR = "a[href], area[href], frame[src], iframe[src]"
 _HREF_TAGS = frozenset(("a", "area"))
@@ -155,3 +156,19 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
 #: Dropped targets counted per page at most (a cut page's count saturates here; their
 #: hashes cost about 6 MB at most, so a million-link page stays within its memory bound).
 _MAX_COUNTED_CUT = 100_000
+
+
+def link_ids(page: PageLinks, id_of: Callable[[str], int], *,
+             obey_meta_nofollow: bool = True) -> tuple[list[int], list[int]]:
+    """A page's links as ids (``id_of`` gives, or makes, a URL's id), in document order,
+    and the ids of those flagged nofollow (each link's ``rel``, or the page's meta robots
+    nofollow when ``obey_meta_nofollow``): the two arrays of a ``links`` row."""
+    follow_none = page.meta_nofollow and obey_meta_nofollow
+    ids: list[int] = []
+    nofollow: list[int] = []
+    for url in page.urls:
+        target = id_of(url)
+        ids.append(target)
+        if follow_none or url in page.nofollow:
+            nofollow.append(target)
+    return ids, nofollow

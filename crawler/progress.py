@@ -1,4 +1,5 @@
-"""A live one-line progress display (stderr, only on a terminal) and the final summary."""
+"""Progress while a job runs (a live line on a terminal, a log line every 10 s elsewhere)
+and the final summary."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TextIO
 
 from crawler.engine import CrawlStats
 
-__all__ = ["Progress", "format_line", "format_summary", "stop_on_signals"]
+__all__ = ["Progress", "format_clock", "format_line", "format_summary", "stop_on_signals"]
 
 
 @contextlib.contextmanager
@@ -35,9 +36,33 @@ def stop_on_signals(stop: Callable[[], None]) -> Iterator[None]:
             loop.remove_signal_handler(sig)
 
 
-def format_line(stats: CrawlStats, rate: float) -> str:
-    return (f"{stats.pages:>8} pages  {rate:7.1f} pages/s  frontier {stats.frontier:>7}  "
-            f"busy hosts {stats.busy_hosts:>4}/{stats.hosts:<4}  errors {stats.errors}")
+def format_clock(seconds: float) -> str:
+    """``h:mm:ss`` for a duration."""
+    whole = max(0, int(seconds))
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+def format_line(stats: CrawlStats, rate: float, *, max_pages: int | None = None,
+                scope: str | None = None) -> str:
+    """The crawl's progress: pages, recent rate, elapsed time, the ETA when the crawl is
+    bounded by ``max_pages``, the frontier, hosts and the scope.
+
+    Hosts: ``fetching`` have a request in flight (or wait inside a retry), ``queued``
+    hold URLs in the frontier, ``seen`` is every host discovered (in scope or not).
+    The ETA divides the pages left by this run's average rate.
+    """
+    parts = [f"{stats.pages:>8,} pages", f"{rate:7.1f} pages/s",
+             f"elapsed {format_clock(stats.elapsed)}"]
+    if max_pages is not None:
+        left = max(0, max_pages - stats.pages)
+        eta = format_clock(left / stats.rate) if stats.rate > 0 else "?"
+        parts.append(f"ETA {eta} ({stats.pages:,} of {max_pages:,})")
+    parts += [f"frontier {stats.frontier:,}",
+              f"hosts {stats.busy_hosts} fetching, {stats.queued_hosts} queued, "
+              f"{stats.hosts} seen", f"errors {stats.errors}"]
+    if scope:
+        parts.append(f"scope {scope}")
+    return "  ".join(parts)
 
 
 def format_summary(stats: CrawlStats) -> str:
@@ -55,17 +80,35 @@ def format_summary(stats: CrawlStats) -> str:
 
 
 class Progress:
-    """Refreshes one status line every ``interval`` seconds while a crawl runs.
+    """Shows a job's progress on ``stream`` (stderr by default) while it runs.
 
-    Quiet when ``stream`` is not a terminal (pipes, files, CI logs).
+    On a terminal one status line is redrawn every ``interval`` seconds; elsewhere
+    (a pipe, a file, ``nohup``, CI) one time-stamped line is written every
+    ``log_interval`` seconds (0: nothing), so a long job is never silent.  ``line``
+    makes the text from the rate since the last one (default: :func:`format_line` of
+    ``stats`` with ``max_pages`` and ``scope``) and ``count`` the units done (default:
+    ``stats.pages``); a job without :class:`CrawlStats` passes ``None`` and both.
+    ``force`` draws the terminal line on any stream.
     """
 
-    def __init__(self, stats: CrawlStats, *, interval: float = 0.5,
-                 stream: TextIO | None = None, force: bool = False) -> None:
+    def __init__(self, stats: CrawlStats | None, *, interval: float = 0.5,
+                 stream: TextIO | None = None, force: bool = False,
+                 log_interval: float = 10.0, max_pages: int | None = None,
+                 scope: str | None = None, line: Callable[[float], str] | None = None,
+                 count: Callable[[], int] | None = None) -> None:
         self.stats = stats
-        self.interval = interval
         self.stream = stream or sys.stderr
-        self.enabled = force or self.stream.isatty()
+        self.terminal = force or _isatty(self.stream)
+        self.interval = interval if self.terminal else log_interval
+        self.enabled = self.interval > 0
+        if stats is not None:
+            crawl = stats
+            line = line or (lambda rate: format_line(crawl, rate, max_pages=max_pages,
+                                                     scope=scope))
+            count = count or (lambda: crawl.pages)
+        if line is None or count is None:
+            raise TypeError("Progress without stats needs line and count")
+        self._line, self._count = line, count
         self._task: asyncio.Task[None] | None = None
         self._last = (time.monotonic(), 0)
 
@@ -75,15 +118,21 @@ class Progress:
             self.render()
 
     def render(self) -> None:
-        now, pages = time.monotonic(), self.stats.pages
-        t0, p0 = self._last
-        rate = (pages - p0) / (now - t0) if now > t0 else 0.0
-        self._last = (now, pages)
-        self.stream.write("\r\x1b[K" + format_line(self.stats, rate))
+        now, done = time.monotonic(), self._count()
+        t0, d0 = self._last
+        rate = (done - d0) / (now - t0) if now > t0 else 0.0
+        self._last = (now, done)
+        text = self._line(rate)
+        if self.terminal:
+            self.stream.write("\r\x1b[K" + text)
+        else:
+            self.stream.write(time.strftime("%Y-%m-%d %H:%M:%S ") + " ".join(text.split())
+                              + "\n")
         self.stream.flush()
 
     def start(self) -> None:
         if self.enabled and self._task is None:
+            self._last = (time.monotonic(), self._count())
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def stop(self) -> None:
@@ -92,5 +141,13 @@ class Progress:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+            if self.terminal:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # closed or not a real file
+        return False

@@ -20,7 +20,31 @@ from crawler.settings import CrawlSettings
 from crawler.traps import TrapGuard
 from crawler.urls import host_key
 
-__all__ = ["Scope"]
+__all__ = ["Scope", "describe_scope"]
+
+
+def describe_scope(settings: CrawlSettings, seeds: Iterable[str]) -> str:
+    """The hosts a crawl may visit, in words (for the progress line).
+
+    >>> from crawler.settings import CrawlSettings
+    >>> describe_scope(CrawlSettings(), ["http://a.test:8400/", "http://a.test:8400/x"])
+    "the seeds' host a.test:8400"
+    >>> describe_scope(CrawlSettings(scope_domains=("test",), scope_hosts=("x.org",)), [])
+    'hosts x.org, domain test'
+    """
+    parts = []
+    if settings.scope_hosts:
+        parts.append("hosts " + ", ".join(settings.scope_hosts))
+    if settings.scope_domains:
+        parts.append(("domain " if len(settings.scope_domains) == 1 else "domains ")
+                     + ", ".join(settings.scope_domains))
+    if parts:
+        return ", ".join(parts)
+    hosts = sorted({host_key(s) for s in seeds})
+    if not hosts:
+        return "the seeds' hosts"
+    shown = ", ".join(hosts[:3]) + (f" and {len(hosts) - 3} more" if len(hosts) > 3 else "")
+    return f"the seeds' host{'s' if len(hosts) > 1 else ''} {shown}"
 
 
 def _bare_host(hostport: str) -> str:

@@ -164,6 +164,10 @@ class CrawlSettings:
     #: records however many anchors its (capped, see ``fetch_max_body``) markup holds.
     #: 10,000 cuts no page of a large documentation site (a Sphinx changelog: 3,303).
     links_max_per_page: int = 10_000
+    #: HTML bodies of at least this many bytes are parsed in a worker thread, so the
+    #: seconds a multi-megabyte page takes never stall the event loop (smaller pages
+    #: parse faster inline than a thread hand-off costs)
+    links_thread_above: int = 256 * 1024
     #: follow links marked rel=nofollow (they are recorded, flagged, either way)
     links_follow_nofollow: bool = True
     #: honour ``<meta name=robots content=nofollow>``: record the links, follow none
@@ -211,6 +215,8 @@ class CrawlSettings:
     store_flush_interval: float = 0.5
     #: seconds between progress-line refreshes
     progress_interval: float = 0.5
+    #: seconds between progress log lines when stderr is not a terminal (0: none)
+    progress_log_interval: float = 10.0
 
     def __post_init__(self) -> None:
         for f in fields(self):

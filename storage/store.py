@@ -127,6 +127,8 @@ class ResumeState:
     next_seq: int                     # 1 + the highest seq recorded
     # Fetched pages' out-links in fetch (seq) order, for replaying strategy state:
     fetched_links: list[tuple[int, Sequence[int]]]
+    #: pages recorded as cut at links_max_per_page (the link_cuts table)
+    link_cuts: int = 0
 
     @property
     def next_url_id(self) -> int:
@@ -547,11 +549,12 @@ def _load_state(path: Path) -> ResumeState:
         top = conn.execute("SELECT max(m) FROM (SELECT max(seq) AS m FROM fetches"
                            " UNION ALL SELECT max(seq) FROM urls)").fetchone()[0]
         link_rows = conn.execute("SELECT src, dst FROM links").fetchall()
+        cuts = conn.execute("SELECT count(*) FROM link_cuts").fetchone()[0]
     finally:
         conn.close()
     return ResumeState(meta=meta, hosts=hosts, urls=urls,
                        next_seq=0 if top is None else int(top) + 1,
-                       fetched_links=_links_in_seq_order(urls, link_rows))
+                       fetched_links=_links_in_seq_order(urls, link_rows), link_cuts=cuts)
 
 
 def _links_in_seq_order(urls: list[UrlRow],

@@ -140,6 +140,7 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
     """
     settings = settings or ReportSettings()
     db, out = Path(db_path), Path(out_path)
+    started = _dt.datetime.now(_dt.UTC)
     ctx = ReportContext(db, settings, inputs or ReportInputs())
     writers: dict[str, Callable[[ReportContext, Section], None]] = {
         "summary": _summary, "ranking": _ranking, "bowtie": _bowtie, "degrees": _degrees,
@@ -157,7 +158,9 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
             section.none(f"Not available for this crawl: {exc}")
         sections.append(section)
     title = settings.title or f"webcrawl report: {db.name}"
-    generated = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    ended = _dt.datetime.now(_dt.UTC)
+    generated = ended.strftime("%Y-%m-%d %H:%M UTC")
+    sections[0].parts.insert(0, _provenance(ctx, started, ended))
     document = page(title, f"{db.name}, generated {generated}",
                     [(s.key, SECTIONS[s.key], "".join(s.parts)) for s in sections])
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -177,6 +180,76 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
         hosts=len(ctx.host_names), rate_error=ctx.rate_error[0] if ctx.rate_error else None,
         rate_pages=ctx.rate_error[1] if ctx.rate_error else 0, graph=ctx.graph.info(),
         figures=ctx.figures)
+
+
+# ----------------------------------------------------------------------------- provenance
+#: What each URL outcome means, shown beside its share.
+OUTCOME_MEANING = {
+    "fetched": "an HTML page answered 2xx; its links are in the graph",
+    "not_html": "answered 2xx but not HTML (by Content-Type or content)",
+    "redirect": "answered 3xx; its target is its one link",
+    "not_modified": "answered 304 to a conditional revisit",
+    "http_error": "answered 4xx or 5xx after the retries",
+    "network_error": "connection refused, reset or unresolved after the retries",
+    "timeout": "no complete answer in time after the retries",
+    "too_large": "body over the size cap (kept cut, not parsed)",
+    "robots_excluded": "disallowed by the host's robots.txt, never requested",
+    "out_of_scope": "never requested: another host or domain than the scope allows, too "
+                    "deep, over a per-host or URL-shape limit, or a link to a binary file "
+                    "(.pdf, images, archives: one such link per fixture page)",
+    "abandoned": "left in the frontier at a page limit by an older version (resumable)",
+}
+
+
+def webcrawl_version() -> str:
+    """The installed distribution's version, else the source tree's."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("webcrawl")
+    except metadata.PackageNotFoundError:
+        from storage._version import __version__
+
+        return f"{__version__} (source tree)"
+
+
+def _utc(wall: float) -> str:
+    return _dt.datetime.fromtimestamp(wall, _dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _provenance(ctx: ReportContext, started: _dt.datetime, ended: _dt.datetime) -> str:
+    """How the report was made: enough to make it again (version, command, settings,
+    times)."""
+    import shlex
+    import sys
+
+    from storage.reader import FETCH_KINDS
+
+    f = ctx.fetches
+    rows: list[list[Any]] = [
+        ["webcrawl version", webcrawl_version()],
+        ["report command", shlex.join(["webcrawl", *sys.argv[1:]])
+         if sys.argv and sys.argv[0].endswith(("webcrawl", "crawler/cli/__main__.py"))
+         else "build_report() called from Python"],
+        ["report made", f"{started.strftime('%Y-%m-%d %H:%M:%S')} to "
+                        f"{ended.strftime('%H:%M:%S UTC')}"],
+    ]
+    for kind in ("crawl", "revisit"):
+        mine = f["kind"] == FETCH_KINDS.index(kind)
+        if np.any(mine):
+            rows.append([f"{kind} ran", f"{_utc(float(f['started_at'][mine].min()))} to "
+                                        f"{_utc(float(f['ended_at'][mine].max()))}"])
+    stored = ctx.meta.get("settings")
+    if stored:
+        try:
+            values = json.loads(stored)
+            text = ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
+        except (ValueError, AttributeError):
+            text = stored
+        rows.append(["crawl settings (stored with the crawl)", text])
+    else:
+        rows.append(["crawl settings", "none stored (an imported or older crawl)"])
+    return "<h3>How this report was made</h3>" + table(["", ""], rows, header=False)
 
 
 # ----------------------------------------------------------------------------- summary
@@ -211,10 +284,13 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
                       [[url, kept, dropped] for url, kept, dropped in cuts[:50]]))
     codes, counts = np.unique(urls.outcome, return_counts=True)
     outcome_rows = [[OUTCOMES[c].value if c >= 0 else "in the frontier (not taken)", int(n),
-                     f"{100.0 * n / max(len(urls), 1):.1f}%"] for c, n in zip(codes, counts,
-                                                                          strict=True)]
+                     f"{100.0 * n / max(len(urls), 1):.1f}%",
+                     OUTCOME_MEANING.get(OUTCOMES[c].value, "") if c >= 0
+                     else "discovered, waiting to be fetched"]
+                    for c, n in zip(codes, counts, strict=True)]
     sec.add("<h3>URL outcomes</h3>")
-    sec.add(table(["outcome", "URLs", "share"], outcome_rows) if outcome_rows
+    sec.add(f"<p>Share of the {len(urls):,} URLs discovered (fetched or not).</p>")
+    sec.add(table(["outcome", "URLs", "share", "what it means"], outcome_rows) if outcome_rows
             else "<p class='missing'>No URL recorded.</p>")
     if not np.any(crawl):
         sec.none("No fetch was recorded: this crawl is empty.")

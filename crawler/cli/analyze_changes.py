@@ -24,6 +24,7 @@ from crawler.cli._common import (
     print_table,
 )
 from crawler.cli._help import add_deprecated_alias
+from storage.errors import ConfigError
 
 
 def register(sub: Any) -> None:
@@ -59,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
     history = read_history(existing_db(args.db), text=False)
     day, source = resolve_day_seconds(history.meta, args.seconds_per_day)
     report = change_report(history_visit_log(history, day).log)
+    if report.rate_summary()["pages_revisited"] == 0:
+        raise ConfigError(f"{args.db} was never revisited: change analytics need pages "
+                          "fetched at least twice (run 'webcrawl revisit --db "
+                          f"{args.db} --budget 10/s --duration 600' first)")
     plots = [] if args.out is None else [str(p) for p in _plot(report, args.out)]
     if args.json:
         print_json({**report.to_dict(), "day_seconds": day, "day_seconds_from": source,

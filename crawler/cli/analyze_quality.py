@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
                         help="number of slices (default 20)")
     parser.add_argument("--by", choices=("pages", "time"), default="pages",
                         help="slices of equal page counts (default) or equal duration")
-    parser.add_argument("--checkpoints", type=int_range(1, 10**6), default=10, metavar="C",
+    parser.add_argument("--checkpoints", type=int_range(0, 10**6), default=10, metavar="C",
                         help="partial-graph PageRank checkpoints (default 10; 0 skips)")
     add_graph_option(parser)
     parser.add_argument("--along", metavar="LIST",

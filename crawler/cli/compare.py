@@ -44,7 +44,7 @@ def register(sub: Any) -> None:
                         help="write one PNG per metric and comparison.json here")
     parser.add_argument("--slices", type=int_range(1, 10**6), default=20, metavar="K",
                         help="cut each crawl into K slices of equal page counts (default 20)")
-    parser.add_argument("--checkpoints", type=int_range(1, 10**6), default=10, metavar="C",
+    parser.add_argument("--checkpoints", type=int_range(0, 10**6), default=10, metavar="C",
                         help="partial-graph PageRank checkpoints for the top-N overlap "
                              "(default 10; 0 skips it)")
     parser.add_argument("--remote-only", action="store_true",

@@ -124,7 +124,13 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
 
     async def main() -> None:
-        progress = Progress(crawler.stats, interval=settings.progress_interval)
+        from crawler.scope import describe_scope
+
+        used = crawler.settings  # a resumed crawl's stored settings, with any overrides
+        progress = Progress(crawler.stats, interval=used.progress_interval,
+                            log_interval=used.progress_log_interval,
+                            max_pages=used.scope_max_pages,
+                            scope=describe_scope(used, crawler.seeds))
         if not args.quiet:
             progress.start()
         with stop_on_signals(crawler.stop):

@@ -272,12 +272,15 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
 def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlStats:
     from crawler.engine import Crawler
     from crawler.progress import Progress, format_summary
+    from crawler.scope import describe_scope
 
     settings = s.crawl_settings()
     crawler = Crawler(db, [seed_url], settings)
 
     async def main() -> None:
-        progress = Progress(crawler.stats, interval=settings.progress_interval, stream=stream)
+        progress = Progress(crawler.stats, interval=settings.progress_interval, stream=stream,
+                            log_interval=settings.progress_log_interval,
+                            scope=describe_scope(settings, [seed_url]))
         progress.start()
         try:
             await crawler.run()

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from crawler.fetcher import decode_body, is_html
-from crawler.links import extract_links
+from crawler.links import extract_links, link_ids
 from crawler.settings import CrawlSettings
 from crawler.urls import host_key, normalize_url
 from storage.errors import ConfigError, InputFormatError
@@ -352,16 +352,9 @@ class _Importer:
         s = self.settings
         page = extract_links(rec.body, url, charset=_charset(rec),
                              max_links=s.links_max_per_page, agent=s.fetch_robots_agent)
-        follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
         depth = self.depth[uid] + 1
-        ids: list[int] = []
-        nofollow: list[int] = []
-        for target in page.urls:
-            tid = self._discover(target, depth, seq)
-            ids.append(tid)
-            if follow_none or target in page.nofollow:
-                nofollow.append(tid)
-        return ids, nofollow
+        return link_ids(page, lambda target: self._discover(target, depth, seq),
+                        obey_meta_nofollow=s.links_obey_meta_nofollow)
 
     def _add_fetch(self, uid: int, rec: _Record, when: float, seq: int, attempt: int,
                    kind: FetchKind, outcome: Outcome, status: int | None,

@@ -5,7 +5,9 @@ See :mod:`crawler.revisit.loop` for the contract.
 
 from __future__ import annotations
 
-from crawler.revisit.link_history import LinkHistory
+from crawler.revisit.link_history import (
+    LinkHistory,
+)
 from crawler.revisit.loop import (
     REVISIT_POLICIES,
     RevisitCrawler,
@@ -17,7 +19,10 @@ from crawler.revisit.loop import (
     run_with_progress,
     volatile_pattern,
 )
-from crawler.revisit.window import NewPage, PageWindow
+from crawler.revisit.window import (
+    NewPage,
+    PageWindow,
+)
 
 __all__ = [
     "REVISIT_POLICIES",

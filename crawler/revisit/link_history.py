@@ -10,7 +10,7 @@ are recorded as new URLs (discovered by this fetch, depth + 1, not fetched: a la
 
 from __future__ import annotations
 
-from crawler.links import extract_links
+from crawler.links import extract_links, link_ids
 from crawler.settings import CrawlSettings
 from crawler.urls import host_key
 from storage.store import CrawlStore, HostRow, ResumeState, UrlRow
@@ -36,17 +36,9 @@ class LinkHistory:
         s = self.settings
         page = extract_links(html, url, max_links=s.links_max_per_page,
                              agent=s.fetch_robots_agent)
-        follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
         depth = self._depth.get(url_id, 0) + 1
-        ids: list[int] = []
-        nofollow: list[int] = []
-        for target in page.urls:
-            tid = self._url_id.get(target)
-            if tid is None:
-                tid = self._add_url(target, depth, seq)
-            ids.append(tid)
-            if follow_none or target in page.nofollow:
-                nofollow.append(tid)
+        ids, nofollow = link_ids(page, lambda target: self.url_id(target, depth, seq),
+                                 obey_meta_nofollow=s.links_obey_meta_nofollow)
         self.store.add_links(url_id, ids, nofollow)
 
     def url_id(self, url: str, depth: int, seq: int) -> int:

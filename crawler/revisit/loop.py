@@ -149,6 +149,9 @@ def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
     if not pages:
         raise ConfigError(f"{db} holds no page fetched as HTML: nothing to revisit")
     in_coll = np.isin(f["url_id"], np.fromiter(pages, dtype=np.int64, count=len(pages)))
+    if not in_coll.any():
+        raise ConfigError(f"{db} holds no fetch records (an imported graph?): nothing to "
+                          "revisit")
     outcome = [OUTCOMES[c] if c >= 0 else None for c in f["outcome"]]
     is_crawl = f["kind"] == list(FetchKind).index(FetchKind.CRAWL)
     origin = float(np.min(f["started_at"][in_coll]))

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -76,6 +73,12 @@ class _HasProgressInterval(Protocol):
     @property
     def progress_interval(self) -> float: ...
 
+    @property
+    def progress_log_interval(self) -> float: ...
+
+    @property
+    def duration(self) -> float | None: ...
+
 
 class RevisitRun(Protocol):
     """What :func:`run_with_progress` needs of a :class:`~crawler.revisit.RevisitCrawler`."""
@@ -93,28 +96,28 @@ class RevisitRun(Protocol):
 
 async def run_with_progress(crawler: RevisitRun, *, show: bool = True,
                             stream: TextIO | None = None) -> RevisitStats:
-    """Run ``crawler`` with a one-line progress display on a terminal and signal handling."""
-    from crawler.progress import stop_on_signals
+    """Run ``crawler`` with signal handling and its progress: a live line on a terminal,
+    a log line every ``progress_log_interval`` seconds elsewhere (see
+    :class:`crawler.progress.Progress`), with the ETA of a run bounded by ``duration``."""
+    from crawler.progress import Progress, format_clock, stop_on_signals
 
-    out = stream or sys.stderr
-    loop = asyncio.get_running_loop()
+    settings, stats = crawler.settings, crawler.stats
 
-    async def progress() -> None:
-        while True:
-            await asyncio.sleep(crawler.settings.progress_interval)
-            out.write("\r\x1b[K" + crawler.stats.line())
-            out.flush()
+    def line(rate: float) -> str:
+        text = f"{stats.line()}  elapsed {format_clock(stats.elapsed)}"
+        if settings.duration is not None:
+            text += f"  ETA {format_clock(settings.duration - stats.elapsed)}"
+        return text
 
-    task = loop.create_task(progress()) if show and out.isatty() else None
+    progress = Progress(None, interval=settings.progress_interval,
+                        log_interval=settings.progress_log_interval, stream=stream,
+                        line=line, count=lambda: stats.fetches)
+    if show:
+        progress.start()
     with stop_on_signals(crawler.stop):
         try:
             return await crawler.run()
         finally:
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-                out.write("\r\x1b[K")
-                out.flush()
+            await progress.stop()
 
 

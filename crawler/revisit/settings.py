@@ -48,6 +48,9 @@ class RevisitSettings:
         pages link to, on the collection's hosts, join the collection
         (:mod:`crawler.revisit.window`), so births and lifespans of new pages can be
         measured.
+    progress_log_interval : float
+        Seconds between progress log lines when stderr is not a terminal (default 10;
+        0: none).
     """
 
     policy: str = "optimal"
@@ -62,6 +65,7 @@ class RevisitSettings:
     min_frequency: float = 0.0
     progress_interval: float = 0.5
     add_new: bool = False
+    progress_log_interval: float = 10.0
 
     def __post_init__(self) -> None:
         if self.policy not in REVISIT_POLICIES:
@@ -71,6 +75,9 @@ class RevisitSettings:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigError(f"{name} must be a positive number, got {value!r}")
+        if not (math.isfinite(self.progress_log_interval) and self.progress_log_interval >= 0):
+            raise ConfigError("progress_log_interval must be >= 0, got "
+                              f"{self.progress_log_interval!r}")
         if not (math.isfinite(self.burst) and self.burst >= 1):
             raise ConfigError(f"burst must be >= 1, got {self.burst!r}")
         if self.duration is not None and not self.duration >= 0:

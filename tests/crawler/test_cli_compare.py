@@ -119,11 +119,18 @@ def test_compare_recorded_needs_one_db_per_strategy(crawl_db, capsys):
     assert code == 0 and "recorded crawl orders" in out
 
 
+def test_compare_bad_numbers_are_one_line_usage_errors(crawl_db, capsys):
+    for argv in (["--slices", "0"], ["--checkpoints", "-1"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["compare", "--db", str(crawl_db), "--virtual", *argv])
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and argv[0] in err and err.count("\n") == 1
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--db", "missing.db", "--virtual"], "no crawl database at missing.db"),
     (["--strategies", "bfs,nosuch", "--virtual"], "unknown strategy 'nosuch'"),
-    (["--slices", "0", "--virtual"], "slices must be >= 1"),
-], ids=["missing-db", "unknown-strategy", "bad-slices"])
+], ids=["missing-db", "unknown-strategy"])
 def test_compare_errors_are_one_line(crawl_db, capsys, argv, message):
     if "--db" not in argv:
         argv = ["--db", str(crawl_db), *argv]

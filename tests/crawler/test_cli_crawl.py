@@ -75,7 +75,8 @@ async def test_progress_line_on_a_terminal() -> None:
     await asyncio.sleep(0.05)
     await progress.stop()
     text = out.getvalue()
-    assert "\r" in text and "pages/s" in text and "frontier       7" in text
-    assert "busy hosts    2/3" in text and "errors 0" in text
-    assert not Progress(stats, stream=io.StringIO()).enabled  # not a TTY: quiet
+    assert "\r" in text and "pages/s" in text and "frontier 7" in text
+    assert "hosts 2 fetching, 0 queued, 3 seen" in text and "errors 0" in text
+    quiet = Progress(stats, stream=io.StringIO(), log_interval=0)
+    assert not quiet.terminal and not quiet.enabled  # not a TTY, no log lines asked
     assert "10 pages" in format_summary(stats)

@@ -36,7 +36,7 @@ def test_reader_closing_the_pipe_stops_quietly(tmp_path: Path) -> None:
     proc = subprocess.Popen([*WEBCRAWL, "analyze", "pagerank", "--db", str(db), "--top", "5000"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline().startswith(b"PageRank of 5,000 pages")
+    assert proc.stdout.readline().startswith(b"PageRank over the graph of fetched pages: 5,000")
     proc.stdout.close()  # the reader goes away long before 5000 rows are written
     err = proc.stderr.read().decode()
     proc.stderr.close()

@@ -54,6 +54,7 @@ TEXTS: dict[str, tuple[str, Any]] = {
     "scope_max_pattern_urls": ("20", 20), "sitemaps_follow": ("yes", True),
     "sitemaps_max_files": ("3", 3), "sitemaps_max_urls": ("100", 100),
     "sitemaps_max_bytes": ("4096", 4096),
+    "links_thread_above": ("65536", 65536),
 }
 
 

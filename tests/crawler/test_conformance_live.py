@@ -269,3 +269,15 @@ async def test_cut_page_flagged_in_store_summary_and_report(
     assert await asyncio.to_thread(main, ["report", "--db", str(db), "--out", str(report)]) == 0
     text = report.read_text(encoding="utf-8")
     assert "Pages whose links were cut" in text and mini_web.url("a.test") in text
+
+
+async def test_cut_count_survives_resume(mini_web: MiniWeb, tmp_path: Path) -> None:
+    mini_web.add("a.test", "/", many_links(300))
+    db = tmp_path / "c.db"
+    first = await Crawler(db, [mini_web.url("a.test")],
+                          mini_web.settings(links_max_per_page=120, scope_max_pages=1)).run()
+    assert first.links_cut_pages == 1
+    # Resuming (here a finished crawl) counts the cuts recorded before, not only its own.
+    again = await Crawler(db, [], mini_web.settings(links_max_per_page=120, scope_max_pages=1),
+                          resume=True).run()
+    assert again.links_cut_pages == 1 and again.resumed_pages == 1

@@ -176,3 +176,35 @@ async def test_corrupt_and_unknown_codings_are_network_errors(
     pages, _ = _rows(db)
     assert pages[w.url("a.test", "/corrupt")][0] == "network_error"
     assert pages[w.url("a.test", "/unknown")][0] == "network_error"
+
+
+async def test_big_pages_are_parsed_off_the_event_loop(
+        mini_web: MiniWeb, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages of links_thread_above bytes or more are parsed in a worker thread."""
+    import threading
+
+    import crawler.engine
+    from crawler.links import extract_links
+
+    threads: dict[str, str] = {}
+
+    def spy(body: bytes, url: str, **kwargs: object) -> object:
+        threads[url] = threading.current_thread().name
+        return extract_links(body, url, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crawler.engine, "extract_links", spy)
+    w = mini_web
+    w.add("a.test", "/", html("/big", "/small"))
+    w.add("a.test", "/big", html("/from-big") + "<p>x</p>" * 5000)  # ~40 KB
+    w.add("a.test", "/small", html("/from-small"))
+    w.add("a.test", "/from-big", html())
+    w.add("a.test", "/from-small", html())
+    db = tmp_path / "c.db"
+    await Crawler(db, [w.url("a.test")], w.settings(links_thread_above=20_000)).run()
+    main = threading.main_thread().name
+    assert threads[w.url("a.test", "/big")] != main
+    assert threads[w.url("a.test", "/small")] == main
+    pages, _ = _rows(db)
+    # the links of both were recorded and followed alike
+    assert pages[w.url("a.test", "/from-big")][0] == "fetched"
+    assert pages[w.url("a.test", "/from-small")][0] == "fetched"

@@ -153,3 +153,18 @@ async def test_disallowed_sitemap_not_fetched(mini_web: MiniWeb, tmp_path: Path,
     w.add("a.test", "/sitemap.xml", Page(body=urlset(w.url("a.test", "/x"))))
     await Crawler(tmp_path / "c.db", [w.url("a.test")], w.settings(sitemaps_follow=True)).run()
     assert "/sitemap.xml" not in {h.path for h in w.hits}
+
+
+async def test_cli_sitemaps_option(mini_web: MiniWeb, tmp_path: Path) -> None:
+    import asyncio
+
+    from crawler.cli import main
+
+    w = mini_web
+    w.add("a.test", "/", html())
+    w.add("a.test", "/sitemap.xml", Page(body=urlset(w.url("a.test", "/listed"))))
+    w.add("a.test", "/listed", html())
+    argv = ["crawl", w.url("a.test"), "--db", str(tmp_path / "c.db"), "--quiet", "--sitemaps",
+            "--resolve", "*.test=127.0.0.1", "--min-delay", "0", "--delay-factor", "0"]
+    assert await asyncio.to_thread(main, argv) == 0
+    assert {h.path for h in w.hits} == {"/robots.txt", "/sitemap.xml", "/", "/listed"}

@@ -71,8 +71,11 @@ ALLOWED = {
     "reader.py": {"column", "where", "source", "text", "', '.join(parts)", "e", "v", "i", "whens",
                   "_code_sql('outcome', tuple((o.value for o in OUTCOMES)))",
                   "_code_sql('kind', tuple((k.value for k in FETCH_KINDS)))"},
+    # The schema upgrade: our table names (ADDED_COLUMNS), our script, a constant fragment.
     "store.py": {"CACHE_KIB", "BUSY_TIMEOUT_MS", "schema_sql()", "SCHEMA_VERSION", "created",
-                 "int(limit)", "cols", "name"},
+                 "int(limit)", "cols", "name", "table", "_LINK_FETCH",
+                 "upgrade_script(int(row[0]), columns)"},
+    "_sqlite.py": {"SCHEMA_VERSION"},
     # Our schema file and one of two literal SELECTs (integer ids or names).
     "edgelist.py": {"schema_sql()", "node_sql"},
 }

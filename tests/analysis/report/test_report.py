@@ -296,3 +296,28 @@ def test_cli_report(crawled: Crawled, tmp_path: Path, capsys: pytest.CaptureFixt
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("webcrawl: error:") for line in err)
 
+
+
+def test_report_says_how_it_was_made(crawled: Crawled, tmp_path: Path) -> None:
+    """Version, command, times and the stored settings; every outcome share explained."""
+    import re
+
+    from analysis.report.document import OUTCOME_MEANING, webcrawl_version
+    from storage.reader import CrawlReader
+
+    out = tmp_path / "made.html"
+    assert main(["report", "--db", str(crawled.plain), "-o", str(out), "--quiet"]) == 0
+    import html
+
+    text = html.unescape(re.sub(r"<[^>]+>", " ", out.read_text()))
+    assert "How this report was made" in text
+    assert f"webcrawl version {webcrawl_version()}" in " ".join(text.split())
+    assert re.search(r"crawl ran\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to ", text)
+    with CrawlReader(crawled.plain) as reader:
+        strategy = reader.meta()["strategy"]
+    assert f"frontier_strategy={strategy}" in text
+    # Each outcome row carries its meaning; out_of_scope names the binary links.
+    assert "link to a binary file" in OUTCOME_MEANING["out_of_scope"]
+    for outcome, meaning in OUTCOME_MEANING.items():
+        if f" {outcome} " in text:
+            assert meaning.split(";")[0][:40] in " ".join(text.split()), outcome

@@ -52,7 +52,7 @@ def test_rates_match_truth_as_analyze_changes_does(revisited: tuple[Path, dict[s
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     db, truth = revisited
     assert main(["export", "rates", "--db", str(db), "--format", "jsonl",
-                 "--seconds-per-day", str(DAY_SECONDS)]) == 0
+                 "--day-seconds", str(DAY_SECONDS)]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows and list(rows[0]) == list(RATE_COLUMNS)
     measured = [r for r in rows if r["rate_per_day"] is not None and r["url"] in truth]
