@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     )
     from crawler.progress import (
         Progress,
+        format_clock,
         format_line,
         format_summary,
         stop_on_signals,
@@ -141,6 +142,7 @@ if TYPE_CHECKING:
     )
     from crawler.scope import (
         Scope,
+        describe_scope,
     )
     from crawler.sitemaps import (
         Sitemap,
@@ -222,7 +224,9 @@ _LAZY: dict[str, str] = {
     "crawl": "crawler.engine",
     "decode_body": "crawler.fetcher",
     "decode_page": "crawler.encodings",
+    "describe_scope": "crawler.scope",
     "extract_links": "crawler.links",
+    "format_clock": "crawler.progress",
     "format_line": "crawler.progress",
     "format_summary": "crawler.progress",
     "host_key": "crawler.urls",
@@ -324,7 +328,9 @@ __all__ = [
     "crawl",
     "decode_body",
     "decode_page",
+    "describe_scope",
     "extract_links",
+    "format_clock",
     "format_line",
     "format_summary",
     "host_key",
