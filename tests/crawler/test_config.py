@@ -48,6 +48,7 @@ TEXTS: dict[str, tuple[str, Any]] = {
     "concurrency": ("3", 3), "frontier_strategy": ("dfs", "dfs"), "frontier_seed": ("9", 9),
     "frontier_record_rank": ("0", False), "store_batch_size": ("10", 10),
     "store_flush_interval": ("0.1", 0.1), "progress_interval": ("2", 2.0),
+    "progress_log_interval": ("30", 30.0),
     "warc_dir": ("none", None), "warc_max_size": ("5000", 5000),
     "warc_prefix": ("mirror", "mirror"),
     "scope_max_query_params": ("none", None), "scope_max_query_variants": ("5", 5),
