@@ -242,11 +242,11 @@ async def _stdio_main() -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 24)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    out = sys.stdout.buffer
+    # Non-blocking: a coordinator slow to read never stalls this worker's fetches.
+    out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
 
     def write(data: bytes) -> None:
         out.write(data)
-        out.flush()
 
     await serve(reader, write)
 
