@@ -11,10 +11,16 @@ The formats researchers publish graphs in, all read by one vectorised path:
   file of names whose line number is the id (LAW/WebGraph ``.urls`` files).
 * **Names directly**: ``http://a/ http://b/`` lines (any non-integer token).
 
-Parsing is pyarrow's multi-threaded CSV reader into Arrow arrays; every step after it
-(remapping ids, grouping links by source page, building the per-page int32 link
-arrays of ``schema.sql``) is numpy over whole arrays.  The only Python loops are one
-per *node* (a row of ``urls`` and of ``links``), never one per edge.
+Parsing is pyarrow's multi-threaded CSV reader into Arrow arrays, int32 when every id
+fits (int64 otherwise; 8 bytes a link instead of 16 while importing); every step after
+it (remapping ids, grouping links by source page, building the per-page int32 link
+arrays of ``schema.sql``) is numpy over whole arrays, and SQLite receives the rows as
+JSON integer arrays built by Arrow (``json_each``) plus one int32 blob sliced by
+``substr``: no Python object per edge, and none per node for integer ids.
+
+The database is written with no journal into a temporary file beside the target
+(64 KB pages: fewer page splits in the bulk insert) and renamed into place when
+complete, so a failed or killed import never leaves a partial database.
 
 The database it writes is what every analysis reads (see ``schema.sql``): one row
 per node in ``urls`` (ids dense from 0, in the order of the input ids, or first
