@@ -309,3 +309,17 @@ def test_an_existing_database_is_left_intact(tmp_path: Path) -> None:
         import_edges(write(tmp_path / "b.txt", "5 6\n6 7\n7 5\n"), db)
     assert db.read_bytes() == before
     assert stored_edges(db) == [("0", "1"), ("1", "2")]
+
+
+def test_integer_names_are_written_in_text_order() -> None:
+    """The urls rows of integer ids go in the text order of their names (the unique
+    url index then grows at its end): the order equals Python's sort of the strings."""
+    from storage.edgelist import _url_order
+
+    rng = np.random.default_rng(1)
+    for ids in (np.arange(2000), np.unique(rng.integers(0, 2**32, 5000)),
+                np.array([0, 1, 9, 10, 11, 99, 100, 101, 2**32 - 1])):
+        order = _url_order(ids)
+        assert order is not None
+        assert [str(i) for i in ids[order]] == sorted(str(i) for i in ids)
+    assert _url_order(np.array([-3, 4])) is None and _url_order(np.array([0, 2**32])) is None
