@@ -95,6 +95,7 @@ def line_figure(panels: Sequence[Panel], *, title: str | None = None,
     return fig
 
 
+_LEGEND_FONT = 9.0
 #: Fewest labelled major ticks on a log axis.
 MIN_LOG_LABELS = 2
 # Tick multiples tried, in order, when the decades alone give too few labelled ticks.
@@ -140,9 +141,19 @@ def outside_legend(fig: Figure, *, max_columns: int = 4) -> None:
     for ax in fig.axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, handle)
-    if handles:
-        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
-                   ncols=min(len(handles), max_columns), fontsize=9)
+    if not handles:
+        return
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    # As many columns as fit the figure's width (each as wide as the longest label
+    # plus its line sample and padding, in points).
+    font = FontProperties(size=_LEGEND_FONT)
+    widest = max(text_to_path.get_text_width_height_descent(label, font, ismath=False)[0]
+                 for label in handles) + 4.5 * _LEGEND_FONT
+    fits = int(0.95 * fig.get_figwidth() * 72.0 // widest)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+               ncols=max(1, min(len(handles), max_columns, fits)), fontsize=_LEGEND_FONT)
 
 
 def fit_title(fig: Figure, title: str) -> None:
