@@ -139,11 +139,13 @@ if TYPE_CHECKING:
     )
     from analysis.ordering import (
         ALONG_MEASURES,
+        DEGREE_LAWS,
         EXCLUSION_REASONS,
         GAMMA_IN,
         GAMMA_OUT,
         MIN_OUT_DEGREE,
         MODEL_STRATEGIES,
+        PAPER_CURVES,
         RECORDED,
         AlongCrawl,
         BacklinkCount,
@@ -174,6 +176,7 @@ if TYPE_CHECKING:
         measure_along,
         pagerank_capture,
         pagerank_power_law,
+        paper_curve,
         random_web_crawl,
         rank_positions,
         reach_summary,
@@ -191,6 +194,7 @@ if TYPE_CHECKING:
         virtual_comparison,
         virtual_crawl,
         virtual_orders,
+        zipf_degree_counts,
         zipf_degrees,
     )
     from analysis.report import (
@@ -263,6 +267,7 @@ _OWNER: dict[str, str] = {
     "Core": "graph",
     "CoreConfig": "graph",
     "DAY_SECONDS_KEYS": "change",
+    "DEGREE_LAWS": "ordering",
     "DegreeBias": "sampling",
     "DegreeLaws": "graph",
     "DepthFirst": "ordering",
@@ -283,6 +288,7 @@ _OWNER: dict[str, str] = {
     "MODEL_STRATEGIES": "ordering",
     "OK_REVISIT": "change",
     "OnlinePageImportance": "ordering",
+    "PAPER_CURVES": "ordering",
     "POLICIES": "change",
     "PageRankOrder": "ordering",
     "PageRankOrderSettings": "ordering",
@@ -399,6 +405,7 @@ _OWNER: dict[str, str] = {
     "pagerank_capture": "ordering",
     "pagerank_power_law": "ordering",
     "pagerank_sample": "sampling",
+    "paper_curve": "ordering",
     "parse_http_dates": "change",
     "path_lengths": "graph",
     "plain_walk_sample": "sampling",
@@ -448,6 +455,7 @@ _OWNER: dict[str, str] = {
     "visible_lifespans": "change",
     "window_buckets": "change",
     "write_comparison": "report",
+    "zipf_degree_counts": "ordering",
     "zipf_degrees": "ordering",
 }
 
@@ -457,6 +465,7 @@ __all__ = [
     "CENSORED_LABEL",
     "CHANGE_BUCKETS",
     "DAY_SECONDS_KEYS",
+    "DEGREE_LAWS",
     "EXCLUSION_REASONS",
     "GAMMA_IN",
     "GAMMA_OUT",
@@ -468,6 +477,7 @@ __all__ = [
     "MIN_OUT_DEGREE",
     "MODEL_STRATEGIES",
     "OK_REVISIT",
+    "PAPER_CURVES",
     "POLICIES",
     "RATE_COLUMNS",
     "RECORDED",
@@ -608,6 +618,7 @@ __all__ = [
     "pagerank_capture",
     "pagerank_power_law",
     "pagerank_sample",
+    "paper_curve",
     "parse_http_dates",
     "path_lengths",
     "plain_walk_sample",
@@ -657,6 +668,7 @@ __all__ = [
     "visible_lifespans",
     "window_buckets",
     "write_comparison",
+    "zipf_degree_counts",
     "zipf_degrees",
 ]
 

@@ -59,7 +59,7 @@ from crawler.resume import (
     settings_json,
 )
 from crawler.retry import RetryPolicy, is_retryable_status
-from crawler.robots import RobotsCache, RobotsState
+from crawler.robots import RobotsCache, RobotsState, fetch_robots_file
 from crawler.scope import Scope
 from crawler.settings import CrawlSettings
 from crawler.sitemaps import SitemapReader
@@ -418,41 +418,21 @@ class Crawler:
 
     # -- robots.txt ---------------------------------------------------------------
     async def _fetch_robots(self, host_id: int) -> None:
-        assert self.fetcher is not None and self.store is not None and self.scope is not None
+        assert self.fetcher is not None and self.scope is not None
         slot = self.registry.slot(host_id)
-        url = self.registry.robots_url(host_id)
         await self._wait(slot.ready_at - time.monotonic())
-        status: int | None = None
-        body: str | None = None
         started = time.monotonic()
-        try:
-            for _ in range(self.settings.fetch_max_redirects + 1):
-                result = await self.fetcher.fetch(url, max_body=self.settings.robots_max_size)
-                self.stats.requests += 1
-                status = result.status
-                if result.location and 300 <= status < 400:
-                    target = normalize_url(result.location, url)
-                    if target is None:
-                        break
-                    if not self.scope.host_allowed(host_key(target)):
-                        # Strict scope: never follow robots.txt off the sandbox; without
-                        # a file it may read, the host counts as unreachable.
-                        log.info("robots.txt of %s redirects out of scope to %s",
-                                 slot.name, target)
-                        status = None
-                        break
-                    url = target
-                    continue
-                # A file over robots_max_size arrives cut there: its first part is
-                # obeyed (RFC 9309 section 2.5), never read as empty.
-                body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
-                break
-            else:
-                status = None  # too many redirects: unreachable
-        except FetchError as exc:
-            log.info("robots.txt of %s unreachable: %s", slot.name, exc)
-            status = None
-        ended = time.monotonic()
+        status, body, requests = await fetch_robots_file(
+            self.fetcher, self.registry.robots_url(host_id), slot.name, self.settings,
+            self.scope.host_allowed)
+        self.stats.requests += requests
+        self._robots_learned(host_id, status, body, started, time.monotonic())
+
+    def _robots_learned(self, host_id: int, status: int | None, body: str | None,
+                        started: float, ended: float) -> None:
+        """Apply a fetched robots.txt (``status`` None: unreachable) and free the host."""
+        assert self.store is not None
+        slot = self.registry.slot(host_id)
         if status is not None and 300 <= status < 400:
             status = None
         if status == 429:
@@ -518,7 +498,7 @@ class Crawler:
             record.status = result.status
             record.content_type = result.content_type or None
             record.size = result.size
-            record.digest = result.digest if result.body else None
+            record.digest = result.digest if result.size else None
             record.etag = result.etag
             record.last_modified = result.last_modified
         self.store.add_fetch(record)

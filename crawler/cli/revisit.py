@@ -15,6 +15,7 @@ from crawler.cli._common import (
     nonneg_float,
     politeness_settings,
     positive_float,
+    positive_int,
     settings_layers,
     warc_settings,
 )
@@ -83,6 +84,9 @@ def register(sub: Any) -> None:
                         "optimal-age (age-minimising)")
     p.add_argument("--duration", type=nonneg_float, default=None, metavar="S",
                    help="seconds to run (default: until Ctrl-C)")
+    p.add_argument("--max-visits", type=positive_int, default=None, metavar="N",
+                   help="stop after N revisits (the last ones finish first; default: no "
+                        "limit)")
     p.add_argument("--day-seconds", type=positive_float, default=None, metavar="S",
                    help="wall seconds per planner day, stored for the analyses (default: "
                         "the one an earlier revisit of --db stored, else 86400; an "
@@ -158,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
     from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
-                               duration=args.duration, day_seconds=_day_seconds(args),
+                               duration=args.duration, max_visits=args.max_visits,
+                               day_seconds=_day_seconds(args),
                                volatile=args.volatile, min_frequency=args.min_frequency,
                                add_new=args.add_new)
     crawl_settings = _crawl_settings(args)

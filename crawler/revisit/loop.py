@@ -336,11 +336,21 @@ class RevisitCrawler:
         concurrency = self.crawl_settings.concurrency
         bucket = TokenBucket(s.budget, s.burst)
         end = None if s.duration is None else time.monotonic() + s.duration
+        started = 0
         assert self.store is not None
         while not self._tasks.stopping:
             now = time.monotonic()
             if end is not None and now >= end:
                 self.stats.stopped = "duration"
+                return
+            if s.max_visits is not None and started >= s.max_visits:
+                # Let the last revisits finish (and be recorded) rather than cancel them.
+                while len(self._tasks) and not self._tasks.stopping:
+                    await self._tasks.wait(end)
+                    if end is not None and time.monotonic() >= end:
+                        self.stats.stopped = "duration"
+                        return
+                self.stats.stopped = "max_visits"
                 return
             wake = math.inf if end is None else end
             if len(self._tasks) < concurrency:  # else: a task's end wakes us
@@ -352,6 +362,7 @@ class RevisitCrawler:
                     if page is not None:
                         bucket.take(now)
                         self._spawn(page)
+                        started += 1
                         continue
                     wake = min(wake, ready_at)
             await self.store.drain()

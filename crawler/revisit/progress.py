@@ -28,7 +28,7 @@ class RevisitStats:
     errors: int = 0
     added: int = 0            # pages that joined the collection (page window)
     outcomes: Counter[str] = field(default_factory=Counter)
-    stopped: str = "running"  # 'duration', 'stopped'
+    stopped: str = "running"  # 'duration', 'max_visits', 'stopped'
 
     @property
     def elapsed(self) -> float:
@@ -79,6 +79,9 @@ class _HasProgressInterval(Protocol):
     @property
     def duration(self) -> float | None: ...
 
+    @property
+    def max_visits(self) -> int | None: ...
+
 
 class RevisitRun(Protocol):
     """What :func:`run_with_progress` needs of a :class:`~crawler.revisit.RevisitCrawler`."""
@@ -98,15 +101,21 @@ async def run_with_progress(crawler: RevisitRun, *, show: bool = True,
                             stream: TextIO | None = None) -> RevisitStats:
     """Run ``crawler`` with signal handling and its progress: a live line on a terminal,
     a log line every ``progress_log_interval`` seconds elsewhere (see
-    :class:`crawler.progress.Progress`), with the ETA of a run bounded by ``duration``."""
+    :class:`crawler.progress.Progress`), with the ETA of a run bounded by ``duration``
+    or ``max_visits``."""
     from crawler.progress import Progress, format_clock, stop_on_signals
 
     settings, stats = crawler.settings, crawler.stats
 
     def line(rate: float) -> str:
         text = f"{stats.line()}  elapsed {format_clock(stats.elapsed)}"
+        etas = []
         if settings.duration is not None:
-            text += f"  ETA {format_clock(settings.duration - stats.elapsed)}"
+            etas.append(settings.duration - stats.elapsed)
+        if settings.max_visits is not None and stats.rate > 0:
+            etas.append((settings.max_visits - stats.fetches) / stats.rate)
+        if etas:
+            text += f"  ETA {format_clock(max(0.0, min(etas)))}"
         return text
 
     progress = Progress(None, interval=settings.progress_interval,

@@ -29,6 +29,10 @@ class RevisitSettings:
         Token-bucket capacity: starts that may be saved up and spent at once (default 1).
     duration : float or None
         Seconds to run; None (default) until stopped.
+    max_visits : int or None
+        Revisits to start, at most; the run ends when the last one has finished
+        (default None: no limit).  A count stop makes a run's size independent of the
+        machine's speed, which a duration does not.
     day_seconds : float
         Wall seconds per planner day (default 86400).
     volatile : str or None
@@ -57,6 +61,7 @@ class RevisitSettings:
     budget: float = 1.0
     burst: float = 1.0
     duration: float | None = None
+    max_visits: int | None = None
     day_seconds: float = 86400.0
     volatile: str | None = None
     prior_changes: float = 1.0
@@ -82,6 +87,8 @@ class RevisitSettings:
             raise ConfigError(f"burst must be >= 1, got {self.burst!r}")
         if self.duration is not None and not self.duration >= 0:
             raise ConfigError(f"duration must be >= 0 seconds, got {self.duration!r}")
+        if self.max_visits is not None and self.max_visits < 1:
+            raise ConfigError(f"max_visits must be >= 1, got {self.max_visits!r}")
         if not self.prior_changes >= 0 or not self.prior_days > 0:
             raise ConfigError("prior_changes must be >= 0 and prior_days > 0")
         if self.recompute_every is not None and self.recompute_every < 1:

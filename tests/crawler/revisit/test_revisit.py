@@ -38,7 +38,9 @@ WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
 MIN_DELAY = 0.004
 DAY_SECONDS = 0.2
 BUDGET = 80.0
-DURATION = 6.0
+# The uniform run stops after a count of revisits, not after a time: a busy machine
+# makes it slower, never smaller (a 6 s run once gave 283 revisits of the 300 asserted).
+MAX_VISITS = 400
 _ETAG = re.compile(r'"(\d+)-(\d+)"')
 
 
@@ -102,7 +104,7 @@ def uniform_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     web = FixtureWeb.build(FixtureConfig(pages=80, hosts=4, seed=7,
                                          change_mixture=((1.0, 4.0, 16.0),)))
     # No prior (pure likelihood), so the estimates can be held to the statistical floor.
-    settings = RevisitSettings(policy="uniform", budget=BUDGET, duration=DURATION,
+    settings = RevisitSettings(policy="uniform", budget=BUDGET, max_visits=MAX_VISITS,
                                day_seconds=DAY_SECONDS, prior_changes=0.0, prior_days=1e-9)
     return crawl_and_revisit(tmp_path_factory.mktemp("uniform"), web, settings)
 
@@ -117,7 +119,9 @@ def page_of(web: FixtureWeb, port: int) -> dict[str, int]:
 
 def test_revisits_use_conditional_get_and_record_changes(uniform_run: Run) -> None:
     revisits = rows(uniform_run.db, "f.kind = 'revisit'")
-    assert len(revisits) > 300
+    # Every revisit started is recorded: the count stop lets the last ones finish.
+    assert len(revisits) == MAX_VISITS == uniform_run.stats.fetches
+    assert uniform_run.stats.stopped == "max_visits"
     outcomes = {r[2] for r in revisits}
     assert outcomes == {"fetched", "not_modified"}
     for _, _, outcome, status, changed, etag, *_ in revisits:
@@ -163,7 +167,8 @@ def test_budget_is_respected(uniform_run: Run) -> None:
     # and a little scheduling jitter.
     in_window = np.searchsorted(starts, starts + 1.0, side="left") - np.arange(starts.size)
     assert in_window.max() <= BUDGET + 2
-    assert starts.size / DURATION >= 0.4 * BUDGET, "the loop should spend its budget"
+    # How much of the budget the loop spends depends on the machine's speed, so it is
+    # measured by benchmarks/bench_revisit.py, not asserted here.
 
 
 def test_politeness_audit_is_clean(uniform_run: Run) -> None:
@@ -247,6 +252,8 @@ def test_token_bucket_and_digest_rule() -> None:
         RevisitSettings(volatile="(")
     with pytest.raises(ConfigError):
         RevisitSettings(policy="optimal-age")
+    with pytest.raises(ConfigError, match="max_visits"):
+        RevisitSettings(max_visits=0)
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -263,6 +270,17 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert cli_main(["revisit", *args]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_cli_refuses_a_zero_visit_count(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "c.db"
+    db.write_bytes(b"")
+    with pytest.raises(SystemExit) as exc:  # an argparse usage error: exit 2, one line
+        cli_main(["revisit", "--db", str(db), "--budget", "5", "--max-visits", "0"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--max-visits" in err and "Traceback" not in err
 
 
 def revisit_cmd(db: Path, *extra: str) -> list[str]:
