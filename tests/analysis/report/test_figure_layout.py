@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from conftest import RenderedReport
 from layout_check import draw, layout_problems, log_axis_labels
 from matplotlib.figure import Figure
 
@@ -23,6 +22,9 @@ from analysis.change.fetch_history import load_visit_log
 from analysis.report.change_figures import plot_change_report
 from analysis.report.figures import degree_figure, freshness_figure, rate_histogram_figure
 from analysis.report.plots import Panel, fit_title, label_log_axes, line_figure, outside_legend
+
+if TYPE_CHECKING:  # (conftest is not importable: several test folders have one)
+    from conftest import RenderedReport
 
 LONG_TITLE = ("Average PageRank of the pages fetched in each slice (graph of fetched pages: "
               "2,701 pages, 17,925 links)")
