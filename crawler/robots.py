@@ -45,15 +45,23 @@ The crawler fetches ``/robots.txt`` of a host before any other URL of it.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from crawler.settings import CrawlSettings
-from crawler.urls import normalize_escapes
+from crawler.urls import host_key, normalize_escapes, normalize_url
+from storage.errors import FetchError
 
-__all__ = ["RobotsCache", "RobotsRules", "RobotsState", "RobotsTxt", "is_valid_product_token",
+if TYPE_CHECKING:
+    from crawler.fetcher import Fetcher
+
+__all__ = ["RobotsCache", "RobotsRules", "RobotsState", "RobotsTxt", "fetch_robots_file",
+           "is_valid_product_token",
            "robots_path"]
 
 #: Google's line limit: 8 times the 2083-byte browser URL limit, less the terminator.
@@ -334,3 +342,45 @@ class RobotsCache:
 
     def allowed(self, host_id: int, url: str) -> bool:
         return self.rules(host_id).allowed(url, self.agent)
+
+
+_log = logging.getLogger(__name__)
+
+
+async def fetch_robots_file(fetcher: Fetcher, url: str, host: str, settings: CrawlSettings,
+                            host_allowed: Callable[[str], bool],
+                            ) -> tuple[int | None, str | None, int]:
+    """GET a host's robots.txt: ``(status, body, requests)``, status None if unreachable.
+
+    Redirects are followed for at most ``fetch_max_redirects`` hops, and only to hosts
+    ``host_allowed`` admits (strict scope: never off the sandbox; without a file it may
+    read, the host counts as unreachable).  ``requests`` counts the answered requests.
+    """
+    status: int | None = None
+    body: str | None = None
+    requests = 0
+    try:
+        for _ in range(settings.fetch_max_redirects + 1):
+            result = await fetcher.fetch(url, max_body=settings.robots_max_size)
+            requests += 1
+            status = result.status
+            if result.location and 300 <= status < 400:
+                target = normalize_url(result.location, url)
+                if target is None:
+                    break
+                if not host_allowed(host_key(target)):
+                    _log.info("robots.txt of %s redirects out of scope to %s", host, target)
+                    status = None
+                    break
+                url = target
+                continue
+            # A file over robots_max_size arrives cut there: its first part is
+            # obeyed (RFC 9309 section 2.5), never read as empty.
+            body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
+            break
+        else:
+            status = None  # too many redirects: unreachable
+    except FetchError as exc:
+        _log.info("robots.txt of %s unreachable: %s", host, exc)
+        status = None
+    return status, body, requests

@@ -203,6 +203,9 @@ class CrawlSettings:
     # -- concurrency, frontier, store ---------------------------------------------
     #: requests in flight at once over all hosts (always one per host)
     concurrency: int = 64
+    #: worker processes fetching and extracting links, hosts assigned by a stable hash
+    #: (:mod:`crawler.shard`); 1 runs the single-process engine
+    workers: int = 1
     #: the crawl ordering (see ``analysis.ordering.strategies``)
     frontier_strategy: str = "bfs"
     #: seed of randomised strategies
@@ -229,7 +232,8 @@ class CrawlSettings:
                 if value < 0:
                     raise ConfigError(f"{f.name} must not be negative, got {value!r}")
         positive = ("fetch_connect_timeout", "fetch_read_timeout", "fetch_total_timeout",
-                    "fetch_max_body", "retry_attempts", "concurrency", "links_max_per_page",
+                    "fetch_max_body", "retry_attempts", "concurrency", "workers",
+                    "links_max_per_page",
                     "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
                     "robots_max_attempts", "robots_max_size", "robots_cache_ttl",
                     "sitemaps_max_files", "sitemaps_max_urls", "sitemaps_max_bytes",

@@ -15,6 +15,9 @@ every hook is a no-op costing one dictionary lookup at import time.
     ``PRAGMA max_page_count = N`` on the writer connection: the database cannot grow
     beyond ``N`` pages, so writes fail with SQLITE_FULL exactly as on a full disk
     (a small tmpfs would need root).
+``WEBCRAWL_TEST_KILL=POINT:N``
+    The ``N``-th time the code reaches ``POINT`` (:func:`kill_at`), the process sends
+    itself SIGKILL: a ``kill -9`` at a precise point with no waiting in the test.
 ``WEBCRAWL_TEST_OPEN_MODE=ro``
     Open the writer connection with this SQLite URI mode; ``ro`` simulates a read-only
     file or mount (root ignores ``chmod``, and a read-only mount needs root).
@@ -26,7 +29,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["PAUSE_SECONDS", "max_page_count", "open_mode", "reached"]
+__all__ = ["PAUSE_SECONDS", "kill_at", "max_page_count", "open_mode", "reached"]
 
 #: Longest a paused process blocks (the test kills it long before).
 PAUSE_SECONDS = 60.0
@@ -58,3 +61,26 @@ def max_page_count() -> int | None:
 def open_mode(default: str) -> str:
     """The writer's URI mode: ``WEBCRAWL_TEST_OPEN_MODE`` if set, else ``default``."""
     return os.environ.get("WEBCRAWL_TEST_OPEN_MODE") or default
+
+
+_KILL = os.environ.get("WEBCRAWL_TEST_KILL", "")
+
+
+def kill_at(point: str) -> None:
+    """``WEBCRAWL_TEST_KILL=POINT:N``: the ``N``-th time ``point`` is reached, SIGKILL self.
+
+    Points: ``shard_page`` (the sharded crawl's coordinator, after a worker's page
+    result was enqueued to the store) and ``shard_workerW_batch`` (worker ``W`` of a
+    sharded crawl, after sending a batch of results; restarted workers never see the
+    variable).  A deterministic ``kill -9`` without sleeping in the test.
+    """
+    if not _KILL:
+        return
+    name, _, nth = _KILL.partition(":")
+    if name != point:
+        return
+    count = _counts[point] = _counts.get(point, 0) + 1
+    if count == int(nth):
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -30,6 +30,7 @@ FACADES = (
     "analysis.sampling",
     "crawler",
     "crawler.revisit",
+    "crawler.shard",
     "fixtures",
     "storage",
 )

@@ -42,12 +42,16 @@ from analysis.ordering.quality_order import (
     rank_positions,
 )
 from analysis.ordering.randomweb import (
+    DEGREE_LAWS,
     GAMMA_IN,
     GAMMA_OUT,
     MIN_OUT_DEGREE,
     MODEL_STRATEGIES,
+    PAPER_CURVES,
     RandomWebCrawl,
+    paper_curve,
     random_web_crawl,
+    zipf_degree_counts,
     zipf_degrees,
 )
 from analysis.ordering.reach import (
@@ -78,11 +82,13 @@ from analysis.ordering.virtual import (
 
 __all__ = [
     "ALONG_MEASURES",
+    "DEGREE_LAWS",
     "EXCLUSION_REASONS",
     "GAMMA_IN",
     "GAMMA_OUT",
     "MIN_OUT_DEGREE",
     "MODEL_STRATEGIES",
+    "PAPER_CURVES",
     "RECORDED",
     "AlongCrawl",
     "BacklinkCount",
@@ -113,6 +119,7 @@ __all__ = [
     "measure_along",
     "pagerank_capture",
     "pagerank_power_law",
+    "paper_curve",
     "random_web_crawl",
     "rank_positions",
     "reach_summary",
@@ -130,5 +137,6 @@ __all__ = [
     "virtual_comparison",
     "virtual_crawl",
     "virtual_orders",
+    "zipf_degree_counts",
     "zipf_degrees",
 ]

@@ -58,6 +58,10 @@ def register(sub: Any) -> None:
     rw.add_argument("--min-out-degree", type=positive_int, default=3, metavar="D",
                     help="smallest preset out-degree (default 3; 1 is the literal law, "
                          "whose crawls die out)")
+    rw.add_argument("--degree-law", choices=("sampled", "counts"), default="sampled",
+                    help="degrees drawn independently from the Zipf law (sampled, default) "
+                         "or exactly k/d^gamma pages of degree d, the paper's definition "
+                         "(counts, section 2.2)")
     rw.add_argument("--checkpoints", type=int_at_least(2), default=8, metavar="C",
                     help="log-spaced measurement points (default 8)")
     rw.add_argument("--measures", default="all", metavar="LIST",
@@ -99,7 +103,12 @@ def run_random_web(args: argparse.Namespace) -> int:
     import numpy as np
 
     from analysis.ordering.along import measure_along
-    from analysis.ordering.randomweb import PAPER_RANGES, random_web_crawl
+    from analysis.ordering.randomweb import (
+        PAPER_CURVES,
+        PAPER_RANGES,
+        paper_curve,
+        random_web_crawl,
+    )
     from crawler.cli._common import check_output
     from storage.errors import ConfigError
 
@@ -109,20 +118,26 @@ def run_random_web(args: argparse.Namespace) -> int:
     if args.crawl > args.pages:
         raise ConfigError(f"--crawl {args.crawl} exceeds --pages {args.pages}")
     print(f"random web: n = {args.pages}, {args.strategy} crawl of {args.crawl} pages, "
-          f"gamma_in {args.gamma_in}, gamma_out {args.gamma_out}", file=sys.stderr)
+          f"gamma_in {args.gamma_in}, gamma_out {args.gamma_out}, {args.degree_law} degrees",
+          file=sys.stderr)
     web = random_web_crawl(args.pages, args.strategy, max_pages=args.crawl,
                            n_seeds=args.seeds, gamma_in=args.gamma_in,
                            gamma_out=args.gamma_out, min_out_degree=args.min_out_degree,
-                           seed=args.seed)
+                           degree_law=args.degree_law, seed=args.seed)
     along = measure_along(web.graph, args.checkpoints, measures)
     result = {"model": {"pages": args.pages, "crawled": int(web.graph.crawled.sum()),
                         "discovered": web.graph.n, "strategy": args.strategy,
                         "gamma_in": args.gamma_in, "gamma_out": args.gamma_out,
-                        "min_out_degree": args.min_out_degree, "seeds": args.seeds,
+                        "min_out_degree": args.min_out_degree, "degree_law": args.degree_law,
+                        "seeds": args.seeds,
                         "seed": args.seed},
               "along": along.to_dict(),
               "paper": {k: {"low": lo, "high": hi, "source": src}
-                        for k, (lo, hi, src) in PAPER_RANGES.items()}}
+                        for k, (lo, hi, src) in PAPER_RANGES.items()},
+              "paper_curves": {k: {"source": src,
+                                   "at_pages": paper_curve(k, along.pages).tolist()}
+                               for k, (_, _, src) in PAPER_CURVES.items()
+                               if k in along.values}}
     written: list[Path] = []
     if args.out is not None:
         written = _write(args.out, web, along, result)
@@ -132,6 +147,12 @@ def run_random_web(args: argparse.Namespace) -> int:
     print_along(along, PAPER_RANGES,
                 title=f"Along the crawl (columns: pages crawled; model n = {args.pages}, "
                       f"{int(np.sum(web.graph.crawled))} crawled, {web.graph.n} discovered)")
+    curves = [[f"{k}: paper fit", *(_fmt(v) for v in c["at_pages"]), c["source"], ""]
+              for k, c in result["paper_curves"].items()]
+    if curves:
+        print_table(["paper's fitted law", *(str(p) for p in along.pages.tolist()), "source",
+                     ""], curves, title="The paper's fitted laws at the same crawl sizes "
+                                        "(extrapolated below about 1e5 pages)")
     for path in written:
         print(f"wrote {path}")
     return 0
@@ -154,7 +175,8 @@ def _write(out: Path, web: Any, along: Any, result: dict[str, Any]) -> list[Path
     from analysis.report.plots import save_png
 
     out.mkdir(parents=True, exist_ok=True)
-    png = save_png(along_figure(along, PAPER_RANGES,
+    fits = {k: np.asarray(c["at_pages"]) for k, c in result["paper_curves"].items()}
+    png = save_png(along_figure(along, PAPER_RANGES, curves_at=fits,
                                 title=f"Random web crawl, n = {result['model']['pages']}, "
                                       f"{result['model']['strategy']}"),
                    out / "random_web_along.png")

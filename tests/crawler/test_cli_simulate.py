@@ -74,3 +74,24 @@ def _renumber(links, crawled, is_crawled):
     order = list(crawled) + [i for i in range(is_crawled.size) if not is_crawled[i]]
     new = {old: k for k, old in enumerate(order)}
     return {new[p]: [new[d] for d in ds] for p, ds in links.items()}
+
+
+def test_random_web_degree_law_and_paper_curves(capsys):
+    from analysis.ordering.along import measure_along
+    from analysis.ordering.randomweb import paper_curve, random_web_crawl
+
+    assert main(["simulate", "random-web", "--pages", "50000", "--crawl", "2000",
+                 "--checkpoints", "3", "--degree-law", "counts", "--measures",
+                 "sinks,discovery", "--random-seed", "4", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["model"]["degree_law"] == "counts"
+    web = random_web_crawl(50_000, "BFS", max_pages=2000, degree_law="counts", seed=4)
+    along = measure_along(web.graph, 3, ["sinks", "discovery"])
+    assert result["along"]["sinks"] == along.values["sinks"].tolist()
+    curves = result["paper_curves"]
+    assert set(curves) == {"sinks", "discovery"}
+    assert curves["sinks"]["at_pages"] == paper_curve("sinks", along.pages).tolist()
+    assert main(["simulate", "random-web", "--pages", "5000", "--crawl", "500",
+                 "--checkpoints", "2", "--measures", "sinks"]) == 0
+    text = capsys.readouterr().out
+    assert "sinks: paper fit" in text and "discovery: paper fit" not in text

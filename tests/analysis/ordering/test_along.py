@@ -8,7 +8,7 @@ import pytest
 
 from analysis.graph.captured import CapturedGraph
 from analysis.ordering.along import measure_along, pagerank_power_law
-from analysis.ordering.randomweb import PAPER_RANGES, random_web_crawl
+from analysis.ordering.randomweb import PAPER_RANGES, paper_curve, random_web_crawl
 from storage.errors import ConfigError
 
 
@@ -51,6 +51,34 @@ def test_sinks_in_the_published_range_early(bennouas_bfs):
     # have fewer sinks (see README, "Reproducing the papers").
     assert all(_in_range("sinks", x) for x in s[:3])
     assert np.all(np.diff(s) < 0)
+
+
+@pytest.fixture(scope="module")
+def bennouas_counts():
+    """Degrees by the paper's own Zipf law (k d^-gamma pages of degree d), BFS, 2% of n."""
+    web = random_web_crawl(1_000_000, "BFS", max_pages=20_000, degree_law="counts", seed=1)
+    return measure_along(web.graph, [1000, 2115, 4472, 9457, 20_000],
+                         ["degrees", "sinks", "discovery", "bowtie"])
+
+
+def test_counts_law_discovery_rate_follows_figure_12(bennouas_counts):
+    d = bennouas_counts.values["discovery"]
+    pages = bennouas_counts.pages
+    # Figure 12's law 4.4 ln x - 31.46 (%) is about 0 at 1,000 pages and rises with
+    # ln x; the crawl's rate starts near 0 and stays within 10 points of the law.
+    assert np.all(np.diff(d) > 0) and d[0] < 0.02
+    assert np.all(np.abs(d[2:] - paper_curve("discovery", pages[2:])) < 0.1)
+
+
+def test_counts_law_sinks_and_scc_in_the_published_ranges(bennouas_counts):
+    v = bennouas_counts.values
+    # Figure 13: sinks fall with the crawl and lie in 20-50%; figure 7: the largest
+    # SCC grows toward two thirds (0.4-0.7 plotted).
+    assert np.all(np.diff(v["sinks"]) < 0)
+    assert all(_in_range("sinks", x) for x in v["sinks"][-2:])
+    assert _in_range("scc", v["scc"][-1]) and np.all(np.diff(v["scc"]) > 0)
+    # Figure 1: the out-degree law holds at every step.
+    assert all(_in_range("out_exponent", a) for a in v["out_exponent"])
 
 
 def _networkx_reference(adj, order, k):

@@ -7,7 +7,15 @@ import pytest
 from scipy import stats
 
 from analysis.graph.pagerank_alg import pagerank
-from analysis.ordering.randomweb import GAMMA_IN, GAMMA_OUT, random_web_crawl, zipf_degrees
+from analysis.ordering.randomweb import (
+    GAMMA_IN,
+    GAMMA_OUT,
+    PAPER_CURVES,
+    paper_curve,
+    random_web_crawl,
+    zipf_degree_counts,
+    zipf_degrees,
+)
 from analysis.ordering.virtual import virtual_crawl
 from storage.errors import ConfigError
 
@@ -49,6 +57,68 @@ def test_zipf_degrees_reject_bad_arguments() -> None:
         zipf_degrees(10, 2.0, rng, min_degree=0)
     with pytest.raises(ConfigError):
         zipf_degrees(10, 2.0, rng, min_degree=5, max_degree=4)
+
+
+def _papers_counts(n: int, exponent: float, min_degree: int) -> dict[int, float]:
+    """Reference: k d**-gamma over the degrees some page has (k d**-gamma >= 1/2), sum n."""
+    top = min_degree
+    while True:  # grow the support until the fixed point: plain Python, obviously right
+        k = n / sum(d**-exponent for d in range(min_degree, top + 1))
+        if k * (top + 1) ** -exponent < 0.5:
+            return {d: k * d**-exponent for d in range(min_degree, top + 1)}
+        top += 1
+
+
+@pytest.mark.parametrize(("n", "exponent", "min_degree"),
+                         [(1000, GAMMA_IN, 1), (100_000, GAMMA_IN, 1), (100_000, GAMMA_OUT, 3),
+                          (7, GAMMA_OUT, 1)],
+                         ids=["1e3-in", "1e5-in", "1e5-out-from-3", "tiny"])
+def test_zipf_degree_counts_are_k_over_d_to_the_gamma(n: int, exponent: float,
+                                                      min_degree: int) -> None:
+    # Section 2.2: "the number of vertices with degree d is k d^-gamma".
+    d = zipf_degree_counts(n, exponent, np.random.default_rng(4), min_degree=min_degree)
+    assert d.size == n and d.min() == min_degree
+    want = _papers_counts(n, exponent, min_degree)
+    got = np.bincount(d, minlength=max(want) + 2)
+    assert got[max(want) + 1:].sum() == 0
+    for degree, real in want.items():
+        assert abs(got[degree] - real) < 1.0, degree
+    # Only the order is random.
+    other = zipf_degree_counts(n, exponent, np.random.default_rng(5), min_degree=min_degree)
+    assert np.array_equal(np.sort(other), np.sort(d))
+
+
+def test_counts_law_has_no_hubs_where_sampling_has_them() -> None:
+    n = 1_000_000
+    rng = np.random.default_rng(6)
+    counts, sampled = zipf_degree_counts(n, GAMMA_IN, rng), zipf_degrees(n, GAMMA_IN, rng)
+    # Largest degree: about (2k)^(1/gamma) against about n^(1/(gamma - 1)).
+    assert counts.max() < 1000 < 20 * 1000 < sampled.max()
+    # So the largest page holds a tiny share of L in one reading, percents in the other.
+    assert counts.max() / counts.sum() < 1e-3 < 1e-2 < sampled.max() / sampled.sum()
+
+
+def test_zipf_degree_counts_reject_bad_arguments() -> None:
+    rng = np.random.default_rng(0)
+    for bad in ({"n": 0, "exponent": 2.0}, {"n": 5, "exponent": 1.0},
+                {"n": 5, "exponent": 2.0, "min_degree": 0}):
+        with pytest.raises(ConfigError):
+            zipf_degree_counts(rng=rng, **bad)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="degree law"):
+        random_web_crawl(100, degree_law="poisson")
+
+
+def test_paper_curves_are_the_published_fits() -> None:
+    # Figure 12 "converges toward 40%" (42.5% at 2e7 with the natural log); figure 13
+    # ends near 25% at 2e7; figure 6 ends near 0.15 at 5e5.
+    assert paper_curve("discovery", [20_000_000])[0] == pytest.approx(0.4251, abs=1e-3)
+    assert paper_curve("sinks", [20_000_000])[0] == pytest.approx(0.2475, abs=1e-3)
+    assert paper_curve("clustering", [500_000])[0] == pytest.approx(0.1542, abs=1e-3)
+    assert set(PAPER_CURVES) == {"discovery", "sinks", "clustering"}
+    with pytest.raises(ConfigError):
+        paper_curve("scc", [10])
+    with pytest.raises(ConfigError):
+        paper_curve("sinks", [0])
 
 
 def test_preset_degrees_follow_the_two_zipf_laws() -> None:

@@ -1,0 +1,87 @@
+"""Sharded crawl on one machine: ``webcrawl crawl --workers N`` (issue 18).
+
+Roles (Mercator, BUbiNG: hosts are assigned to agents by a stable hash):
+
+* the **coordinator** (:class:`ShardedCrawler`, :mod:`crawler.shard.coordinator`) is
+  the engine (:class:`crawler.engine.Crawler`) with fetching handed out: the only
+  SQLite writer; owner of the URL registry (dedup, ids, depth), scope, robots.txt rules,
+  frontier and strategy, so global rankings (backlink, pagerank, opic) stay global;
+* **workers** (:mod:`crawler.shard.worker`, child processes over pipes, or Ray actors)
+  each own the hosts ``shard_of(host, N)`` gives them: their politeness clocks, their
+  kept-alive connections, the retry loop, decoding, link extraction and normalisation
+  (the CPU half of a crawl).  No database, no registry.
+
+Why one writer fed by the workers rather than per-worker shards behind one reader:
+every analysis reads one crawl database as today, URL ids stay dense and global (a
+shard per worker would need a merge of ids and links, and a global strategy would need
+the links of every shard anyway), and exactness after a kill stays the engine's
+(:mod:`crawler.resume`): the database is the only truth.  The writer's cost is a dict
+lookup per link and batched ``executemany`` writes (:mod:`storage.store`); the
+coordinator is profiled in README "Sharded crawl".
+
+Protocol (:mod:`crawler.shard.protocol`, /work/notes/shard-protocol.md): picklable
+dataclasses in batches over a three-method :class:`Transport`.  The coordinator sends
+at most one order per host at a time (the engine's frontier rule) with ``wait``, its
+view of the host's remaining politeness delay; a worker waits at least that and its own
+clock.  A kill -9 of the coordinator kills the workers (EOF on their input, and
+``PR_SET_PDEATHSIG`` on Linux) and a resume continues from the database; a lost worker
+is restarted and its unanswered orders re-sent, re-timed as if the host had been
+contacted at the moment of the loss; nothing was written for them, so the graph stays
+exact.
+"""
+
+from __future__ import annotations
+
+from crawler.shard.coordinator import (
+    ShardedCrawler,
+    open_crawler,
+    spawn_process,
+)
+from crawler.shard.pool import (
+    WorkerPool,
+)
+from crawler.shard.protocol import (
+    Attempt,
+    FetchPage,
+    FetchRobots,
+    PageDone,
+    RobotsDone,
+    StartWorker,
+    StopWorker,
+    WorkerDone,
+    WorkerOrder,
+    shard_of,
+)
+from crawler.shard.transport import (
+    PipeTransport,
+    Transport,
+    encode_frame,
+    read_frame,
+)
+from crawler.shard.worker import (
+    ShardWorker,
+    serve,
+)
+
+__all__ = [
+    "Attempt",
+    "FetchPage",
+    "FetchRobots",
+    "PageDone",
+    "PipeTransport",
+    "RobotsDone",
+    "ShardWorker",
+    "ShardedCrawler",
+    "StartWorker",
+    "StopWorker",
+    "Transport",
+    "WorkerDone",
+    "WorkerOrder",
+    "WorkerPool",
+    "encode_frame",
+    "open_crawler",
+    "read_frame",
+    "serve",
+    "shard_of",
+    "spawn_process",
+]

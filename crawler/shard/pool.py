@@ -1,0 +1,177 @@
+"""The coordinator's side of the workers: who owns a host, batching, losses and restarts.
+
+A :class:`WorkerPool` starts each worker on its first order (through a ``spawn``
+function returning a :class:`~crawler.shard.transport.Transport`, so child processes
+and Ray actors are interchangeable), sends it the orders for its hosts
+(:func:`~crawler.shard.protocol.shard_of`) in batches -- every order made during one
+turn of the event loop goes in one send -- and resolves each order's future when its
+result arrives.
+
+A worker that is lost (its transport reports the end) is started again with the next
+``generation``; every order it had not answered is sent again, re-timed by ``rewait``
+(the coordinator counts the host as contacted at the moment of the loss, so the new
+worker respects the politeness delay from the host's last possible contact).  Nothing
+was written for those orders (a result is written only when it arrives), so the graph
+stays exact.  After ``max_restarts`` losses of one worker the crawl stops with a
+:class:`~storage.errors.CrawlError` (resumable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from crawler.shard.protocol import (
+    FetchPage,
+    FetchRobots,
+    StartWorker,
+    WorkerDone,
+    WorkerOrder,
+    shard_of,
+)
+from crawler.shard.transport import Transport
+from storage.errors import CrawlError
+
+__all__ = ["WorkerPool"]
+
+log = logging.getLogger(__name__)
+
+Task = FetchPage | FetchRobots
+#: ``spawn(worker, generation)``: a transport to a new worker process (or actor)
+Spawn = Callable[[int, int], Awaitable[Transport]]
+
+
+@dataclass(slots=True)
+class _Worker:
+    index: int
+    generation: int = 0
+    transport: Transport | None = None
+    ready: asyncio.Task[None] | None = None
+    reader: asyncio.Task[None] | None = None
+    restarting: bool = False
+    #: orders sent (or to send) and not answered: order id -> (order, future)
+    pending: dict[int, tuple[Task, asyncio.Future[WorkerDone]]] = field(default_factory=dict)
+    outbox: list[WorkerOrder] = field(default_factory=list)
+    losses: int = 0
+
+
+class WorkerPool:
+    """``workers`` workers behind one ``request`` call (see the module docstring)."""
+
+    def __init__(self, workers: int, start: Callable[[int, int], StartWorker], spawn: Spawn,
+                 rewait: Callable[[Task], Task], *, max_restarts: int = 10) -> None:
+        self.size = workers
+        self._start = start
+        self._spawn = spawn
+        self._rewait = rewait
+        self._max_restarts = max_restarts
+        self._workers = [_Worker(i) for i in range(workers)]
+        self._flush_scheduled = False
+        self._closing = False
+        self._sends: set[asyncio.Task[None]] = set()
+        #: the first fatal error (a worker lost too often); requests then fail with it
+        self.fatal: CrawlError | None = None
+        #: orders sent and results received (the URL-exchange volume)
+        self.orders_sent = 0
+        self.batches_sent = 0
+        self.batches_received = 0
+        self.restarts = 0
+
+    async def request(self, order: Task) -> WorkerDone:
+        """Send ``order`` to its host's worker; the result when it arrives."""
+        if self.fatal is not None:
+            raise self.fatal
+        w = self._workers[shard_of(order.host, self.size)]
+        if w.ready is None:
+            w.ready = asyncio.get_running_loop().create_task(self._launch(w))
+        await w.ready
+        fut: asyncio.Future[WorkerDone] = asyncio.get_running_loop().create_future()
+        w.pending[order.order] = (order, fut)
+        w.outbox.append(order)
+        self._schedule_flush()
+        try:
+            return await fut
+        finally:
+            w.pending.pop(order.order, None)
+
+    async def close(self) -> None:
+        """Stop every worker (orders not answered are dropped: nothing was written)."""
+        self._closing = True
+        for w in self._workers:
+            if w.reader is not None:
+                w.reader.cancel()
+            if w.ready is not None and not w.ready.done():
+                w.ready.cancel()
+        for w in self._workers:
+            if w.transport is not None:
+                await w.transport.close()
+                w.transport = None
+
+    # -- internals ------------------------------------------------------------------
+    async def _launch(self, w: _Worker) -> None:
+        w.transport = await self._spawn(w.index, w.generation)
+        await w.transport.send([self._start(w.index, w.generation)])
+        w.reader = asyncio.get_running_loop().create_task(self._read(w))
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_scheduled = False
+        for w in self._workers:
+            if w.outbox and not w.restarting and w.transport is not None:
+                batch, w.outbox = w.outbox, []
+                self.orders_sent += len(batch)
+                self.batches_sent += 1
+                self._send(w.transport, batch)
+
+    def _send(self, transport: Transport, batch: list[WorkerOrder]) -> None:
+        task = asyncio.get_running_loop().create_task(transport.send(batch))
+        self._sends.add(task)
+        task.add_done_callback(self._sends.discard)
+
+    async def _read(self, w: _Worker) -> None:
+        while True:
+            assert w.transport is not None
+            batch = await w.transport.receive()
+            if batch is not None:
+                self.batches_received += 1
+                for done in batch:
+                    entry = w.pending.pop(done.order, None)
+                    if entry is not None and not entry[1].done():
+                        entry[1].set_result(done)
+                continue
+            if self._closing:
+                return
+            await self._restart(w)
+            if self.fatal is not None:
+                return
+
+    async def _restart(self, w: _Worker) -> None:
+        w.losses += 1
+        self.restarts += 1
+        if w.losses > self._max_restarts:
+            self.fatal = CrawlError(f"shard worker {w.index} was lost {w.losses} times; "
+                                    "stopping (the crawl can be resumed)")
+            for _, fut in w.pending.values():
+                if not fut.done():
+                    fut.set_exception(self.fatal)
+            return
+        log.warning("shard worker %d lost; starting it again (%d orders re-sent)",
+                    w.index, len(w.pending))
+        w.restarting = True
+        try:
+            if w.transport is not None:
+                await w.transport.close()
+            w.generation += 1
+            w.transport = await self._spawn(w.index, w.generation)
+        finally:
+            w.restarting = False
+        # Every unanswered order, the ones still in the outbox included, goes once.
+        w.outbox.clear()
+        again = [self._rewait(order) for order, _ in w.pending.values()]
+        await w.transport.send([self._start(w.index, w.generation), *again])

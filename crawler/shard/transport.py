@@ -1,0 +1,117 @@
+"""How orders and results travel: the :class:`Transport` interface and its pipe version.
+
+A transport connects the coordinator to one worker.  The coordinator sends batches of
+orders (:data:`~crawler.shard.protocol.WorkerOrder`) and receives batches of results
+(:data:`~crawler.shard.protocol.WorkerDone`); ``receive`` returning None means the
+worker is gone (killed, crashed), and the coordinator then starts a new one.  Three
+methods, so the same coordinator drives child processes (:class:`PipeTransport`) or
+Ray actors.
+
+:class:`PipeTransport` runs ``python -m crawler.shard.worker`` with its stdin and stdout
+as pipes carrying frames: a 4-byte big-endian length, then a pickle of one batch
+(a list).  Pickle is safe here: both ends are this program, on this machine.  The
+worker's stderr is the coordinator's (its log lines show up as the crawl's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pickle
+import struct
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from crawler.shard.protocol import WorkerDone, WorkerOrder
+
+__all__ = ["PipeTransport", "Transport", "encode_frame", "read_frame"]
+
+_HEADER = struct.Struct(">I")
+_SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
+#: Reads from a pipe in chunks of this size at most (asyncio's stream limit).
+_PIPE_LIMIT = 1 << 24
+
+
+def encode_frame(batch: Sequence[Any]) -> bytes:
+    """One frame: length header and pickle of ``batch`` (a list)."""
+    data = pickle.dumps(list(batch), protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(data)) + data
+
+
+async def read_frame(reader: asyncio.StreamReader) -> list[Any] | None:
+    """The next frame's batch, or None at end of stream (also mid-frame: the writer died)."""
+    try:
+        header = await reader.readexactly(_HEADER.size)
+        (size,) = _HEADER.unpack(header)
+        data = await reader.readexactly(size)
+    except asyncio.IncompleteReadError:
+        return None
+    batch: list[Any] = pickle.loads(data)
+    return batch
+
+
+class Transport(Protocol):
+    """A connection to one worker (see the module docstring)."""
+
+    async def send(self, orders: Sequence[WorkerOrder]) -> None:
+        """Send one batch of orders (the worker answers each, in any order)."""
+
+    async def receive(self) -> list[WorkerDone] | None:
+        """The next batch of results; None once the worker is gone."""
+
+    async def close(self) -> None:
+        """Stop the worker (if still there) and release the connection."""
+
+
+class PipeTransport:
+    """A worker child process over pipes (``python -m crawler.shard.worker``)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self._process = process
+        assert process.stdin is not None and process.stdout is not None
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+
+    @classmethod
+    async def spawn(cls, env: dict[str, str] | None = None) -> PipeTransport:
+        """Start a worker process (it waits for its :class:`StartWorker` order)."""
+        full = {**os.environ, **(env or {})}
+        # The worker imports this very source tree, installed or not.
+        full["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_SOURCE_ROOT, full.get("PYTHONPATH", "")) if p)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "crawler.shard.worker",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            env=full, limit=_PIPE_LIMIT)
+        return cls(process)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    async def send(self, orders: Sequence[WorkerOrder]) -> None:
+        try:
+            self._stdin.write(encode_frame(orders))
+            await self._stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the worker is gone: receive() reports it
+
+    async def receive(self) -> list[WorkerDone] | None:
+        return await read_frame(self._stdout)
+
+    async def close(self) -> None:
+        if self._process.returncode is None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self._stdin.close()
+            try:
+                await asyncio.wait_for(self._process.wait(), _CLOSE_WAIT)
+            except TimeoutError:
+                self._process.kill()
+                await self._process.wait()
+
+
+#: Seconds a worker gets to exit after its input closed before it is killed.
+_CLOSE_WAIT = 5.0

@@ -1,0 +1,264 @@
+"""A shard worker: fetches, decodes and extracts links for the hosts it owns.
+
+A worker holds no database and no URL registry.  It owns its hosts' politeness
+clocks (one :class:`~crawler.politeness.HostSlot` per host, the engine's
+:class:`~crawler.politeness.PolitenessPolicy`), its own kept-alive connections
+(:class:`~crawler.fetcher.Fetcher`, one connection per host) and the retry loop
+(:class:`~crawler.retry.RetryPolicy`), and answers each order of the coordinator:
+
+* :class:`~crawler.shard.protocol.FetchPage`: wait out the host's delay (its own clock,
+  and at least the order's ``wait``: the coordinator's view, which is how a restarted
+  worker respects a host's last contact), fetch with retries, and for a 2xx HTML page
+  extract and normalise its links (:func:`crawler.links.extract_links`, in a thread
+  above ``links_thread_above`` bytes);
+* :class:`~crawler.shard.protocol.FetchRobots`: fetch robots.txt
+  (:func:`crawler.robots.fetch_robots_file`); the coordinator parses it.
+
+Results leave in batches: everything that finished during one turn of the event loop
+goes in one frame.  The worker exits when its input ends (the coordinator closed it, or
+died), dropping orders in flight, and on Linux asks the kernel to SIGKILL it when its
+parent dies, so no orphan keeps contacting a host.  Run as ``python -m
+crawler.shard.worker`` (the pipe transport does it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from crawler.fetcher import Fetcher, FetchResult
+from crawler.links import PageLinks, extract_links
+from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.retry import RetryPolicy, is_retryable_status
+from crawler.robots import fetch_robots_file
+from crawler.scope import Scope
+from crawler.shard.protocol import (
+    Attempt,
+    FetchPage,
+    FetchRobots,
+    PageDone,
+    RobotsDone,
+    StartWorker,
+    StopWorker,
+    WorkerDone,
+    WorkerOrder,
+)
+from crawler.shard.transport import encode_frame, read_frame
+from storage import _testhooks
+from storage.errors import FetchError, FetchTimeoutError, HTTPStatusError
+from storage.records import Outcome
+
+__all__ = ["ShardWorker", "serve"]
+
+log = logging.getLogger(__name__)
+
+
+def _failed_outcome(exc: FetchError) -> Outcome:
+    if isinstance(exc, FetchTimeoutError):
+        return Outcome.TIMEOUT
+    if isinstance(exc, HTTPStatusError):
+        return Outcome.HTTP_ERROR
+    return Outcome.NETWORK_ERROR
+
+
+def _attempt(result: FetchResult, outcome: Outcome | None = None,
+             error: str | None = None) -> Attempt:
+    return Attempt(started_at=result.started_at, ended_at=result.ended_at, outcome=outcome,
+                   status=result.status, error=error, content_type=result.content_type,
+                   size=result.size, digest=result.digest if result.body else None,
+                   etag=result.etag, last_modified=result.last_modified,
+                   location=result.location, too_large=result.too_large,
+                   is_html=result.is_html, retry_after=result.retry_after)
+
+
+class ShardWorker:
+    """The fetching half of a sharded crawl for one set of hosts (module docstring)."""
+
+    def __init__(self, start: StartWorker) -> None:
+        s = start.settings
+        if s.warc_dir is not None:  # one archive file series per worker
+            s = replace(s, warc_prefix=f"{s.warc_prefix}-w{start.worker}")
+        self.settings = s
+        self.worker = start.worker
+        self.politeness = PolitenessPolicy(s)
+        self.retry = RetryPolicy(s)
+        self.scope = Scope(s, start.seeds)
+        self._slots: dict[str, HostSlot] = {}
+        self.fetcher = Fetcher(s)
+
+    async def __aenter__(self) -> ShardWorker:
+        await self.fetcher.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.fetcher.aclose()
+
+    def _slot(self, host: str, wait: float) -> HostSlot:
+        slot = self._slots.get(host)
+        if slot is None:
+            slot = self._slots[host] = HostSlot(len(self._slots), host)
+        slot.ready_at = max(slot.ready_at, time.monotonic() + wait)
+        return slot
+
+    async def handle(self, order: FetchPage | FetchRobots) -> WorkerDone:
+        if isinstance(order, FetchPage):
+            return await self.fetch_page(order)
+        return await self.fetch_robots(order)
+
+    async def fetch_robots(self, order: FetchRobots) -> RobotsDone:
+        slot = self._slot(order.host, order.wait)
+        await asyncio.sleep(max(0.0, slot.ready_at - time.monotonic()))
+        started = time.monotonic()
+        status, body, requests = await fetch_robots_file(
+            self.fetcher, order.url, order.host, self.settings, self.scope.host_allowed)
+        ended = time.monotonic()
+        # Without the file's Crawl-delay (the coordinator parses it and sends it with
+        # the next order, in the wait and in crawl_delay).
+        self.politeness.after_request(slot, started, ended)
+        return RobotsDone(order.order, status, body, ended - started,
+                          slot.ready_at - time.monotonic(), requests)
+
+    async def fetch_page(self, order: FetchPage) -> PageDone:
+        slot = self._slot(order.host, order.wait)
+        slot.crawl_delay = order.crawl_delay
+        politeness, fetcher, url = self.politeness, self.fetcher, order.url
+        await asyncio.sleep(max(0.0, slot.ready_at - time.monotonic()))
+        failed: list[Attempt] = []
+        attempts = 0
+
+        async def attempt_once() -> FetchResult:
+            nonlocal attempts
+            attempts += 1
+            t0, wall0 = time.monotonic(), time.time()
+            try:
+                result = await fetcher.fetch(url)
+            except FetchError as exc:
+                t1 = time.monotonic()
+                politeness.after_request(slot, t0, t1)
+                failed.append(Attempt(wall0, wall0 + (t1 - t0), _failed_outcome(exc),
+                                      error=type(exc).__name__))
+                raise
+            politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
+            if is_retryable_status(result.status) and attempts < self.settings.retry_attempts:
+                failed.append(_attempt(result, Outcome.HTTP_ERROR, "HTTPStatusError"))
+                raise HTTPStatusError(result.status, result.retry_after)
+            return result
+
+        def ready_in() -> float:
+            return slot.ready_at - time.monotonic()
+
+        try:
+            result = await self.retry.call(attempt_once, ready_in, asyncio.sleep)
+        except FetchError:
+            return PageDone(order.order, tuple(failed), None, None, ready_in())
+        try:
+            links = await self._links(result, url)
+        except Exception as exc:  # a parser failure: never lose the URL (as the engine)
+            log.exception("processing %s failed", url)
+            failed.append(_attempt(result, Outcome.NETWORK_ERROR, type(exc).__name__))
+            return PageDone(order.order, tuple(failed), None, None, ready_in())
+        return PageDone(order.order, tuple(failed), _attempt(result), links, ready_in())
+
+    async def _links(self, result: FetchResult, url: str) -> PageLinks | None:
+        s = self.settings
+        if (not 200 <= result.status < 300 or result.too_large or not result.is_html):
+            return None
+        if result.size >= s.links_thread_above:
+            return await asyncio.to_thread(extract_links, result.body, url,
+                                           max_links=s.links_max_per_page,
+                                           agent=s.fetch_robots_agent, charset=result.charset)
+        return extract_links(result.body, url, max_links=s.links_max_per_page,
+                             agent=s.fetch_robots_agent, charset=result.charset)
+
+
+async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) -> None:
+    """Answer the orders read from ``reader`` until it ends (or :class:`StopWorker`)."""
+    first = await read_frame(reader)
+    if not first or not isinstance(first[0], StartWorker):
+        return
+    start: StartWorker = first[0]
+    kill_point = f"shard_worker{start.worker}_batch"
+    loop = asyncio.get_running_loop()
+    outbox: list[WorkerDone] = []
+    tasks: set[asyncio.Task[WorkerDone]] = set()
+    failure: list[BaseException] = []
+
+    def flush() -> None:
+        write(encode_frame(outbox))
+        outbox.clear()
+        _testhooks.kill_at(kill_point)
+
+    def done(task: asyncio.Task[WorkerDone]) -> None:
+        tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:  # a bug: end the worker, the coordinator restarts it
+            failure.append(exc)
+            reader.feed_eof()
+            return
+        if not outbox:
+            loop.call_soon(flush)
+        outbox.append(task.result())
+
+    async with ShardWorker(start) as worker:
+        pending: list[WorkerOrder] = list(first[1:])
+        while True:
+            for order in pending:
+                if isinstance(order, StopWorker):
+                    return
+                if isinstance(order, FetchPage | FetchRobots):
+                    task = loop.create_task(worker.handle(order))
+                    tasks.add(task)
+                    task.add_done_callback(done)
+            batch = await read_frame(reader)
+            if batch is None:
+                break
+            pending = batch
+        for task in list(tasks):
+            task.cancel()
+    if failure:
+        raise failure[0]
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+async def _stdio_main() -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 24)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    out = sys.stdout.buffer
+
+    def write(data: bytes) -> None:
+        out.write(data)
+        out.flush()
+
+    await serve(reader, write)
+
+
+def main() -> None:
+    """Entry point of ``python -m crawler.shard.worker`` (orders on stdin, results on stdout)."""
+    _die_with_parent()
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="webcrawl worker: %(message)s")
+    asyncio.run(_stdio_main())
+
+
+if __name__ == "__main__":
+    main()
