@@ -7,7 +7,7 @@ worker is gone (killed, crashed), and the coordinator then starts a new one.  Th
 methods, so the same coordinator drives child processes (:class:`PipeTransport`) or
 Ray actors.
 
-:class:`PipeTransport` runs ``python -m crawler.shard.worker`` with its stdin and stdout
+:class:`PipeTransport` runs ``python -m crawler.shard`` with its stdin and stdout
 as pipes carrying frames: a 4-byte big-endian length, then a pickle of one batch
 (a list).  Pickle is safe here: both ends are this program, on this machine.  The
 worker's stderr is the coordinator's (its log lines show up as the crawl's).
@@ -67,7 +67,7 @@ class Transport(Protocol):
 
 
 class PipeTransport:
-    """A worker child process over pipes (``python -m crawler.shard.worker``)."""
+    """A worker child process over pipes (``python -m crawler.shard``)."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self._process = process
@@ -83,7 +83,7 @@ class PipeTransport:
         full["PYTHONPATH"] = os.pathsep.join(
             p for p in (_SOURCE_ROOT, full.get("PYTHONPATH", "")) if p)
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "crawler.shard.worker",
+            sys.executable, "-m", "crawler.shard",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             env=full, limit=_PIPE_LIMIT)
         return cls(process)
