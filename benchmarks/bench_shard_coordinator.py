@@ -66,11 +66,14 @@ def main() -> None:
             kids = resource.getrusage(resource.RUSAGE_CHILDREN)
             workers_cpu = (kids.ru_utime + kids.ru_stime) - (kids0.ru_utime + kids0.ru_stime)
             pool = crawler.pool
+            sent, received = pool.exchanged_bytes
+            pages = max(1, crawler.stats.pages)
             print(f"{strategy:9} wall {wall:6.2f} s  coordinator CPU {cpu:5.2f} s "
                   f"({1000 * cpu / max(1, crawler.stats.pages):.2f} ms/page)  workers CPU "
                   f"{workers_cpu:5.2f} s  pages {crawler.stats.pages}  orders "
                   f"{pool.orders_sent} in {pool.batches_sent} batches, results in "
-                  f"{pool.batches_received}  load {os.getloadavg()[0]:.1f}")
+                  f"{pool.batches_received}  bytes/page out {sent / pages:.0f} back "
+                  f"{received / pages:.0f}  load {os.getloadavg()[0]:.1f}")
     finally:
         server.terminate()
         server.wait()
