@@ -69,7 +69,8 @@ def test_coordinator_killed_then_resumed(tmp_path: Path, web: FixtureWeb, nth: i
         killed = run(crawl_cmd(db, server.seed_url), kill=f"shard_page:{nth}")
         assert killed.returncode == -signal.SIGKILL, killed.stderr
         assert "Traceback" not in killed.stderr
-        resumed = run(crawl_cmd(db, "--resume"))
+        # The seed again: a kill before the store's first commit leaves no stored seeds.
+        resumed = run(crawl_cmd(db, server.seed_url, "--resume"))
         assert resumed.returncode == 0, resumed.stderr
         report = server.audit(max_concurrency=1, min_gap=MIN_DELAY)
     check_final(db, web, server.port, report)
