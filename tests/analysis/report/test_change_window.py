@@ -159,3 +159,21 @@ def test_the_report_agrees_with_analyze_changes_on_the_censored_share(tmp_path: 
                                  window_buckets(report.window_days))
     # Without the censored column the unchanged page would land in "> 1 week".
     assert fractions.tolist() == pytest.approx([0.25, 0.25, 0.5])
+
+
+def test_report_output_overwrites_an_existing_file_and_refuses_a_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from crawler.cli import main
+
+    db = tmp_path / "crawl.db"
+    asyncio.run(_write_history(db))
+    out = tmp_path / "report.html"
+    out.write_text("an older report", encoding="utf-8")
+    assert main(["report", "--db", str(db), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    capsys.readouterr()
+    assert main(["report", "--db", str(db), "-o", str(tmp_path), "--quiet"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a directory" in err[0], err
