@@ -120,6 +120,7 @@ def test_report_interval_table_is_censored_and_bucketed_by_the_window(
     assert head[3].startswith("no change seen (censored: interval &gt;= the page&#x27;s "
                               "observed span, median 10 days")
     assert values == ["25.0%", "25.0%", "25.0%", "25.0%"]
+    assert "Shares of the 4 pages visited at least twice with an answer." in section
     assert "4 months" not in section
 
 
