@@ -597,6 +597,10 @@ class Crawler:
             self._finish(taken, seq, _outcome_of(exc))
         else:
             try:
+                # One turn of the event loop before parsing: the requests that host
+                # timers started in the turn this response arrived in go out first,
+                # instead of waiting behind this page's link extraction (~1 ms).
+                await asyncio.sleep(0)
                 page = await self._parse_big_page(result, url)
                 self._finish_result(taken, seq, attempt, result, page)
             except StoreError:
