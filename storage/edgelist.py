@@ -190,7 +190,10 @@ def read_edge_arrays(path: str | Path) -> tuple[Any, Any]:
             table = None
     if table is None:
         table = _read_table(path, 2, [{"c0": pa.string(), "c1": pa.string()}])
+    # One column at a time, the table's copy of it dropped at once: the peak is one
+    # column's chunks plus the two contiguous arrays (12 bytes a link for int32).
     a = table["c0"].combine_chunks()
+    table = table.drop_columns(["c0"])
     b = table["c1"].combine_chunks()
     return a, b
 
@@ -557,7 +560,9 @@ def _write(conn: sqlite3.Connection, db: Path, graph: _Graph, seed_ids: np.ndarr
         order = np.argsort(src, kind="stable")
         src, dst = src[order], dst[order]
         del order
-    counts = np.bincount(src, minlength=n)
+    counts = np.zeros(n, np.int64)
+    for lo in range(0, src.size, LINK_CHUNK):  # slices: bincount's intp copy stays small
+        counts += np.bincount(src[lo:lo + LINK_CHUNK], minlength=n)
     indptr = np.zeros(n + 1, np.int64)
     np.cumsum(counts, out=indptr[1:])
     fetched = (counts > 0).view(np.uint8)
