@@ -132,6 +132,7 @@ def child_crawl(argv: list[str]) -> None:
     from crawler.engine import Crawler
     from crawler.progress import Progress
     from crawler.settings import CrawlSettings
+    from crawler.shard import ShardedCrawler
 
     p = argparse.ArgumentParser()
     p.add_argument("--db")
@@ -139,14 +140,16 @@ def child_crawl(argv: list[str]) -> None:
     p.add_argument("--min-delay", type=float, default=0.0)
     p.add_argument("--max-pages", type=int, default=None)
     p.add_argument("--strategy", default="bfs")
+    p.add_argument("--workers", type=int, default=1)
     p.add_argument("seeds", nargs="+")
     a = p.parse_args(argv)
     settings = CrawlSettings(
         resolve=("*.test=127.0.0.1",), scope_hosts=("*.test",), concurrency=64,
         polite_delay_factor=a.delay_factor, polite_min_delay=a.min_delay,
         polite_max_delay=max(a.min_delay, 30.0 if a.delay_factor else 0.0),
-        scope_max_pages=a.max_pages, frontier_strategy=a.strategy)
-    crawler = Crawler(a.db, a.seeds, settings)
+        scope_max_pages=a.max_pages, frontier_strategy=a.strategy, workers=a.workers)
+    crawler: Crawler = ShardedCrawler(a.db, a.seeds, settings) if a.workers > 1 \
+        else Crawler(a.db, a.seeds, settings)
 
     async def main() -> None:
         with open(os.devnull, "w") as sink:
@@ -161,7 +164,46 @@ def child_crawl(argv: list[str]) -> None:
     stats = crawler.stats
     print(json.dumps({"pages": stats.pages, "seconds": round(stats.elapsed, 3),
                       "pages_per_second": round(stats.rate, 1),
-                      "rss_mib": round(peak_rss_kib() / 1024, 1)}))
+                      "rss_mib": round(peak_rss_kib() / 1024, 1),
+                      "cpu_seconds": round(cpu_seconds(), 2)}))
+
+
+def cpu_seconds() -> float:
+    """User + system CPU of this process and its waited-for children (shard workers)."""
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def shard_ab(args: argparse.Namespace, me: list[str], urls: list[str], work: Path,
+             kind: str) -> None:
+    """A/B/A: bare loop, webcrawl --workers N, bare loop, per round; best of each."""
+    runs: dict[str, list[dict[str, Any]]] = {"bare": [], "shard": [], "one": []}
+    for r in range(args.rounds):
+        for name, cmd in (
+                ("bare", [*me, "--child-bare", str(work / f"b{r}a.db"), *urls]),
+                ("shard", [*me, "--child-crawl", "--db", str(work / f"s{r}.db"),
+                           "--workers", str(args.workers), *urls]),
+                ("bare", [*me, "--child-bare", str(work / f"b{r}b.db"), *urls]),
+                ("one", [*me, "--child-crawl", "--db", str(work / f"o{r}.db"), *urls])):
+            result = run_child(cmd)
+            runs[name].append(result)
+            print(f"round {r + 1}: {name:5} {result['pages']} pages {result['seconds']:.2f} s "
+                  f"{result['pages_per_second']:.0f} pages/s cpu {result['cpu_seconds']:.1f} s",
+                  file=sys.stderr)
+    best = {k: max(v, key=lambda x: x["pages_per_second"]) for k, v in runs.items()}
+    print(f"site: {args.pages} pages on {args.hosts} hosts, served by {kind}; "
+          f"A/B/A x {args.rounds}, best of each; load {os.getloadavg()[0]:.1f}")
+    print(f"{'run':46} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'CPU s':>7} {'vs bare':>8}")
+    for name, label in (("bare", "bare loop (aiohttp+selectolax+sqlite3)"),
+                        ("shard", f"webcrawl --workers {args.workers}, zero delay"),
+                        ("one", "webcrawl --workers 1, zero delay")):
+        r = best[name]
+        ratio = r["pages_per_second"] / best["bare"]["pages_per_second"]
+        print(f"{label:46} {r['pages']:>7} {r['seconds']:>8.2f} {r['pages_per_second']:>8.0f} "
+              f"{r['cpu_seconds']:>7.1f} {ratio:>8.2f}")
 
 
 def child_bare(argv: list[str]) -> None:
@@ -174,6 +216,7 @@ def child_bare(argv: list[str]) -> None:
     db, *seed_urls = argv
     result = asyncio.run(bare_crawl(seed_urls, db, "127.0.0.1"))
     result["rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    result["cpu_seconds"] = round(cpu_seconds(), 2)
     print(json.dumps(result))
 
 
@@ -265,6 +308,11 @@ def main() -> None:
     p.add_argument("--profile", action="store_true")
     p.add_argument("--memory", type=int, default=0, metavar="N",
                    help="only measure the in-memory state for N discovered URLs")
+    p.add_argument("--workers", type=int, default=0, metavar="N",
+                   help="only compare the sharded crawl (--workers N, every feature on, "
+                        "politeness on, zero delay) with the bare loop: A/B/A rounds, "
+                        "best of each")
+    p.add_argument("--rounds", type=int, default=3, help="A/B/A rounds of --workers")
     args = p.parse_args()
     if args.memory:
         memory(args.memory)
@@ -275,6 +323,9 @@ def main() -> None:
     try:
         urls = seeds(args, port)
         me = [sys.executable, str(Path(__file__).resolve())]
+        if args.workers:
+            shard_ab(args, me, urls, work, kind)
+            return
         bare = run_child([*me, "--child-bare", str(work / "bare.db"), *urls])
         rows.append(["bare loop (aiohttp+selectolax+sqlite3)", bare])
         fast = run_child([*me, "--child-crawl", "--db", str(work / "w0.db"), *urls])

@@ -146,6 +146,7 @@ if TYPE_CHECKING:
         describe_scope,
     )
     from crawler.shard import (
+        DISPATCH_LEAD,
         Attempt,
         FetchPage,
         FetchRobots,
@@ -207,6 +208,7 @@ _LAZY: dict[str, str] = {
     "CrawlRegistry": "crawler.registry",
     "CrawlStats": "crawler.engine",
     "Crawler": "crawler.engine",
+    "DISPATCH_LEAD": "crawler.shard",
     "FetchPage": "crawler.shard",
     "FetchResult": "crawler.fetcher",
     "FetchRobots": "crawler.shard",
@@ -329,6 +331,7 @@ _LAZY: dict[str, str] = {
 __all__ = [
     "ACCEPT_ENCODING",
     "DEFAULT_USER_AGENT",
+    "DISPATCH_LEAD",
     "MAX_URL_LENGTH",
     "META_SETTINGS",
     "NOT_MODIFIED_PROFILE",

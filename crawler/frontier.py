@@ -18,6 +18,11 @@ hosts always take the URL the strategy ranks best".  The caller then either take
 URL (:meth:`take`) or uses the host slot for robots.txt, and later :meth:`release` s the
 host with its next allowed time.  A host is never handed out twice at once.
 
+Event-driven callers set :attr:`Frontier.on_wait`: it is called with ``(host_id,
+ready_at)`` whenever a host starts waiting (released with URLs left, or an idle host
+receiving a URL), so a timer can wake exactly that host when its wait ends instead of
+anyone polling :meth:`next_wakeup`.
+
 Rank recording: when a URL is taken, its rank among *all* frontier URLs (0 = the best
 URL anywhere, whatever its host's politeness state) is exact and O(log n): an
 order-statistics index (sorted blocks of keys with a Fenwick tree over block sizes,
@@ -37,7 +42,7 @@ from __future__ import annotations
 import gc
 import heapq
 from bisect import bisect_left, insort
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +50,7 @@ import numpy as np
 __all__ = ["Frontier", "Taken"]
 
 _Key = tuple[float, int]  # (-priority, url_id): smaller is better
+_WaitHook = Callable[[int, float], None]
 
 _EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
 #: Stale heap entries tolerated beyond twice the live ones before a rebuild.
@@ -168,6 +174,8 @@ class Frontier:
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
         self._ranks = _RankIndex() if record_rank else None
         self.busy = 0
+        #: called with (host_id, ready_at) when a host starts waiting (module doc)
+        self.on_wait: _WaitHook | None = None
 
     # -- sizes ------------------------------------------------------------------
     def __len__(self) -> int:
@@ -297,7 +305,10 @@ class Frontier:
                 self._compact_ready()
         elif state == _EMPTY:
             self._state[host_id] = _WAITING
-            heapq.heappush(self._waiting, (self._ready_at.get(host_id, 0.0), host_id))
+            ready_at = self._ready_at.get(host_id, 0.0)
+            heapq.heappush(self._waiting, (ready_at, host_id))
+            if self.on_wait is not None:
+                self.on_wait(host_id, ready_at)
 
     def _compact(self, host_id: int) -> None:
         """Rebuild a host's heap from its live entries (drop superseded ones)."""
@@ -393,6 +404,8 @@ class Frontier:
             return
         self._state[host_id] = _WAITING
         heapq.heappush(self._waiting, (ready_at, host_id))
+        if self.on_wait is not None:
+            self.on_wait(host_id, ready_at)
 
     def next_wakeup(self) -> float | None:
         """The earliest time a waiting host becomes ready (None if none waits)."""

@@ -8,20 +8,17 @@ every hook is a no-op costing one dictionary lookup at import time.
     The ``N``-th time (1-based) the code reaches the named point, create the file
     ``PATH`` and block the calling thread (for at most :data:`PAUSE_SECONDS`), so the
     test, which waits for ``PATH`` to appear, can ``kill -9`` the process right there.
-    Points: ``store_write`` (inside a batch transaction, after the URL rows and before
-    the fetch rows and the COMMIT) and ``recompute`` (in the worker thread of a
-    strategy recomputation, e.g. PageRank, before it runs).
-``WEBCRAWL_TEST_MAX_PAGE_COUNT=N``
+    Points: ``store_write`` (inside a batch transaction, after the URL rows and before the
+    fetch rows and the COMMIT) and ``recompute`` (in the worker thread of a strategy
+    recomputation, e.g. PageRank, before it runs). ``WEBCRAWL_TEST_MAX_PAGE_COUNT=N``
     ``PRAGMA max_page_count = N`` on the writer connection: the database cannot grow
-    beyond ``N`` pages, so writes fail with SQLITE_FULL exactly as on a full disk
-    (a small tmpfs would need root).
-``WEBCRAWL_TEST_KILL=POINT:N``
-    The ``N``-th time the code reaches ``POINT`` (:func:`kill_at`), the process sends
-    itself SIGKILL: a ``kill -9`` at a precise point with no waiting in the test.
-``WEBCRAWL_TEST_OPEN_MODE=ro``
-    Open the writer connection with this SQLite URI mode; ``ro`` simulates a read-only
-    file or mount (root ignores ``chmod``, and a read-only mount needs root).
-"""
+    beyond ``N`` pages, so writes fail with SQLITE_FULL exactly as on a full disk (a small
+    tmpfs would need root). ``WEBCRAWL_TEST_KILL=POINT:N`` The ``N``-th time the code
+    reaches ``POINT`` (:func:`kill_at`), the process sends itself SIGKILL: a ``kill -9``
+    at a precise point with no waiting in the test. ``WEBCRAWL_TEST_OPEN_MODE=ro`` Open
+    the writer connection with this SQLite URI mode; ``ro`` simulates a read-only file or
+    mount (root ignores ``chmod``, and a read-only mount needs root).
+    """
 
 from __future__ import annotations
 
@@ -70,7 +67,7 @@ def kill_at(point: str) -> None:
     """``WEBCRAWL_TEST_KILL=POINT:N``: the ``N``-th time ``point`` is reached, SIGKILL self.
 
     Points: ``shard_page`` (the sharded crawl's coordinator, after a worker's page
-    result was enqueued to the store) and ``shard_workerW_batch`` (worker ``W`` of a
+    result was enqueued to the store) and ``shard_worker_batch`` (each worker of a
     sharded crawl, after sending a batch of results; restarted workers never see the
     variable).  A deterministic ``kill -9`` without sleeping in the test.
     """

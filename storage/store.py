@@ -13,6 +13,11 @@ Within one batch the rows are written in a fixed order (meta, hosts, host update
 URLs, fetches, links, outcomes), so an outcome may be set for a URL added in the same
 batch; for the same key, the last ``set_meta``/``update_host``/``set_outcome`` wins.
 
+Back-pressure: a producer that can outrun the disk either awaits :meth:`CrawlStore.drain`
+now and then (it commits inline when too much waits), or, when it must never block
+(the crawl's dispatcher), checks :attr:`CrawlStore.backlogged` before producing more and
+registers :meth:`CrawlStore.on_commit` to hear when the background writer caught up.
+
 Errors: after a failed write (disk full, read-only, ...) the background writer stops,
 everything committed before stays intact, and the next ``add_*``, ``set_*``,
 ``flush`` or ``aclose`` raises the :class:`~storage.errors.StoreError` (never
@@ -25,7 +30,7 @@ import asyncio
 import contextlib
 import datetime as _dt
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -190,6 +195,7 @@ class CrawlStore:
         self._closed = False
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
+        self._on_commit: list[Callable[[], None]] = []
         self._writer = asyncio.create_task(self._run(), name=f"CrawlStore writer {path}")
 
     # -- opening ------------------------------------------------------------------
@@ -347,6 +353,17 @@ class CrawlStore:
         """Records enqueued and not yet committed."""
         return self._pending
 
+    @property
+    def backlogged(self) -> bool:
+        """More records wait than :meth:`drain` lets pile up (``DRAIN_BATCHES`` batches)."""
+        return self._pending > DRAIN_BATCHES * self.batch_size
+
+    def on_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` after every commit attempt (also a failed one: the next
+        ``add_*`` or ``flush`` then raises), for a producer held back by
+        :attr:`backlogged`."""
+        self._on_commit.append(callback)
+
     # -- committing ---------------------------------------------------------------
 
     async def flush(self) -> None:
@@ -436,6 +453,9 @@ class CrawlStore:
                 else:
                     self._error = StoreError(f"writing {self.path} failed: {exc!r}")
                 raise self._error from exc
+            finally:
+                for callback in self._on_commit:
+                    callback()
 
     async def _write(self, b: _Batch) -> None:
         db = self._db

@@ -18,6 +18,7 @@ from analysis.change.change_stats import (
     poisson_test,
     unchanged_curve,
     visible_lifespans,
+    window_buckets,
 )
 from analysis.change.estimators import (
     RateEstimate,
@@ -156,4 +157,5 @@ __all__ = [
     "unchanged_curve",
     "uniform_allocation",
     "visible_lifespans",
+    "window_buckets",
 ]

@@ -55,6 +55,7 @@ __all__ = [
     "poisson_test",
     "unchanged_curve",
     "visible_lifespans",
+    "window_buckets",
 ]
 
 
@@ -68,6 +69,51 @@ CENSORED_LABEL = "no change seen (censored)"
 _TABLE_BUCKETS: tuple[tuple[str, float], ...] = (
     *CHANGE_BUCKETS[:-1], (CHANGE_BUCKETS[-1][0], float(np.finfo(np.float64).max)),
     (CENSORED_LABEL, math.inf))
+#: Names of the bucket edges, for the open-ended bucket of a short window.
+_EDGE_NAMES = {1.0: "1 day", 7.0: "1 week", 30.0: "1 month", 120.0: "4 months"}
+
+
+def window_buckets(window_days: float) -> tuple[tuple[str, float], ...]:
+    """The change-interval buckets a ``window_days`` observation can tell apart.
+
+    The paper's buckets (:data:`CHANGE_BUCKETS`) whose upper edge lies within the
+    window, then one open-ended bucket ``"> <edge>"`` for every longer interval: a
+    page that changed within a 34-day window has its interval estimated, but whether
+    it is 2 or 5 months is an extrapolation, so that window has no "1 - 4 months" or
+    "> 4 months" column.  Pages with no change seen are not in any of these buckets:
+    they are censored (:data:`CENSORED_LABEL`).  A window of four months or more gives
+    the paper's buckets unchanged.
+
+    Parameters
+    ----------
+    window_days : float
+        Length of the observation, days.
+
+    Returns
+    -------
+    tuple of (label, upper edge in days)
+        For :func:`bucket_fractions`; the last edge is ``inf``.
+
+    Examples
+    --------
+    >>> [label for label, _ in window_buckets(34.0)]
+    ['<= 1 day', '1 day - 1 week', '1 week - 1 month', '> 1 month']
+    >>> window_buckets(200.0) == CHANGE_BUCKETS
+    True
+
+    References
+    ----------
+    .. [1] J. Cho and H. Garcia-Molina, "The evolution of the web and implications
+       for an incremental crawler", VLDB 2000, figure 2 (a four-month window).
+    """
+    kept = [(label, edge) for label, edge in CHANGE_BUCKETS[:-1] if edge <= window_days]
+    if not kept:
+        return ((f"any interval (window {window_days:.3g} days)", math.inf),)
+    if len(kept) == len(CHANGE_BUCKETS) - 1:
+        return CHANGE_BUCKETS                    # the paper's own "> 4 months"
+    return (*kept, (f"> {_EDGE_NAMES[kept[-1][1]]}", math.inf))
+
+
 #: Lifespan buckets (figure 4).
 LIFESPAN_BUCKETS: tuple[tuple[str, float], ...] = (
     ("<= 1 week", 7.0), ("1 week - 1 month", 30.0), ("1 - 4 months", 120.0),
@@ -162,8 +208,10 @@ def mean_change_intervals(log: VisitLog, method: str = "estimate") -> FloatArray
     saturates at the visit interval (a page changing twice a day, visited daily, shows
     about 1.16 days).  ``method="estimate"`` (default): ``1 / lam_hat`` with
     :func:`analysis.change.estimators.estimate_rates` (bias-reduced for regular visits, MLE or
-    Last-Modified otherwise), which does not saturate.  ``inf`` when no change was
-    seen, ``nan`` for pages seen fewer than twice.
+    Last-Modified otherwise), which does not saturate; where that estimate is 0 although
+    a change was seen (Last-Modified with one interval), the observed span / changes.
+    ``inf`` exactly when no change was seen (censored), ``nan`` for pages seen fewer
+    than twice.
     """
     hist = log.history()
     x = hist.n_changed
@@ -173,6 +221,10 @@ def mean_change_intervals(log: VisitLog, method: str = "estimate") -> FloatArray
             out = np.where(x > 0, hist.total_time / np.maximum(x, 1), np.inf)
     elif method == "estimate":
         rate = estimate_rates(hist).rate
+        # The Last-Modified estimator's (n - 1) / T is 0 at X = n = 1: a change was seen,
+        # so the page is not censored; its interval is then the observed span (X / T).
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where((x > 0) & ~(rate > 0), x / hist.total_time, rate)
         with np.errstate(divide="ignore"):
             out = np.where(x > 0, 1.0 / rate, np.inf)
     else:

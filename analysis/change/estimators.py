@@ -408,7 +408,8 @@ def _profile_interval(hist: VisitHistory, rate: FloatArray, q: float) -> tuple[F
     # Lower end: l(lam) <= X ln(lam t_max) (as 1 - e^{-y} <= y), below target there.
     need_lo = (x > 0) & (hist.n_visits > 0)
     if need_lo.any():
-        lo = 0.5 * np.exp(target / np.maximum(x, 1)) / t_max
+        # (t_max is 0 for pages never revisited: outside need_lo, kept finite.)
+        lo = 0.5 * np.exp(target / np.maximum(x, 1)) / np.where(t_max > 0, t_max, 1.0)
         # Upper bracket when the MLE is infinite: l >= X ln(1 - y) >= -X y / (1 - y).
         y = (q / 2) / (x + q / 2)
         hi = np.where(np.isfinite(rate), rate, -np.log(y) / t_min)

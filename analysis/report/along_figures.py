@@ -33,9 +33,12 @@ _PANELS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 def along_figure(along: AlongCrawl,
                  ranges: Mapping[str, tuple[float, float, str]] | None = None, *,
-                 title: str | None = None) -> Figure:
+                 title: str | None = None,
+                 curves_at: Mapping[str, np.ndarray] | None = None) -> Figure:
     """One panel per measured property against pages crawled (log x), with each
-    quantity's published range drawn as two dotted lines ``"<name> paper"``."""
+    quantity's published range drawn as two dotted lines ``"<name> paper"`` and,
+    from ``curves_at`` (quantity -> values at ``along.pages``), a published fitted law
+    as a dashed line ``"<name> paper fit"``."""
     panels = []
     x = along.pages.astype(np.float64)
     for panel_title, ylabel, keys in _PANELS:
@@ -51,6 +54,10 @@ def along_figure(along: AlongCrawl,
                 for bound, name in ((lo, f"{key} paper low"), (hi, f"{key} paper high")):
                     curves[name] = (edge, np.array([bound, bound]))
                     styles[name] = {"linestyle": ":", "color": "grey", "linewidth": 1.0}
+            if curves_at and key in curves_at:
+                name = f"{key} paper fit"
+                curves[name] = (x, np.asarray(curves_at[key], dtype=np.float64))
+                styles[name] = {"linestyle": "--", "color": "black", "linewidth": 1.0}
         if curves:
             panels.append(Panel(panel_title, "pages crawled", ylabel, curves, logx=True,
                                 styles=styles))

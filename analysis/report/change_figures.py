@@ -5,6 +5,7 @@ Built on :class:`matplotlib.figure.Figure` directly: no pyplot state, no backend
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from analysis.change.change_stats import (
     LIFESPAN_BUCKETS,
     ChangeReport,
 )
+from analysis.report.plots import fit_title, label_log_axes, outside_legend
 
 __all__ = ["plot_change_report"]
 
@@ -31,12 +33,14 @@ def plot_change_report(report: ChangeReport, out_dir: str | Path) -> list[Path]:
     paths = []
 
     def subplots(figsize: tuple[float, float]) -> tuple[Figure, Any]:
-        fig = Figure(figsize=figsize)
+        fig = Figure(figsize=figsize, layout="constrained")
         return fig, fig.add_subplot()
 
     def save(fig: Figure, name: str) -> None:
         path = out / name
-        fig.tight_layout()
+        for ax in fig.axes:
+            label_log_axes(ax)
+        outside_legend(fig)
         fig.savefig(path, dpi=100)
         paths.append(path)
 
@@ -47,18 +51,18 @@ def plot_change_report(report: ChangeReport, out_dir: str | Path) -> list[Path]:
              report.pages_by_host),
             ("change_intervals_by_domain.png", report.class_names, report.bucket_by_class,
              report.pages_by_class)):
-        fig, ax = subplots(figsize=(9, 4))
         rows = [("all", report.bucket_overall)] + [
             (label, row) for label, row, n in zip(names, table, counts, strict=True) if n > 0]
+        # The legend (4 columns) sits below the bars: the figure grows with its rows.
+        fig, ax = subplots(figsize=(9, 4 + 0.22 * math.ceil(len(rows) / 4)))
         width = 0.8 / len(rows)
         for k, (label, row) in enumerate(rows):
             bars = ax.bar(x + k * width, row, width, label=label)
             bars[-1].set_hatch("//")   # censored: not an interval bucket
         ax.set_xticks(x + 0.4 - width / 2, labels, fontsize="small")
         ax.set_ylabel("fraction of pages")
-        ax.set_title(f"Average change interval ({report.window_days:.3g}-day window; "
-                     f"hatched: no change seen, censored)")
-        ax.legend(fontsize="small")
+        fit_title(fig, f"Average change interval ({report.window_days:.3g}-day window; "
+                       "hatched: no change seen, censored)")
         save(fig, name)
 
     lab = [label for label, _ in LIFESPAN_BUCKETS]
@@ -68,8 +72,7 @@ def plot_change_report(report: ChangeReport, out_dir: str | Path) -> list[Path]:
     ax.bar(x + 0.2, report.lifespan_buckets2, 0.4, label="method 2")
     ax.set_xticks(x, lab)
     ax.set_ylabel("fraction of pages")
-    ax.set_title("Visible lifespan")
-    ax.legend()
+    ax.set_title(f"Visible lifespan ({report.window_days:.3g}-day window)")
     save(fig, "lifespan.png")
 
     fig, ax = subplots(figsize=(7, 4))
@@ -78,7 +81,7 @@ def plot_change_report(report: ChangeReport, out_dir: str | Path) -> list[Path]:
     ax.set_xlabel("days since start")
     ax.set_ylabel("fraction unchanged")
     ax.set_ylim(0, 1.02)
-    ax.set_title("Pages not yet changed")
+    ax.set_title(f"Pages not yet changed ({report.window_days:.3g}-day window)")
     save(fig, "unchanged.png")
 
     fig, ax = subplots(figsize=(7, 4))
@@ -93,12 +96,14 @@ def plot_change_report(report: ChangeReport, out_dir: str | Path) -> list[Path]:
             # grid hides and shifts changes, so this is not Exp(1)).
             ax.hist(null, bins=bins, density=True, log=True, histtype="step", linewidth=2,
                     label="simulated Poisson null")
-        ax.legend()
     ax.set_xlabel("change interval / page's mean interval")
+    ax.set_ylabel("density (log)")
     if report.poisson.skipped is not None:
-        ax.set_title("Poisson test skipped: too few change intervals")
+        ax.set_title(f"Poisson test skipped: too few change intervals "
+                     f"({report.window_days:.3g}-day window)")
     else:
-        ax.set_title(f"Poisson test: KS {report.poisson.statistic:.3f}, "
+        ax.set_title(f"Poisson test ({report.window_days:.3g}-day window): "
+                     f"KS {report.poisson.statistic:.3f}, "
                      f"p = {report.poisson.pvalue:.3g}")
     save(fig, "poisson.png")
     return paths

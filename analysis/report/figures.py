@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import special
 
+from analysis.report.plots import label_log_axes, outside_legend
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -148,17 +150,18 @@ def _degree_panel(ax: Axes, values: np.ndarray, counts: np.ndarray, fit: PowerLa
         share = counts[values >= fit.x_min].sum() / total
         xs, ys = _law_curve(fit, float(x.max()), share)
         ax.loglog(xs, ys, "-", color="#d62728", linewidth=2,
-                  label=f"fit alpha = {fit.alpha:.2f} ± {fit.sigma:.2f} (k >= {fit.x_min})")
+                  label=f"{name}-degree fit: alpha = {fit.alpha:.2f} ± {fit.sigma:.2f} "
+                        f"(k >= {fit.x_min})")
         if expected is not None:
             # The configured law through the same point at x_min: compare the slopes.
             ys_exp = ys[0] * (xs / xs[0]) ** -expected
             ax.loglog(xs, ys_exp, "--", color="#555555", linewidth=1.4,
-                      label=f"configured alpha = {expected:g}")
+                      label=f"{name}-degree configured: alpha = {expected:g}")
     ax.set_xlabel(f"{name}-degree k")
     ax.set_ylabel("fraction of nodes P(k)")
     ax.set_title(f"{name}-degree distribution")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=9)
+    label_log_axes(ax)
 
 
 def degree_figure(laws: DegreeLaws, *, expected: tuple[float | None, float | None] = (None, None)
@@ -168,10 +171,11 @@ def degree_figure(laws: DegreeLaws, *, expected: tuple[float | None, float | Non
     ``expected`` gives the exponents the graph was generated with (in, out), drawn as
     dashed lines of that slope through the fit's first point.
     """
-    fig = _figure(12.0, 4.6)
+    fig = _figure(12.0, 5.2)
     ax_in, ax_out = fig.subplots(1, 2)
     _degree_panel(ax_in, laws.in_values, laws.in_counts, laws.in_fit, expected[0], "in")
     _degree_panel(ax_out, laws.out_values, laws.out_counts, laws.out_fit, expected[1], "out")
+    outside_legend(fig, max_columns=2)
     return fig
 
 
@@ -190,12 +194,13 @@ def rate_timeline_figure(seconds: np.ndarray, rate: np.ndarray) -> Figure:
 
 
 def rate_histogram_figure(estimated: np.ndarray, true: np.ndarray | None = None, *,
-                          bins: int = 30) -> Figure:
+                          bins: int = 30, title: str = "Estimated change rates") -> Figure:
     """Histogram of estimated change rates (per day, log bins); with ``true`` (same
-    pages, same order) also the true rates and a scatter of estimate against truth."""
+    pages, same order) also the true rates and a scatter of estimate against truth.
+    Pages whose ``estimated`` is nan are left out of both panels."""
     est = estimated[np.isfinite(estimated) & (estimated > 0)]
     panels = 2 if true is not None else 1
-    fig = _figure(6.0 * panels, 4.2)
+    fig = _figure(6.0 * panels, 4.8)
     axes = np.atleast_1d(fig.subplots(1, panels))
     ax = axes[0]
     if est.size:
@@ -209,13 +214,14 @@ def rate_histogram_figure(estimated: np.ndarray, true: np.ndarray | None = None,
             ax.hist(true[np.isfinite(true) & (true > 0)], bins=edges, histtype="step",
                     linewidth=2, label="true", color="#d62728")
         ax.set_xscale("log")
-        ax.legend(fontsize=9)
     ax.set_xlabel("change rate (changes per day, log)")
     ax.set_ylabel("pages")
-    ax.set_title("Estimated change rates")
+    ax.set_title(title)
     ax.grid(True, alpha=0.3)
+    label_log_axes(ax)
     if true is not None:
         _rate_scatter(axes[1], estimated, true)
+    outside_legend(fig)
     return fig
 
 
@@ -226,16 +232,17 @@ def _rate_scatter(ax: Axes, estimated: np.ndarray, true: np.ndarray) -> None:
         lim = (float(min(true[ok].min(), estimated[ok].min())),
                float(max(true[ok].max(), estimated[ok].max())))
         ax.loglog(lim, lim, "--", color="#555555", label="estimate = truth")
-        ax.legend(fontsize=9)
     ax.set_xlabel("true rate (per day)")
     ax.set_ylabel("estimated rate (per day)")
     ax.set_title("Estimate against the fixture's truth")
     ax.grid(True, alpha=0.3)
+    label_log_axes(ax)
 
 
-def freshness_figure(curves: Mapping[str, tuple[Any, Any]]) -> Figure:
+def freshness_figure(curves: Mapping[str, tuple[Any, Any]], *,
+                     title: str = "Freshness of the collection") -> Figure:
     """Freshness over time: ``label -> (days, freshness)`` curves on one axes."""
-    fig = _figure(8.0, 3.8)
+    fig = _figure(8.0, 4.4)
     ax = fig.add_subplot()
     for label, (x, y) in curves.items():
         xs, ys = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
@@ -244,7 +251,7 @@ def freshness_figure(curves: Mapping[str, tuple[Any, Any]]) -> Figure:
     ax.set_xlabel("simulated days since the first fetch")
     ax.set_ylabel("freshness (fraction of fresh copies)")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title("Freshness of the collection")
+    ax.set_title(title)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=9)
+    outside_legend(fig)
     return fig

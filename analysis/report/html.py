@@ -36,12 +36,13 @@ class Section:
     def text(self, text: str) -> None:
         self.parts.append(f"<p>{html.escape(text)}</p>")
 
-    def image(self, fig: Figure, alt: str) -> None:
+    def image(self, fig: Figure, alt: str, *, caption: str | None = None) -> None:
         from analysis.report.plots import png_bytes
 
         data = base64.b64encode(png_bytes(fig)).decode("ascii")
+        below = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
         self.parts.append(f'<figure><img alt="{html.escape(alt)}" '
-                          f'src="data:image/png;base64,{data}"></figure>')
+                          f'src="data:image/png;base64,{data}">{below}</figure>')
         self.images += 1
 
     def none(self, reason: str) -> None:
@@ -64,7 +65,8 @@ table { border-collapse: collapse; margin: 10px 0 18px; background: #fff; }
 th, td { border: 1px solid #ddd; padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: #f0f0f0; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 code.url { font-size: 13px; word-break: break-all; }
-figure { margin: 12px 0; } img { max-width: 100%; border: 1px solid #e4e4e4; background: #fff; }
+figure { margin: 12px 0; } figcaption { color: #555; font-size: 14px; }
+ img { max-width: 100%; border: 1px solid #e4e4e4; background: #fff; }
 p.missing { background: #fff4e5; border-left: 4px solid #f0a020; padding: 8px 12px; }
 """
 

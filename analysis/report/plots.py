@@ -1,9 +1,13 @@
 """PNG line plots for the quality metrics (matplotlib, Agg backend, no pyplot state).
 
 One figure per metric, one curve per crawl order (strategy), axes labelled, log axes
-where the early crawl matters.  Figures are built on :class:`matplotlib.figure.Figure`
-directly, so plotting is thread-safe and never opens a window; :func:`png_bytes` gives
-the encoded image for embedding (the HTML report), :func:`save_png` writes a file.
+where the early crawl matters.  The layout rules every figure of the report follows
+live here too: :func:`label_log_axes` (every log axis shows at least two labelled
+ticks), :func:`outside_legend` (one legend below the axes, never over the data) and
+:func:`fit_title` (a figure title wrapped to the figure's width, never cut).
+Figures are built on :class:`matplotlib.figure.Figure` directly, so plotting is
+thread-safe and never opens a window; :func:`png_bytes` gives the encoded image for
+embedding (the HTML report), :func:`save_png` writes a file.
 
 Examples
 --------
@@ -30,7 +34,10 @@ if TYPE_CHECKING:
 __all__ = [
     "METRIC_TITLES",
     "Panel",
+    "fit_title",
+    "label_log_axes",
     "line_figure",
+    "outside_legend",
     "png_bytes",
     "quality_figures",
     "save_png",
@@ -73,8 +80,8 @@ def line_figure(panels: Sequence[Panel], *, title: str | None = None,
 
     cols = min(2, len(panels))
     rows = -(-len(panels) // cols)
-    fig = Figure(figsize=(_PANEL_SIZE[0] * cols, _PANEL_SIZE[1] * rows + (0.4 if title else 0)),
-                 dpi=_DPI, layout="constrained")
+    height = _PANEL_SIZE[1] * rows + 0.5 + (0.4 if title else 0)  # + legend, + title
+    fig = Figure(figsize=(_PANEL_SIZE[0] * cols, height), dpi=_DPI, layout="constrained")
     labels = list(dict.fromkeys(label for p in panels for label in p.curves))
     palette = colors or _palette(labels)
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
@@ -82,9 +89,90 @@ def line_figure(panels: Sequence[Panel], *, title: str | None = None,
         _draw(ax, panel, palette)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
+    outside_legend(fig)
     if title:
-        fig.suptitle(title)
+        fit_title(fig, title)
     return fig
+
+
+_LEGEND_FONT = 9.0
+#: Fewest labelled major ticks on a log axis.
+MIN_LOG_LABELS = 2
+# Tick multiples tried, in order, when the decades alone give too few labelled ticks.
+_LOG_SUBS = ((1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0, 7.0), tuple(float(k) for k in range(1, 10)))
+
+
+def label_log_axes(ax: Any) -> None:
+    """Give every log-scaled axis of ``ax`` at least :data:`MIN_LOG_LABELS` labelled
+    major ticks inside its view.
+
+    Matplotlib labels only the powers of ten, so an axis spanning 0.3 to 6 shows one
+    label (``10^0``) and cannot be read.  Such an axis gets ticks at 1, 2 and 5 times
+    the powers of ten (more multiples if still too few), labelled in plain numbers.
+    Call it last, once the data and limits are set.
+    """
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_scale() != "log":
+            continue
+        lo, hi = sorted(limits)
+        if _ticks_inside(LogLocator(base=10.0), lo, hi) >= MIN_LOG_LABELS:
+            continue
+        locator: Any = MaxNLocator(nbins=4)  # a view narrower than any multiple's step
+        for subs in _LOG_SUBS:
+            if _ticks_inside(LogLocator(base=10.0, subs=subs), lo, hi) >= MIN_LOG_LABELS:
+                locator = LogLocator(base=10.0, subs=subs)
+                break
+        axis.set_major_locator(locator)
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
+
+
+def _ticks_inside(locator: Any, lo: float, hi: float) -> int:
+    ticks = np.asarray(locator.tick_values(lo, hi))
+    return int(np.count_nonzero((ticks >= lo) & (ticks <= hi)))
+
+
+def outside_legend(fig: Figure, *, max_columns: int = 4) -> None:
+    """One legend for the whole figure, below every axes (constrained layout makes
+    room), so it never covers data, however the curves fall; each label once."""
+    handles: dict[str, Any] = {}
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    if not handles:
+        return
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    # As many columns as fit the figure's width (each as wide as the longest label
+    # plus its line sample and padding, in points).
+    font = FontProperties(size=_LEGEND_FONT)
+    widest = max(text_to_path.get_text_width_height_descent(label, font, ismath=False)[0]
+                 for label in handles) + 4.5 * _LEGEND_FONT
+    fits = int(0.95 * fig.get_figwidth() * 72.0 // widest)
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+               ncols=max(1, min(len(handles), max_columns, fits)), fontsize=_LEGEND_FONT)
+
+
+def fit_title(fig: Figure, title: str) -> None:
+    """``fig.suptitle(title)`` wrapped onto as many lines as it needs to fit the
+    figure's width (a long title is otherwise cut at both edges)."""
+    import textwrap
+
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    font = FontProperties(size="large")
+    room = 0.94 * fig.get_figwidth() * 72.0  # points; the text's widths are in points
+    lines = [title]
+    for width in range(len(title), 10, -1):
+        lines = textwrap.wrap(title, width) or [title]
+        if max(text_to_path.get_text_width_height_descent(line, font, ismath=False)[0]
+               for line in lines) <= room:
+            break
+    fig.suptitle("\n".join(lines), fontproperties=font)
 
 
 def _draw(ax: Any, panel: Panel, palette: Mapping[str, Any]) -> None:
@@ -116,8 +204,7 @@ def _draw(ax: Any, panel: Panel, palette: Mapping[str, Any]) -> None:
     if panel.ylim is not None:
         ax.set_ylim(*panel.ylim)
     ax.grid(True, which="major", alpha=0.3)
-    if drawn:
-        ax.legend(fontsize=9)
+    label_log_axes(ax)
 
 
 def _palette(labels: Sequence[str]) -> dict[str, Any]:

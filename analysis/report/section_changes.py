@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,7 +36,6 @@ __all__ = ["DAY_SECONDS_KEYS", "changes_section"]
 
 def changes_section(ctx: ReportContext, sec: Section) -> None:
     """The ``changes`` section: estimated change rates (vs truth if given), freshness."""
-    from analysis.change.change_stats import CHANGE_BUCKETS, bucket_fractions
     from analysis.change.estimators import map_rate
     from analysis.change.fetch_history import history_visit_log
     from analysis.report.figures import rate_histogram_figure
@@ -59,9 +59,11 @@ def changes_section(ctx: ReportContext, sec: Section) -> None:
                  "no change rate can be estimated.")
         return
     true = _true_rates(ctx, page_ids)
+    win = _window(ctx, log, hist, known, t0, day)
     rows: list[list[Any]] = [["revisits", revisits], ["pages with a rate estimate",
                                                        int(known.sum())],
                              ["length of a day on the clock", f"{day:g} s"],
+                             ["observation window", win.sentence()],
                              ["estimator", "posterior mode (Gamma prior: "
                               f"{ctx.settings.rate_prior_changes:g} change in "
                               f"{ctx.settings.rate_prior_days:g} days), Last-Modified used"],
@@ -76,14 +78,81 @@ def changes_section(ctx: ReportContext, sec: Section) -> None:
                          f"{ctx.rate_error[0]:.3f} over {ctx.rate_error[1]:,} pages"])
     rows += [[k, v] for k, v in ctx.inputs.change_facts.items()]
     sec.add(table(["", ""], rows, header=False))
-    with np.errstate(divide="ignore"):  # a rate of 0: an infinite interval, the last bucket
-        buckets = bucket_fractions(1.0 / est[known])
-    sec.add("<h3>Pages by estimated mean change interval</h3>")
-    sec.add(table([label for label, _ in CHANGE_BUCKETS],
-                  [[f"{100.0 * b:.1f}%" for b in buckets]]))
-    sec.image(rate_histogram_figure(est, true, bins=ctx.settings.rate_bins),
-              "histogram of estimated change rates")
-    _freshness(ctx, sec, log, est, (t0, day))
+    _interval_table(sec, log, win)
+    seen = known & (hist.n_changed > 0)
+    drawn = np.where(seen, est, np.nan)
+    sec.image(rate_histogram_figure(drawn, None if true is None else np.where(seen, true, np.nan),
+                                    bins=ctx.settings.rate_bins,
+                                    title=f"Estimated change rates ({win.days:.3g}-day "
+                                          "window)"),
+              "histogram of estimated change rates",
+              caption=f"Pages with a change seen ({int(seen.sum()):,}) over the "
+                      f"{win.days:.3g}-day window. The {int((known & ~seen).sum()):,} "
+                      "pages with no change seen are censored, not drawn: their rate is "
+                      "only bounded above (table above).")
+    _freshness(ctx, sec, log, est, (t0, day), win)
+
+
+@dataclass(frozen=True)
+class _Window:
+    """The observation window of the change section, days since the first fetch."""
+
+    start: float
+    end: float
+    revisit_start: float
+    revisit_end: float
+    median_span: float
+
+    @property
+    def days(self) -> float:
+        return self.end - self.start
+
+    def sentence(self) -> str:
+        return (f"{self.days:.3g} days: from the first fetch (day {self.start:.3g}) to the "
+                f"last revisit (day {self.end:.3g}); the revisits ran from day "
+                f"{self.revisit_start:.3g} to day {self.revisit_end:.3g} "
+                f"({self.revisit_end - self.revisit_start:.3g} days); each page is observed "
+                f"from its first to its last answered visit (median {self.median_span:.3g} "
+                "days)")
+
+
+def _window(ctx: ReportContext, log: VisitLog, hist: VisitHistory, known: np.ndarray,
+            t0: float, day: float) -> _Window:
+    from storage.reader import FETCH_KINDS
+
+    f = ctx.fetches
+    rev = f["kind"] == FETCH_KINDS.index("revisit")
+    return _Window(float(log.time.min()), float(log.time.max()),
+                   (float(f["started_at"][rev].min()) - t0) / day,
+                   (float(f["ended_at"][rev].max()) - t0) / day,
+                   float(np.median(hist.total_time[known])))
+
+
+def _interval_table(sec: Section, log: VisitLog, win: _Window) -> None:
+    """Pages by mean change interval, in the buckets the window can tell apart, and the
+    censored pages (no change seen) in a column of their own."""
+    from analysis.change.change_stats import (
+        bucket_fractions,
+        mean_change_intervals,
+        window_buckets,
+    )
+
+    buckets = window_buckets(win.days)
+    censored = (f"no change seen (censored: interval >= the page's observed span, median "
+                f"{win.median_span:.3g} days)")
+    columns = (*buckets[:-1], (buckets[-1][0], float(np.finfo(np.float64).max)),
+               (censored, math.inf))
+    intervals = mean_change_intervals(log)
+    fractions = bucket_fractions(intervals, columns)
+    counted = int(np.count_nonzero(~np.isnan(intervals)))
+    sec.add(f"<h3>Pages by mean change interval ({win.days:.3g}-day window)</h3>")
+    sec.text(f"Shares of the {counted:,} pages visited at least twice with an answer. "
+             f"Intervals as webcrawl analyze changes estimates them, in the buckets of Cho "
+             f"and Garcia-Molina that a {win.days:.3g}-day window can tell apart (theirs was "
+             "four months). A page with no change seen is censored: its interval is only "
+             "known to be at least its observed span, so it is counted apart, never as a "
+             "long interval.")
+    sec.add(table([label for label, _ in columns], [[f"{100.0 * b:.1f}%" for b in fractions]]))
 
 
 def _no_change_rows(hist: VisitHistory, known: np.ndarray) -> list[list[Any]]:
@@ -125,7 +194,7 @@ def _true_rates(ctx: ReportContext, page_ids: np.ndarray) -> np.ndarray | None:
 
 
 def _freshness(ctx: ReportContext, sec: Section, log: VisitLog, est: np.ndarray,
-               clock: tuple[float, float]) -> None:
+               clock: tuple[float, float], win: _Window) -> None:
     """Observed freshness at revisits, expected freshness under the estimates, and the
     truth when given; ``clock`` is (wall time of day 0, seconds per day)."""
     from analysis.change.freshness import estimated_freshness, expected_freshness
@@ -157,10 +226,17 @@ def _freshness(ctx: ReportContext, sec: Section, log: VisitLog, est: np.ndarray,
     keep = np.isfinite(est)
     remap = np.cumsum(keep) - 1
     mean_f, mean_a = estimated_freshness(est[keep], remap[page[rated]], t[rated], start, end)
-    sec.add("<h3>Freshness</h3>")
-    sec.text(f"Expected time-averaged freshness over the {end - start:.3g}-day window: "
-             f"{mean_f:.3f}; expected age {mean_a:.3g} days (Cho and Garcia-Molina).")
-    sec.image(freshness_figure(curves), "freshness of the collection over time")
+    sec.add(f"<h3>Freshness ({win.days:.3g}-day window)</h3>")
+    sec.text(f"Expected time-averaged freshness over the {end - start:.3g}-day window (day "
+             f"{start:.3g} to day {end:.3g}): {mean_f:.3f}; expected age {mean_a:.3g} days "
+             "(Cho and Garcia-Molina).")
+    sec.image(freshness_figure(curves, title=f"Freshness of the collection ({win.days:.3g}-"
+                                             f"day window)"),
+              "freshness of the collection over time",
+              caption=f"Expected freshness over the whole {win.days:.3g}-day window (day "
+                      f"{start:.3g} to {end:.3g}); revisits, and so the observed points, only "
+                      f"from day {win.revisit_start:.3g} to day {win.revisit_end:.3g} "
+                      f"({win.revisit_end - win.revisit_start:.3g} days).")
 
 
 def _expected_at(rate: np.ndarray, page: np.ndarray, t: np.ndarray, at: float,

@@ -267,14 +267,15 @@ def check_output(path: Path, *, folder: bool = False) -> Path:
             raise ConfigError(f"cannot write into {path}: it is not a directory")
         if not folder and path.is_dir():
             raise ConfigError(f"cannot write {path}: it is a directory")
-    ancestor = path.absolute().parent if not path.exists() else path.absolute()
+    # An existing folder is filled; a file (existing or not) is written beside itself
+    # and renamed into place, so its folder must be writable.
+    ancestor = path.absolute() if folder and path.is_dir() else path.absolute().parent
     while not ancestor.exists():
         ancestor = ancestor.parent
     if not ancestor.is_dir():
         raise ConfigError(f"cannot write {path}: {ancestor} is not a directory")
-    target = ancestor if ancestor != path.absolute() or folder else ancestor.parent
-    if not os.access(target, os.W_OK):
-        raise ConfigError(f"cannot write {path}: {target} is not writable")
+    if not os.access(ancestor, os.W_OK):
+        raise ConfigError(f"cannot write {path}: {ancestor} is not writable")
     return path
 
 

@@ -394,10 +394,11 @@ def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db:
                                   "fetches/s, the crawl's politeness",
                 "revisit run": stats.summary(),
                 "true freshness over the revisit window":
-                    f"{evaluation.freshness:.3f} (mean age {evaluation.age:.3g} days)",
+                    f"{evaluation.freshness:.3f} (mean age {evaluation.age:.3g} days; "
+                    f"the {evaluation.end - evaluation.start:.3g}-day revisit window)",
                 "freshness the crawler estimates for itself":
                     f"{evaluation.estimated_freshness:.3f} (mean age "
-                    f"{evaluation.estimated_age:.3g} days)"}}
+                    f"{evaluation.estimated_age:.3g} days; same window)"}}
 
 
 def _summary_lines(r: DemoResult) -> list[str]:

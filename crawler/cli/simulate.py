@@ -175,7 +175,8 @@ def _write(out: Path, web: Any, along: Any, result: dict[str, Any]) -> list[Path
     from analysis.report.plots import save_png
 
     out.mkdir(parents=True, exist_ok=True)
-    png = save_png(along_figure(along, PAPER_RANGES,
+    fits = {k: np.asarray(c["at_pages"]) for k, c in result["paper_curves"].items()}
+    png = save_png(along_figure(along, PAPER_RANGES, curves_at=fits,
                                 title=f"Random web crawl, n = {result['model']['pages']}, "
                                       f"{result['model']['strategy']}"),
                    out / "random_web_along.png")

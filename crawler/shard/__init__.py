@@ -32,14 +32,9 @@ exact.
 
 from __future__ import annotations
 
-from crawler.shard.coordinator import (
-    ShardedCrawler,
-    open_crawler,
-    spawn_process,
-)
-from crawler.shard.pool import (
-    WorkerPool,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from crawler.shard.protocol import (
     Attempt,
     FetchPage,
@@ -66,12 +61,35 @@ from crawler.shard.transport import (
     encode_frame,
     read_frame,
 )
-from crawler.shard.worker import (
-    ShardWorker,
-    serve,
-)
+
+if TYPE_CHECKING:
+    from crawler.shard.coordinator import (
+        DISPATCH_LEAD,
+        ShardedCrawler,
+        open_crawler,
+        spawn_process,
+    )
+    from crawler.shard.pool import (
+        WorkerPool,
+    )
+    from crawler.shard.worker import (
+        ShardWorker,
+        serve,
+    )
+
+#: Public name -> the module that defines it, imported on first use.
+_LAZY: dict[str, str] = {
+    "DISPATCH_LEAD": "crawler.shard.coordinator",
+    "ShardWorker": "crawler.shard.worker",
+    "ShardedCrawler": "crawler.shard.coordinator",
+    "WorkerPool": "crawler.shard.pool",
+    "open_crawler": "crawler.shard.coordinator",
+    "serve": "crawler.shard.worker",
+    "spawn_process": "crawler.shard.coordinator",
+}
 
 __all__ = [
+    "DISPATCH_LEAD",
     "Attempt",
     "FetchPage",
     "FetchRobots",
@@ -99,3 +117,17 @@ __all__ = [
     "spawn_actor",
     "spawn_process",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: heavy modules load on first use, so a worker process stays light.
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

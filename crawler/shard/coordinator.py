@@ -35,8 +35,15 @@ from crawler.shard.protocol import (
 )
 from crawler.shard.transport import PipeTransport, Transport
 from storage import _testhooks
+from storage.store import ResumeState
 
-__all__ = ["ShardedCrawler", "open_crawler", "spawn_process"]
+__all__ = ["DISPATCH_LEAD", "ShardedCrawler", "open_crawler", "spawn_process"]
+
+
+#: Seconds before a host's politeness wait ends at which its next order is sent (the
+#: worker waits the rest, on its own clock): it hides the order's trip to the worker.
+#: Small, because a waiting order holds one of the ``concurrency`` slots.
+DISPATCH_LEAD = 0.05
 
 
 @dataclass(slots=True)
@@ -100,6 +107,20 @@ class ShardedCrawler(Crawler):
         finally:
             await self.pool.close()
 
+    def _restore(self, state: ResumeState) -> None:
+        """The engine's resume; then every host counts as contacted just now.
+
+        The crawl that was killed may have had requests in flight whose records were
+        never committed (and its workers may have been mid-request when they died), so
+        the database cannot tell a host's last contact: each host first waits its full
+        politeness delay.
+        """
+        super()._restore(state)
+        now = time.monotonic()
+        for slot in self.registry.slots():
+            slot.ready_at = max(slot.ready_at,
+                                now + self.politeness.delay(0.0, slot.crawl_delay))
+
     def _start_order(self, worker: int, generation: int) -> StartWorker:
         return StartWorker(worker, self.pool.size, self.settings, tuple(self.seeds),
                            generation)
@@ -133,7 +154,9 @@ class ShardedCrawler(Crawler):
             slot.ready_at = max(slot.ready_at, time.monotonic() + done.ready_in)
             self._apply(taken, seq, done)
         finally:
-            self.frontier.release(taken.host_id, slot.ready_at)
+            # The host's next order leaves up to DISPATCH_LEAD early and its worker
+            # waits out the rest: the round trip overlaps the politeness wait.
+            self.frontier.release(taken.host_id, slot.ready_at - DISPATCH_LEAD)
 
     def _apply(self, taken: Taken, seq: int, done: PageDone) -> None:
         """Record a worker's answer as the engine records a fetch (no await in here)."""

@@ -79,6 +79,13 @@ class WorkerPool:
         self.batches_received = 0
         self.restarts = 0
 
+    @property
+    def exchanged_bytes(self) -> tuple[int, int]:
+        """Bytes sent to and received from the current workers (transports that count)."""
+        sent = sum(getattr(w.transport, "bytes_sent", 0) for w in self._workers)
+        received = sum(getattr(w.transport, "bytes_received", 0) for w in self._workers)
+        return sent, received
+
     async def request(self, order: Task) -> WorkerDone:
         """Send ``order`` to its host's worker; the result when it arrives."""
         if self.fatal is not None:
@@ -106,8 +113,7 @@ class WorkerPool:
                 w.ready.cancel()
         for w in self._workers:
             if w.transport is not None:
-                await w.transport.close()
-                w.transport = None
+                await w.transport.close()  # kept: its byte counts stay readable
 
     # -- internals ------------------------------------------------------------------
     async def _launch(self, w: _Worker) -> None:

@@ -7,7 +7,7 @@ worker is gone (killed, crashed), and the coordinator then starts a new one.  Th
 methods, so the same coordinator drives child processes (:class:`PipeTransport`) or
 Ray actors.
 
-:class:`PipeTransport` runs ``python -m crawler.shard.worker`` with its stdin and stdout
+:class:`PipeTransport` runs ``python -m crawler.shard`` with its stdin and stdout
 as pipes carrying frames: a 4-byte big-endian length, then a pickle of one batch
 (a list).  Pickle is safe here: both ends are this program, on this machine.  The
 worker's stderr is the coordinator's (its log lines show up as the crawl's).
@@ -30,6 +30,7 @@ from crawler.shard.protocol import WorkerDone, WorkerOrder
 __all__ = ["PipeTransport", "Transport", "encode_frame", "read_frame"]
 
 _HEADER = struct.Struct(">I")
+_PICKLE = pickle.HIGHEST_PROTOCOL
 _SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 #: Reads from a pipe in chunks of this size at most (asyncio's stream limit).
 _PIPE_LIMIT = 1 << 24
@@ -37,20 +38,24 @@ _PIPE_LIMIT = 1 << 24
 
 def encode_frame(batch: Sequence[Any]) -> bytes:
     """One frame: length header and pickle of ``batch`` (a list)."""
-    data = pickle.dumps(list(batch), protocol=pickle.HIGHEST_PROTOCOL)
+    data = pickle.dumps(list(batch), protocol=_PICKLE)
     return _HEADER.pack(len(data)) + data
 
 
 async def read_frame(reader: asyncio.StreamReader) -> list[Any] | None:
     """The next frame's batch, or None at end of stream (also mid-frame: the writer died)."""
+    return (await _read_sized(reader))[0]
+
+
+async def _read_sized(reader: asyncio.StreamReader) -> tuple[list[Any] | None, int]:
     try:
         header = await reader.readexactly(_HEADER.size)
         (size,) = _HEADER.unpack(header)
         data = await reader.readexactly(size)
     except asyncio.IncompleteReadError:
-        return None
-    batch: list[Any] = pickle.loads(data)
-    return batch
+        return None, 0
+    batch: list[Any] = pickle.loads(data)  # safe: both ends are this program
+    return batch, _HEADER.size + size
 
 
 class Transport(Protocol):
@@ -67,13 +72,16 @@ class Transport(Protocol):
 
 
 class PipeTransport:
-    """A worker child process over pipes (``python -m crawler.shard.worker``)."""
+    """A worker child process over pipes (``python -m crawler.shard``)."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self._process = process
         assert process.stdin is not None and process.stdout is not None
         self._stdin = process.stdin
         self._stdout = process.stdout
+        #: frame bytes written to and read from the worker (the exchange volume)
+        self.bytes_sent = 0
+        self.bytes_received = 0
 
     @classmethod
     async def spawn(cls, env: dict[str, str] | None = None) -> PipeTransport:
@@ -83,7 +91,7 @@ class PipeTransport:
         full["PYTHONPATH"] = os.pathsep.join(
             p for p in (_SOURCE_ROOT, full.get("PYTHONPATH", "")) if p)
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "crawler.shard.worker",
+            sys.executable, "-m", "crawler.shard",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             env=full, limit=_PIPE_LIMIT)
         return cls(process)
@@ -93,14 +101,18 @@ class PipeTransport:
         return self._process.pid
 
     async def send(self, orders: Sequence[WorkerOrder]) -> None:
+        frame = encode_frame(orders)
+        self.bytes_sent += len(frame)
         try:
-            self._stdin.write(encode_frame(orders))
+            self._stdin.write(frame)
             await self._stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the worker is gone: receive() reports it
 
     async def receive(self) -> list[WorkerDone] | None:
-        return await read_frame(self._stdout)
+        batch, size = await _read_sized(self._stdout)
+        self.bytes_received += size
+        return batch
 
     async def close(self) -> None:
         if self._process.returncode is None:

@@ -18,7 +18,7 @@ Results leave in batches: everything that finished during one turn of the event 
 goes in one frame.  The worker exits when its input ends (the coordinator closed it, or
 died), dropping orders in flight, and on Linux asks the kernel to SIGKILL it when its
 parent dies, so no orphan keeps contacting a host.  Run as ``python -m
-crawler.shard.worker`` (the pipe transport does it).
+crawler.shard`` (the pipe transport does it).
 """
 
 from __future__ import annotations
@@ -181,7 +181,6 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
     if not first or not isinstance(first[0], StartWorker):
         return
     start: StartWorker = first[0]
-    kill_point = f"shard_worker{start.worker}_batch"
     loop = asyncio.get_running_loop()
     outbox: list[WorkerDone] = []
     tasks: set[asyncio.Task[WorkerDone]] = set()
@@ -190,7 +189,7 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
     def flush() -> None:
         write(encode_frame(outbox))
         outbox.clear()
-        _testhooks.kill_at(kill_point)
+        _testhooks.kill_at("shard_worker_batch")
 
     def done(task: asyncio.Task[WorkerDone]) -> None:
         tasks.discard(task)
@@ -243,17 +242,17 @@ async def _stdio_main() -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 24)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    out = sys.stdout.buffer
+    # Non-blocking: a coordinator slow to read never stalls this worker's fetches.
+    out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
 
     def write(data: bytes) -> None:
         out.write(data)
-        out.flush()
 
     await serve(reader, write)
 
 
 def main() -> None:
-    """Entry point of ``python -m crawler.shard.worker`` (orders on stdin, results on stdout)."""
+    """Entry point of ``python -m crawler.shard`` (orders on stdin, results on stdout)."""
     _die_with_parent()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="webcrawl worker: %(message)s")

@@ -298,3 +298,27 @@ def test_large_frontiers_take_chunked_updates(monkeypatch: pytest.MonkeyPatch) -
     assert frontier.rebuilds(3000)
     monkeypatch.setattr(frontier_module, "BULK_MAX_FRONTIER", 2999)
     assert not frontier.rebuilds(3000)
+
+
+def test_on_wait_names_each_host_that_starts_waiting() -> None:
+    """The hook fires when a host starts waiting (an idle host gets a URL, a host is
+    released with URLs left) with the time it may be contacted, and never for a
+    host released empty: an event-driven caller arms one timer per call."""
+    f = Frontier()
+    calls: list[tuple[int, float]] = []
+    f.on_wait = lambda host, when: calls.append((host, when))
+    f.add(0, host_id=0, priority=1.0)
+    f.add(1, host_id=0, priority=2.0)       # host 0 already waits: no new call
+    f.add(2, host_id=1, priority=1.0)
+    assert calls == [(0, 0.0), (1, 0.0)]
+    host = f.pop_ready(now=0.0)
+    assert host == 0 and f.take(0) is not None
+    f.release(0, ready_at=5.0)              # URL 0 left: waits until 5
+    assert calls[-1] == (0, 5.0)
+    assert f.pop_ready(now=4.9) == 1 and f.take(1) is not None
+    f.release(1, ready_at=7.0)              # released empty: nothing to wake for
+    assert calls[-1] == (0, 5.0)
+    f.add(3, host_id=1, priority=1.0)       # the idle host gets a URL: waits until 7
+    assert calls[-1] == (1, 7.0)
+    assert f.pop_ready(now=4.99) is None and f.next_wakeup() == 5.0
+    assert f.pop_ready(now=5.0) == 0

@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import random
+import sqlite3
 from pathlib import Path
 
 import networkx as nx
@@ -214,3 +215,111 @@ def test_import_is_refused_while_another_writer_holds_the_database(tmp_path: Pat
         import_edges(edges, db)
     assert not db.exists()  # nothing created beside the holder
     assert import_edges(edges, db).edges == 3  # free again once released
+
+
+def test_ids_beyond_int32_fall_back_to_int64_and_keep_their_names(tmp_path: Path) -> None:
+    from storage.edgelist import read_edge_arrays
+
+    small = write(tmp_path / "s.txt", "0 1\n1 2\n2 0\n")
+    assert str(read_edge_arrays(small)[0].type) == "int32"  # the narrow type when ids fit
+    big_ids = [5, 2**31 + 7, 2**40, 2**31 - 1]
+    edges = [(big_ids[0], big_ids[1]), (big_ids[1], big_ids[2]), (big_ids[2], big_ids[0]),
+             (big_ids[3], big_ids[1]), (big_ids[1], big_ids[0])]
+    path = write(tmp_path / "b.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
+    assert str(read_edge_arrays(path)[0].type) == "int64"
+    result = import_edges(path, tmp_path / "b.db", seeds=[str(2**40)])
+    assert (result.nodes, result.edges, result.names) == (4, 5, "ids")
+    got = stored_edges(tmp_path / "b.db")
+    assert sorted(got) == sorted((str(a), str(b)) for a, b in edges)
+    graph = load_graph(tmp_path / "b.db", graph="all")
+    assert sorted(graph.urls) == sorted(str(i) for i in big_ids)  # ascending id order, exact
+    assert [graph.urls[int(s)] for s in graph.seeds] == [str(2**40)]
+    oracle = nx.pagerank(nx.DiGraph(edges), alpha=0.85, tol=1e-12)
+    np.testing.assert_allclose(pagerank(graph.adjacency).scores,
+                               [oracle[int(u)] for u in graph.urls], atol=1e-9)
+
+
+def test_many_statements_give_the_same_database(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunked inserts (nodes and links split over many statements, one page with more
+    links than a chunk) store exactly what one statement stores."""
+    import storage.edgelist as edgelist
+
+    edges = random_edges(n=50, m=300, seed=7)
+    hub = edges[0][0]
+    edges += [(hub, b) for _, b in random_edges(n=50, m=40, seed=8)]  # a page > LINK_CHUNK
+    path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
+    import_edges(path, tmp_path / "one.db")
+    monkeypatch.setattr(edgelist, "NODE_CHUNK", 7)
+    monkeypatch.setattr(edgelist, "LINK_CHUNK", 13)
+    import_edges(path, tmp_path / "many.db")
+    got = stored_edges(tmp_path / "many.db")
+    assert got == stored_edges(tmp_path / "one.db")
+    for src in {a for a, _ in edges}:  # each page's links in file order
+        assert [d for s, d in got if s == str(src)] == [str(b) for a, b in edges if a == src]
+    for table in ("urls", "links", "hosts"):  # every row equal, outcomes and seeds included
+        rows = []
+        for name in ("one.db", "many.db"):
+            with sqlite3.connect(tmp_path / name) as conn:
+                rows.append(conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall())
+        assert rows[0] == rows[1] and rows[0]
+
+
+_KILLED_IMPORT = """
+import os, signal, sys
+from storage.edgelist import import_edges
+
+def progress(line):
+    if line.startswith("wrote") and "nodes" in line:  # nodes written, links not yet
+        os.kill(os.getpid(), signal.SIGKILL)
+
+import_edges(sys.argv[1], sys.argv[2], progress=progress)
+"""
+
+
+def test_a_killed_import_leaves_no_partial_database(tmp_path: Path) -> None:
+    """kill -9 in the middle of writing: nothing at the database path (readers cannot
+    see half a graph), and the next import of the same path completes normally."""
+    import os
+    import subprocess
+    import sys
+
+    edges = random_edges(n=40, m=200, seed=5)
+    path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
+    db = tmp_path / "g.db"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    run = subprocess.run([sys.executable, "-c", _KILLED_IMPORT, str(path), str(db)],
+                         env=env, capture_output=True, timeout=120)
+    assert run.returncode == -9, run.stderr.decode()
+    assert not db.exists()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".g.db")]
+    assert leftovers == [".g.db.importing"]  # the half-written file is the temporary one
+    result = import_edges(path, db)
+    assert result.edges == len(edges)
+    assert sorted(stored_edges(db), key=lambda e: (int(e[0]), int(e[1]))) == \
+        sorted(((str(a), str(b)) for a, b in edges), key=lambda e: (int(e[0]), int(e[1])))
+    assert not any(p.name.startswith(".g.db") for p in tmp_path.iterdir())
+
+
+def test_an_existing_database_is_left_intact(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    import_edges(write(tmp_path / "a.txt", "0 1\n1 2\n"), db)
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="already exists"):
+        import_edges(write(tmp_path / "b.txt", "5 6\n6 7\n7 5\n"), db)
+    assert db.read_bytes() == before
+    assert stored_edges(db) == [("0", "1"), ("1", "2")]
+
+
+def test_integer_names_are_written_in_text_order() -> None:
+    """The urls rows of integer ids go in the text order of their names (the unique
+    url index then grows at its end): the order equals Python's sort of the strings."""
+    from storage.edgelist import _url_order
+
+    rng = np.random.default_rng(1)
+    for ids in (np.arange(2000), np.unique(rng.integers(0, 2**32, 5000)),
+                np.array([0, 1, 9, 10, 11, 99, 100, 101, 2**32 - 1])):
+        order = _url_order(ids)
+        assert order is not None
+        assert [str(i) for i in ids[order]] == sorted(str(i) for i in ids)
+    assert _url_order(np.array([-3, 4])) is None and _url_order(np.array([0, 2**32])) is None

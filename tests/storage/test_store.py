@@ -448,3 +448,31 @@ async def test_bad_settings(tmp_path: Path, kwargs: dict[str, float], match: str
     from storage.errors import ConfigError
     with pytest.raises(ConfigError, match=match):
         await CrawlStore.open(tmp_path / "c.db", **kwargs)  # type: ignore[arg-type]
+
+
+async def test_backlog_holds_a_producer_back_until_the_commit(tmp_path: Path) -> None:
+    """``backlogged`` turns on past DRAIN_BATCHES batches of pending records, and
+    ``on_commit`` tells a producer that never awaits the store when the writer caught
+    up (also after a failed commit, whose error the next call raises)."""
+    from storage.store import DRAIN_BATCHES
+
+    path = tmp_path / "c.db"
+    store = await CrawlStore.open(path, batch_size=2, flush_interval=60)
+    seen: list[tuple[bool, int]] = []
+    store.on_commit(lambda: seen.append((store.backlogged, store.pending)))
+    store.add_host(HostRow(0, "a.test"))
+    for i in range(DRAIN_BATCHES * 2 - 1):  # no await: the writer cannot run meanwhile
+        store.add_url(UrlRow(i, f"http://a.test/{i}", 0, 0, -1))
+    assert store.pending == DRAIN_BATCHES * 2 and not store.backlogged
+    store.add_url(UrlRow(99, "http://a.test/99", 0, 0, -1))
+    assert store.backlogged
+    await store.flush()
+    assert seen == [(False, 0)]
+    assert _rows(path, "SELECT count(*) FROM urls") == [(DRAIN_BATCHES * 2,)]
+    await store._db.execute("PRAGMA query_only = 1")  # the next commit fails
+    store.add_url(UrlRow(100, "http://a.test/100", 0, 0, -1))
+    with pytest.raises(StoreReadOnlyError):
+        await store.flush()
+    assert len(seen) == 2
+    with pytest.raises(StoreReadOnlyError):
+        await store.aclose()
