@@ -142,9 +142,12 @@ def _interval_table(sec: Section, log: VisitLog, win: _Window) -> None:
                 f"{win.median_span:.3g} days)")
     columns = (*buckets[:-1], (buckets[-1][0], float(np.finfo(np.float64).max)),
                (censored, math.inf))
-    fractions = bucket_fractions(mean_change_intervals(log), columns)
+    intervals = mean_change_intervals(log)
+    fractions = bucket_fractions(intervals, columns)
+    counted = int(np.count_nonzero(~np.isnan(intervals)))
     sec.add(f"<h3>Pages by mean change interval ({win.days:.3g}-day window)</h3>")
-    sec.text(f"Intervals as webcrawl analyze changes estimates them, in the buckets of Cho "
+    sec.text(f"Shares of the {counted:,} pages visited at least twice with an answer. "
+             f"Intervals as webcrawl analyze changes estimates them, in the buckets of Cho "
              f"and Garcia-Molina that a {win.days:.3g}-day window can tell apart (theirs was "
              "four months). A page with no change seen is censored: its interval is only "
              "known to be at least its observed span, so it is counted apart, never as a "

@@ -68,6 +68,12 @@ def register(sub: Any) -> None:
                         f"(default {d.workers}: the single-process engine, which is as fast "
                         "on a small crawl and starts quicker; 2 uses both cores of a "
                         "2-core machine, see README 'Sharded crawl')")
+    p.add_argument("--ray", default=None, metavar="ADDRESS",
+                   help="run the workers as actors of the Ray cluster whose head is at "
+                        "ADDRESS (HOST:PORT); this process stays the coordinator and the "
+                        "only database writer (--workers actors, default one per CPU of "
+                        "the cluster; needs pip install 'webcrawl[cluster]', see README "
+                        "'Crawling on a Ray cluster')")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
@@ -122,7 +128,13 @@ def run(args: argparse.Namespace) -> int:
     if "frontier_strategy" in given:
         get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
     # The library restores a resumed crawl's stored settings and strategy.
-    crawler = open_crawler(args.db, args.seeds, resume=args.resume, overrides=given)
+    if args.ray is not None:
+        from crawler.shard.ray_transport import open_ray_crawler
+
+        crawler = open_ray_crawler(args.db, args.seeds, address=args.ray, resume=args.resume,
+                                   overrides=given)
+    else:
+        crawler = open_crawler(args.db, args.seeds, resume=args.resume, overrides=given)
     settings = crawler.settings
     for note in crawler.notes:
         print(f"webcrawl: note: {note}", file=sys.stderr)

@@ -47,6 +47,14 @@ from crawler.shard.protocol import (
     WorkerOrder,
     shard_of,
 )
+from crawler.shard.ray_transport import (
+    RayShardWorker,
+    RayTransport,
+    cluster_cpus,
+    connect_ray,
+    open_ray_crawler,
+    spawn_actor,
+)
 from crawler.shard.transport import (
     PipeTransport,
     Transport,
@@ -87,6 +95,8 @@ __all__ = [
     "FetchRobots",
     "PageDone",
     "PipeTransport",
+    "RayShardWorker",
+    "RayTransport",
     "RobotsDone",
     "ShardWorker",
     "ShardedCrawler",
@@ -96,11 +106,15 @@ __all__ = [
     "WorkerDone",
     "WorkerOrder",
     "WorkerPool",
+    "cluster_cpus",
+    "connect_ray",
     "encode_frame",
     "open_crawler",
+    "open_ray_crawler",
     "read_frame",
     "serve",
     "shard_of",
+    "spawn_actor",
     "spawn_process",
 ]
 

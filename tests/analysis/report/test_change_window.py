@@ -120,6 +120,7 @@ def test_report_interval_table_is_censored_and_bucketed_by_the_window(
     assert head[3].startswith("no change seen (censored: interval &gt;= the page&#x27;s "
                               "observed span, median 10 days")
     assert values == ["25.0%", "25.0%", "25.0%", "25.0%"]
+    assert "Shares of the 4 pages visited at least twice with an answer." in section
     assert "4 months" not in section
 
 
@@ -159,3 +160,21 @@ def test_the_report_agrees_with_analyze_changes_on_the_censored_share(tmp_path: 
                                  window_buckets(report.window_days))
     # Without the censored column the unchanged page would land in "> 1 week".
     assert fractions.tolist() == pytest.approx([0.25, 0.25, 0.5])
+
+
+def test_report_output_overwrites_an_existing_file_and_refuses_a_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import asyncio
+
+    from crawler.cli import main
+
+    db = tmp_path / "crawl.db"
+    asyncio.run(_write_history(db))
+    out = tmp_path / "report.html"
+    out.write_text("an older report", encoding="utf-8")
+    assert main(["report", "--db", str(db), "-o", str(out), "--quiet"]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    capsys.readouterr()
+    assert main(["report", "--db", str(db), "-o", str(tmp_path), "--quiet"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a directory" in err[0], err
