@@ -14,13 +14,19 @@ The formats researchers publish graphs in, all read by one vectorised path:
 Parsing is pyarrow's multi-threaded CSV reader into Arrow arrays, int32 when every id
 fits (int64 otherwise; 8 bytes a link instead of 16 while importing); every step after
 it (remapping ids, grouping links by source page, building the per-page int32 link
-arrays of ``schema.sql``) is numpy over whole arrays, and SQLite receives the rows as
-JSON integer arrays built by Arrow (``json_each``) plus one int32 blob sliced by
-``substr``: no Python object per edge, and none per node for integer ids.
+arrays of ``schema.sql``) is numpy or Arrow compute over whole arrays, taken part by
+part as the parser hands them over (no copy of a whole column but the remapped
+destinations: on a virtual machine, first-touched memory costs about as much CPU as
+the arithmetic), and SQLite receives the rows as JSON integer arrays built by Arrow
+(``json_each``) plus one int32 blob sliced by ``substr``: no Python object per edge,
+and none per node for integer ids.
 
-The database is written with no journal into a temporary file beside the target
-(64 KB pages: fewer page splits in the bulk insert) and renamed into place when
-complete, so a failed or killed import never leaves a partial database.
+The two tables that have a row per node are written at once, on two cores: ``urls``
+by the calling thread, ``links`` by a second one into a private temporary database,
+then copied in by SQLite's transfer optimisation (see :func:`_write`).  The database
+is written with no journal into a temporary file beside the target (64 KB pages:
+fewer page splits in the bulk insert) and renamed into place when complete, so a
+failed or killed import never leaves a partial database.
 
 The database it writes is what every analysis reads (see ``schema.sql``): one row
 per node in ``urls`` (ids dense from 0, in the order of the input ids, or first
@@ -42,6 +48,8 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,24 +180,28 @@ def _integer_token(token: bytes) -> bool:
     return token.lstrip(b"+-").isdigit()
 
 
+def _read_edge_table(path: Path) -> Any:
+    """The first two columns of an edge file as an Arrow table (``c0``, ``c1``, in the
+    parser's chunks): int32 if every token is an integer that fits (int64 if one does
+    not), else strings."""
+    import pyarrow as pa
+
+    _, first = _head(path)
+    if not first:
+        return pa.table({"c0": pa.array([], pa.int32()), "c1": pa.array([], pa.int32())})
+    tokens = re.split(rb"[ \t]+", first)
+    if len(tokens) >= 2 and all(_integer_token(t) for t in tokens[:2]):
+        try:
+            return _read_table(path, 2, [{"c0": t, "c1": t} for t in (pa.int32(), pa.int64())])
+        except ConfigError:
+            pass
+    return _read_table(path, 2, [{"c0": pa.string(), "c1": pa.string()}])
+
+
 def read_edge_arrays(path: str | Path) -> tuple[Any, Any]:
     """The two columns of an edge file as Arrow arrays: int32 if every token is an
     integer that fits (int64 if one does not), else strings."""
-    import pyarrow as pa
-
-    path = _existing(path)
-    _, first = _head(path)
-    if not first:
-        return pa.array([], pa.int32()), pa.array([], pa.int32())
-    tokens = re.split(rb"[ \t]+", first)
-    table = None
-    if len(tokens) >= 2 and all(_integer_token(t) for t in tokens[:2]):
-        try:
-            table = _read_table(path, 2, [{"c0": t, "c1": t} for t in (pa.int32(), pa.int64())])
-        except ConfigError:
-            table = None
-    if table is None:
-        table = _read_table(path, 2, [{"c0": pa.string(), "c1": pa.string()}])
+    table = _read_edge_table(_existing(path))
     # One column at a time, the table's copy of it dropped at once: the peak is one
     # column's chunks plus the two contiguous arrays (12 bytes a link for int32).
     a = table["c0"].combine_chunks()
@@ -255,12 +267,22 @@ _INT32_MAX = int(np.iinfo(np.int32).max)
 
 @dataclass(slots=True)
 class _Graph:
-    src: np.ndarray                  # int32 dense node ids, file order
-    dst: np.ndarray
-    n: int                           # nodes
+    dst: list[np.ndarray]            # destination column, in parts as parsed
+    counts: np.ndarray               # int64 out-links of each node
+    first: int                       # the file's first source node (-1: no links)
     kind: str                        # 'ids', 'urls', 'reversed-hosts' or 'names'
     ids: np.ndarray | None = None    # kind 'ids': node -> its integer id in the file
     names: list[str] | None = None   # other kinds: node -> name as given
+    remap: np.ndarray | None = None  # id -> node (int32) for ``dst``; None: ids are nodes
+    order: np.ndarray | None = None  # links by source page, if the file is not so sorted
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.size)
+
+    @property
+    def m(self) -> int:
+        return sum(p.size for p in self.dst)
 
     def name(self, node: int) -> str:
         if self.ids is not None:
@@ -268,47 +290,130 @@ class _Graph:
         assert self.names is not None
         return self.names[node]
 
+    def grouped_dst(self) -> np.ndarray:
+        """Destination nodes (int32) grouped by source page, file order within a page
+        (computed when the links are written, by the thread that writes them)."""
+        if self.remap is not None:
+            out = np.empty(self.m, np.int32)
+            pos = 0
+            for p in self.dst:
+                out[pos:pos + p.size] = _gather(self.remap, p)
+                pos += p.size
+        elif len(self.dst) == 1:
+            out = self.dst[0].astype(np.int32, copy=False)
+        else:
+            out = np.concatenate(self.dst).astype(np.int32, copy=False)
+        return out if self.order is None else _gather(out, self.order)
+
 
 def _check_size(n: int) -> None:
     if n >= _INT32_MAX:
         raise ConfigError(f"{n} nodes: more than the int32 link arrays hold")
 
 
-def _dense_ints(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Remap integer ids to 0..n-1 in ascending id order.
+def _is_sorted(parts: Sequence[np.ndarray]) -> bool:
+    """Whether the concatenation of ``parts`` is non-decreasing (checked part by part:
+    no array of the whole size)."""
+    last = None
+    for p in parts:
+        if p.size == 0:
+            continue
+        if (last is not None and p[0] < last) or not bool(np.all(p[1:] >= p[:-1])):
+            return False
+        last = p[-1]
+    return True
 
-    Returns int32 ``(src, dst)`` and the int64 ids (node -> id).  Ids that are already
-    0..n-1 are kept without a copy (an int32 input stays as it is).
+
+def _group(src: Sequence[np.ndarray], space: int,
+           ids: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray]:
+    """The permutation that groups links by source page, file order kept within a page
+    (None if the file is so sorted already, as published files are); and each node's
+    out-link count.
+
+    ``src`` is the source column (in parts, as parsed) in an id space of ``space``
+    values whose order is the node order; ``ids`` maps nodes to that space (None: the
+    identity).  For a sorted file the counts come part by part, with no array of the
+    whole size.
     """
-    if a.size == 0:
-        return a.astype(np.int32), b.astype(np.int32), np.zeros(0, np.int64)
-    low = int(min(a.min(), b.min()))
-    high = int(max(a.max(), b.max()))
-    if low >= 0 and high < 8 * (a.size + b.size) + 1024:
+    counts = np.zeros(space, np.int64)
+    order = None
+    if _is_sorted(src):
+        for p in src:
+            if p.size:
+                low = int(p[0])
+                counts[low:int(p[-1]) + 1] += np.bincount(p - low)
+    else:
+        whole = np.concatenate(src) if len(src) != 1 else src[0]
+        order = np.argsort(whole, kind="stable")
+        for lo in range(0, whole.size, LINK_CHUNK):  # bincount's intp copy stays small
+            counts += np.bincount(whole[lo:lo + LINK_CHUNK], minlength=space)
+    return order, (counts if ids is None else counts[ids])
+
+
+def _gather(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``table[index]`` through Arrow's take: a quarter of numpy's time for an int32
+    index (numpy converts the index to intp first, 8 bytes a link), without the GIL."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out: np.ndarray = pc.take(pa.array(table), pa.array(index)).to_numpy()
+    return out
+
+
+def _int_graph(a: Sequence[np.ndarray], b: Sequence[np.ndarray]) -> _Graph:
+    """Integer ids (the columns in parts) remapped to nodes 0..n-1 in ascending id order.
+
+    Ids within a few times the link count of 0 (the usual numbering) are remapped
+    through a table indexed by id, part by part: the parsed columns are the only
+    arrays of the whole size besides the remapped destinations.  Other ids go through
+    ``np.unique``.
+    """
+    m = sum(p.size for p in a)
+    if m == 0:
+        return _Graph([np.zeros(0, np.int32)], np.zeros(0, np.int64), -1, "ids",
+                      ids=np.zeros(0, np.int64))
+    low = min(int(p.min()) for p in (*a, *b) if p.size)
+    high = max(int(p.max()) for p in (*a, *b) if p.size)
+    first_id = int(next(p[0] for p in a if p.size))
+    if low >= 0 and high < 16 * m + 1024:
         present = np.zeros(high + 1, dtype=bool)
-        present[a] = True
-        present[b] = True
+        for p in (*a, *b):
+            present[p] = True
         ids = np.flatnonzero(present)
         _check_size(ids.size)
-        if ids.size == high + 1:  # already dense: keep the ids
-            return a.astype(np.int32, copy=False), b.astype(np.int32, copy=False), ids
-        index = np.cumsum(present, dtype=np.int32) - 1
-        return index[a], index[b], ids
-    ids, inverse = np.unique(np.concatenate([a, b]), return_inverse=True)
+        if ids.size == high + 1:  # already dense: ids are nodes
+            order, counts = _group(a, ids.size, None)
+            return _Graph(list(b), counts, first_id, "ids", ids=ids, order=order)
+        remap = np.cumsum(present, dtype=np.int32) - 1
+        del present
+        order, counts = _group(a, high + 1, ids)
+        return _Graph(list(b), counts, int(remap[first_id]), "ids", ids=ids, remap=remap,
+                      order=order)
+    ids, inverse = np.unique(np.concatenate([*a, *b]), return_inverse=True)
     _check_size(ids.size)
     inverse = inverse.astype(np.int32)
-    return inverse[: a.size], inverse[a.size:], ids.astype(np.int64)
+    order, counts = _group([inverse[:m]], ids.size, None)
+    return _Graph([inverse[m:]], counts, int(inverse[0]), "ids", ids=ids.astype(np.int64),
+                  order=order)
+
+
+def _named_graph(src: np.ndarray, dst: np.ndarray, names: list[str]) -> _Graph:
+    """Dense node ids ``src``, ``dst`` (int32) and each node's name."""
+    order, counts = _group([src], len(names), None)
+    return _Graph([dst], counts, int(src[0]) if src.size else -1, _name_kind(names),
+                  names=names, order=order)
 
 
 def _build_graph(edges: Path, vertices: Path | None) -> _Graph:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    a, b = read_edge_arrays(edges)
-    integer = pa.types.is_integer(a.type)
+    table = _read_edge_table(edges)
+    integer = pa.types.is_integer(table.schema.field("c0").type)
     if vertices is not None:
         if not integer:
             raise ConfigError(f"{edges}: --vertices needs integer ids in the edge file")
+        a, b = (table[c].combine_chunks() for c in ("c0", "c1"))
         vid, vnames = _read_vertices(vertices)
         order = None if np.all(vid[1:] > vid[:-1]) else np.argsort(vid, kind="stable")
         if order is not None:
@@ -331,17 +436,17 @@ def _build_graph(edges: Path, vertices: Path | None) -> _Graph:
             k = int(np.flatnonzero(bad)[0])
             raise ConfigError(f"{edges}: edge {int(src[k])} -> {int(dst[k])} names a vertex "
                               f"missing from {vertices}")
-        return _Graph(pos_src.astype(np.int32, copy=False), pos_dst.astype(np.int32, copy=False),
-                      len(vnames), _name_kind(vnames), names=vnames)
+        return _named_graph(pos_src.astype(np.int32, copy=False),
+                            pos_dst.astype(np.int32, copy=False), vnames)
     if integer:
-        src, dst, ids = _dense_ints(a.to_numpy(), b.to_numpy())
-        return _Graph(src, dst, int(ids.size), "ids", ids=ids)
-    both = pa.concat_arrays([a, b])
-    encoded = pc.dictionary_encode(both)
+        return _int_graph(*([c.to_numpy() for c in table[col].chunks] for col in ("c0", "c1")))
+    a, b = (table[c].combine_chunks() for c in ("c0", "c1"))
+    del table
+    encoded = pc.dictionary_encode(pa.concat_arrays([a, b]))
     index = encoded.indices.to_numpy().astype(np.int32, copy=False)
     names = encoded.dictionary.to_pylist()
     _check_size(len(names))
-    return _Graph(index[: len(a)], index[len(a):], len(names), _name_kind(names), names=names)
+    return _named_graph(index[: len(a)], index[len(a):], names)
 
 
 # ---------------------------------------------------------------------------- writing
@@ -364,6 +469,15 @@ def _create(path: Path) -> sqlite3.Connection:
         conn = sqlite3.connect(sqlite_uri(path, "rwc"), uri=True, isolation_level=None)
     except sqlite3.Error as exc:
         raise map_error(exc, path, "creating") from exc
+    _bulk_schema(conn)
+    created = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+    conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
+                     [("schema_version", str(SCHEMA_VERSION)), ("created_at", created)])
+    return conn
+
+
+def _bulk_schema(conn: sqlite3.Connection) -> None:
+    """Settings for a bulk write into a file no one else sees, then the schema."""
     # A private temporary file, renamed into place only when complete: no journal and
     # no sync needed while it fills (a crash leaves the temporary file, never the db).
     conn.execute("PRAGMA journal_mode = OFF")
@@ -373,11 +487,7 @@ def _create(path: Path) -> sqlite3.Connection:
     # fewer, longer reads for the loader); SQLite readers and writers take any size.
     conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
     conn.execute("PRAGMA cache_size = -262144")
-    created = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
     conn.executescript(f"BEGIN;\n{schema_sql()}\nCOMMIT;")
-    conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
-                     [("schema_version", str(SCHEMA_VERSION)), ("created_at", created)])
-    return conn
 
 
 def _refuse_existing(db: Path) -> None:
@@ -433,27 +543,22 @@ def import_edges(
     check_db_path(db)
     _refuse_existing(db)
     graph = _build_graph(edges, None if vertices is None else Path(vertices))
-    say(f"parsed {graph.src.size:,} links between {graph.n:,} nodes "
+    say(f"parsed {graph.m:,} links between {graph.n:,} nodes "
         f"({time.perf_counter() - t0:.1f} s)")
     seed_ids = _seed_ids(graph, seeds)
     with WriterLock(db):  # one writer per database: not beside a crawl or another import
         _refuse_existing(db)
         temp = _temp_path(db)
         temp.unlink(missing_ok=True)  # left by a killed import (we hold the writer lock)
-        conn = _create(temp)
         try:
-            result = _write(conn, db, graph, seed_ids, edges, vertices, say)
-            conn.execute("PRAGMA locking_mode = NORMAL")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.close()
+            result = _write(temp, db, graph, seed_ids, edges, vertices, say)
             _sync(temp)
             os.replace(temp, db)
         except BaseException:
-            conn.close()
             temp.unlink(missing_ok=True)
             raise
     seconds = time.perf_counter() - t0
-    return EdgeImport(nodes=graph.n, edges=int(graph.src.size), pages_with_links=result[0],
+    return EdgeImport(nodes=graph.n, edges=graph.m, pages_with_links=result[0],
                       hosts=result[1], seconds=seconds, names=graph.kind)
 
 
@@ -468,7 +573,7 @@ def _sync(path: Path) -> None:
 
 def _seed_ids(graph: _Graph, seeds: Sequence[str]) -> np.ndarray:
     if not seeds:
-        return graph.src[:1].astype(np.int64)
+        return np.array([graph.first] if graph.first >= 0 else [], np.int64)
     out: set[int] = set()
     index = None if graph.ids is not None else \
         {name: i for i, name in enumerate(graph.names or [])}
@@ -549,24 +654,98 @@ def _write_id_nodes(conn: sqlite3.Connection, ids: np.ndarray, fetched: np.ndarr
         conn.execute(sql, (_json_ints((ids[nodes] << 31) | nodes), flags))
 
 
-def _write(conn: sqlite3.Connection, db: Path, graph: _Graph, seed_ids: np.ndarray,
+def _write_links(conn: sqlite3.Connection, dst: np.ndarray, indptr: np.ndarray,
+                 counts: np.ndarray) -> None:
+    """The ``links`` rows: each page's slice of one little-endian int32 blob per chunk,
+    addressed by a JSON array of ``byte start << 32 | bytes`` (0: no links)."""
+    link_sql = ("INSERT INTO links (src, dst) SELECT key + ?3,"
+                " substr(?2, (value >> 32) + 1, value & 4294967295)"
+                " FROM json_each(?1) WHERE value != 0")
+    dst_le = dst.astype("<i4", copy=False)
+    for lo, hi in _chunks(indptr):
+        base = int(indptr[lo])
+        start = (indptr[lo:hi] - base) * 4
+        size = counts[lo:hi].astype(np.int64) * 4
+        packed = np.where(size > 0, (start << 32) | size, 0)
+        # A view: the sqlite3 module binds any buffer (SQLite makes its one copy).
+        blob = dst_le[base:int(indptr[hi])].data
+        conn.execute(link_sql, (_json_ints(packed), blob, lo))
+
+
+def _links_database(db: Path, graph: _Graph, indptr: np.ndarray,
+                    counts: np.ndarray) -> sqlite3.Connection:
+    """A private temporary database holding the ``links`` rows (written by a second
+    thread, which also remaps the destinations).  ``""`` is SQLite's anonymous
+    database: its pages stay in the cache and spill to a file SQLite unlinks as soon
+    as it opens it, so a killed import leaves nothing of it."""
+    dst = graph.grouped_dst()
+    conn = sqlite3.connect("", isolation_level=None, check_same_thread=False)
+    try:
+        _bulk_schema(conn)
+        conn.execute("BEGIN")
+        _write_links(conn, dst, indptr, counts)
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        conn.close()
+        if isinstance(exc, sqlite3.Error):
+            raise map_error(exc, db, "writing") from exc
+        raise
+    return conn
+
+
+def _write(temp: Path, db: Path, graph: _Graph, seed_ids: np.ndarray,
            edges: Path, vertices: str | Path | None,
            say: Callable[[str], None]) -> tuple[int, int]:
+    """Write the graph into ``temp`` (a new file).
+
+    Two SQLite connections work at once, on the machine's two cores (the ``sqlite3``
+    module releases the GIL while a statement runs, and each table is one or a few
+    statements): this thread writes ``urls``, ``hosts`` and ``meta`` into ``temp``,
+    a second one the ``links`` rows into a private temporary database.  The links
+    are then copied into ``temp`` with ``INSERT INTO ... SELECT *`` (SQLite's
+    transfer optimisation: records copied as they are, in key order, about half the
+    cost of inserting them).
+    """
     n = graph.n
-    src, dst = graph.src, graph.dst
-    # Group links by source page, keeping file order within a page (published files
-    # are sorted by source already: no sort then).
-    if src.size > 1 and not bool(np.all(src[1:] >= src[:-1])):
-        order = np.argsort(src, kind="stable")
-        src, dst = src[order], dst[order]
-        del order
-    counts = np.zeros(n, np.int64)
-    for lo in range(0, src.size, LINK_CHUNK):  # slices: bincount's intp copy stays small
-        counts += np.bincount(src[lo:lo + LINK_CHUNK], minlength=n)
+    counts = graph.counts
     indptr = np.zeros(n + 1, np.int64)
     np.cumsum(counts, out=indptr[1:])
     fetched = (counts > 0).view(np.uint8)
     pages = int(np.count_nonzero(fetched))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-links") as pool:
+        links = pool.submit(_links_database, db, graph, indptr, counts)
+        try:
+            hosts = _write_nodes(temp, db, graph, fetched, seed_ids, edges, vertices)
+            say(f"wrote {n:,} nodes")
+            aux = links.result()
+        except BaseException:
+            if not links.cancel() and links.exception() is None:
+                links.result().close()
+            raise
+    try:
+        aux.execute("ATTACH DATABASE ? AS dest", (str(temp),))
+        aux.execute("PRAGMA dest.journal_mode = OFF")
+        aux.execute("PRAGMA dest.synchronous = OFF")
+        aux.execute("BEGIN")
+        aux.execute("INSERT INTO dest.links SELECT * FROM main.links")
+        aux.execute("COMMIT")
+        aux.execute("DETACH DATABASE dest")
+        # The file's readers and writers use WAL (schema.sql): set it, as a crawl would.
+        with closing(sqlite3.connect(sqlite_uri(temp, "rw"), uri=True,
+                                     isolation_level=None)) as conn:
+            conn.execute("PRAGMA journal_mode = WAL")
+    except sqlite3.Error as exc:
+        raise map_error(exc, db, "writing") from exc
+    finally:
+        aux.close()
+    say(f"wrote {graph.m:,} links of {pages:,} pages")
+    return pages, hosts
+
+
+def _write_nodes(temp: Path, db: Path, graph: _Graph, fetched: np.ndarray,
+                 seed_ids: np.ndarray, edges: Path, vertices: str | Path | None) -> int:
+    """Create ``temp`` with its ``urls``, ``hosts`` and ``meta`` rows; the host count."""
+    n = graph.n
     host_names: dict[str, int] = {}
     urls: list[str] | None = None
     if graph.kind == "ids":
@@ -584,11 +763,7 @@ def _write(conn: sqlite3.Connection, db: Path, graph: _Graph, seed_ids: np.ndarr
     node_sql = ("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outcome)"
                 f" SELECT key + ?3, {url_sql}, {host_sql}, -1, 0,"
                 " CASE WHEN substr(?2, key + 1, 1) = x'01' THEN 'fetched' END FROM json_each(?1)")
-    # Each page's slice of one little-endian int32 blob: value = byte start << 32 | bytes.
-    link_sql = ("INSERT INTO links (src, dst) SELECT key + ?3,"
-                " substr(?2, (value >> 32) + 1, value & 4294967295)"
-                " FROM json_each(?1) WHERE value != 0")
-    dst_le = dst.astype("<i4", copy=False)
+    conn = _create(temp)
     try:
         conn.execute("BEGIN")
         conn.executemany("INSERT INTO hosts (id, name) VALUES (?, ?)",
@@ -607,25 +782,18 @@ def _write(conn: sqlite3.Connection, db: Path, graph: _Graph, seed_ids: np.ndarr
                     assert urls is not None
                     text = json.dumps(list(zip(urls[lo:hi], host_ids[lo:hi], strict=True)))
                 conn.execute(node_sql, (text, fetched[lo:hi].tobytes(), lo))
-        say(f"wrote {n:,} nodes")
-        for lo, hi in _chunks(indptr):
-            base = int(indptr[lo])
-            start = (indptr[lo:hi] - base) * 4
-            size = counts[lo:hi].astype(np.int64) * 4
-            packed = np.where(size > 0, (start << 32) | size, 0)
-            blob = dst_le[base:int(indptr[hi])].tobytes()
-            conn.execute(link_sql, (_json_ints(packed), blob, lo))
         conn.execute("UPDATE urls SET discovered_seq = -1 WHERE id IN"
                      " (SELECT value FROM json_each(?))", (json.dumps(seed_ids.tolist()),))
         seed_urls = [urls[i] if urls is not None else graph.name(i) for i in seed_ids.tolist()]
         meta = {"source": "edges", "edges_file": str(edges),
                 "vertices_file": "" if vertices is None else str(vertices),
-                "names": graph.kind, "imported_edges": str(src.size),
+                "names": graph.kind, "imported_edges": str(graph.m),
                 "seeds": json.dumps(seed_urls)}
         conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                          list(meta.items()))
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
         raise map_error(exc, db, "writing") from exc
-    say(f"wrote {src.size:,} links of {pages:,} pages")
-    return pages, len(host_names)
+    finally:
+        conn.close()
+    return len(host_names)

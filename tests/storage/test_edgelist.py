@@ -323,3 +323,64 @@ def test_integer_names_are_written_in_text_order() -> None:
         assert order is not None
         assert [str(i) for i in ids[order]] == sorted(str(i) for i in ids)
     assert _url_order(np.array([-3, 4])) is None and _url_order(np.array([0, 2**32])) is None
+
+
+def _table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(db) as conn:
+        return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
+                for t in ("urls", "links", "hosts")}
+
+
+@pytest.mark.parametrize("ids", ["dense", "gaps", "sparse"])
+@pytest.mark.parametrize("by_source", [True, False], ids=["sorted", "unsorted"])
+def test_parsed_in_parts_gives_the_same_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 ids: str, by_source: bool) -> None:
+    """The columns are remapped and counted part by part as the parser hands them over
+    (a page's links may straddle two parts): many small parts store exactly what one
+    part stores, for ids already 0..n-1, ids with gaps (the id-indexed table) and
+    sparse ids (np.unique), in a file sorted by source or not; both against networkx."""
+    import storage.edgelist as edgelist
+
+    rng = random.Random(11)
+    names = {"dense": list(range(60)), "gaps": rng.sample(range(200), 60),
+             "sparse": rng.sample(range(10**9, 10**9 + 10**7), 60)}[ids]
+    edges = [(rng.choice(names), rng.choice(names)) for _ in range(1500)]
+    if ids == "dense":
+        edges += [(a, a) for a in names]  # every id appears
+    if by_source:
+        edges.sort(key=lambda e: e[0])  # stable: file order kept within a page
+    path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
+    import_edges(path, tmp_path / "one.db")
+    monkeypatch.setattr(edgelist, "BLOCK_SIZE", 1 << 10)  # 1 KB, 100-200 lines a part
+    parts = edgelist._read_edge_table(path)["c0"].num_chunks
+    assert parts > 5
+    import_edges(path, tmp_path / "parts.db")
+    assert _table_rows(tmp_path / "parts.db") == _table_rows(tmp_path / "one.db")
+    got = stored_edges(tmp_path / "parts.db")
+    for src in {a for a, _ in edges}:  # each page's links in file order
+        assert [d for s, d in got if s == str(src)] == [str(b) for a, b in edges if a == src]
+    graph = load_graph(tmp_path / "parts.db", graph="all", drop_self_loops=False,
+                       collapse_duplicates=False)
+    oracle = nx.MultiDiGraph(edges)
+    assert graph.n == oracle.number_of_nodes()
+    assert graph.adjacency.sum() == oracle.number_of_edges()  # duplicates as weights
+    assert graph.m == nx.DiGraph(edges).number_of_edges()
+    assert [int(u) for u in graph.urls] == sorted(oracle.nodes)  # ascending id order
+    assert graph.urls[int(graph.seeds[0])] == str(edges[0][0])
+
+
+def test_a_failed_links_writer_is_one_store_error_and_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The links are written by a second thread: its SQLite error reaches the caller
+    as the mapped StoreError, and neither the database nor a temporary file is left."""
+    import storage.edgelist as edgelist
+
+    def full(*_args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(edgelist, "_write_links", full)
+    path = write(tmp_path / "g.txt", "0 1\n1 2\n2 0\n")
+    with pytest.raises(StoreError, match="disk full"):
+        import_edges(path, tmp_path / "g.db")
+    assert not (tmp_path / "g.db").exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".g.db")]
