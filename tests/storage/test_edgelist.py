@@ -384,3 +384,21 @@ def test_a_failed_links_writer_is_one_store_error_and_leaves_nothing(
         import_edges(path, tmp_path / "g.db")
     assert not (tmp_path / "g.db").exists()
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".g.db")]
+
+
+def test_outcomes_by_case_or_by_update_are_the_same(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nodes without out-links are left NULL either by a per-row CASE or, when they are
+    few, by an UPDATE after inserting every row as fetched: the same rows either way."""
+    import storage.edgelist as edgelist
+
+    edges = random_edges(n=80, m=150, seed=4)  # many nodes without out-links
+    path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
+    for name, fraction in (("case.db", 0.0), ("update.db", 1.0)):
+        monkeypatch.setattr(edgelist, "FEW_UNFETCHED", fraction)
+        import_edges(path, tmp_path / name)
+    rows = _table_rows(tmp_path / "case.db")
+    assert rows == _table_rows(tmp_path / "update.db")
+    sources = {str(a) for a, _ in edges}
+    assert {url for _, url, *_, outcome, _ in rows["urls"] if outcome == "fetched"} == sources
+    assert any(outcome is None for *_, outcome, _ in rows["urls"])
