@@ -384,7 +384,13 @@ class Crawler:
             # asyncio may run a timer up to its clock resolution early: never early here.
             self._on_wait(host_id, ready_at)
             return
-        self._fill()
+        try:
+            self._fill()
+        except Exception as error:  # re-raised by run()
+            # A timer callback has no caller: an error here (the store's write error
+            # above all) would only be logged by asyncio, with a traceback on stderr.
+            self._tasks.fail(error)
+            return
         if not self._tasks:
             self._tasks.wake()  # nothing runs: the dispatcher checks whether it is done
 

@@ -49,13 +49,17 @@ class FetchTasks:
         self._tasks.add(task)
         task.add_done_callback(self._done)
 
+    def fail(self, error: BaseException) -> None:
+        """End the run with ``error`` (the first one wins): the loop re-raises it."""
+        if self.fatal is None:
+            self.fatal = error
+        self.stop()
+
     def _done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         self._wake.set()
         if not task.cancelled() and task.exception() is not None:
-            if self.fatal is None:
-                self.fatal = task.exception()
-            self.stop()
+            self.fail(task.exception())  # type: ignore[arg-type]
 
     async def wait(self, until: float | None = None) -> None:
         """Sleep until a task ends, :meth:`wake`, :meth:`stop` or monotonic ``until``."""
