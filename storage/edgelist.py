@@ -118,9 +118,11 @@ def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes]:
 def _arrow_source(path: Path) -> Any:
     import pyarrow as pa
 
-    if _is_gzip(path):
-        return pa.CompressedInputStream(pa.OSFile(str(path)), "gzip")
-    return pa.memory_map(str(path))
+    # Read, not memory-mapped: the parser's blocks are recycled buffers, where a map
+    # faults in every page of the file (on a virtual machine the faults cost more than
+    # the copy) and counts the whole file in the resident set (777 MB for 50M links).
+    stream = pa.OSFile(str(path))
+    return pa.CompressedInputStream(stream, "gzip") if _is_gzip(path) else stream
 
 
 def _read_table(path: Path, columns: int, candidates: Sequence[dict[str, Any]]) -> Any:
@@ -450,13 +452,19 @@ def _build_graph(edges: Path, vertices: Path | None) -> _Graph:
 
 
 # ---------------------------------------------------------------------------- writing
-#: Nodes per INSERT statement (bounds the JSON text SQLite parses at once).
-NODE_CHUNK = 1 << 22
-#: Links per INSERT statement: their int32 blob (128 MB) stays far below SQLite's
-#: 1 GB limit on one value, whatever the graph's size.
-LINK_CHUNK = 1 << 25
+#: Nodes per INSERT statement: bounds the JSON text SQLite parses at once, and its
+#: copies (Arrow's, Python's, SQLite's) held while the two writers run together.
+NODE_CHUNK = 1 << 20
+#: Links per INSERT statement: their int32 blob (32 MB, copied once more by SQLite)
+#: stays far below SQLite's 1 GB limit on one value, whatever the graph's size.
+LINK_CHUNK = 1 << 23
 #: SQLite page size of an imported database (the largest SQLite allows).
 PAGE_SIZE = 65536
+#: SQLite cache of each connection while writing (negative: KiB): pages beyond it
+#: go to the file (the links' temporary database: to a temporary file).
+CACHE_KB = -262144
+#: Cache of the target while the links are copied in (appended in key order).
+XFER_CACHE_KB = -16384
 
 
 def _temp_path(db: Path) -> Path:
@@ -486,7 +494,7 @@ def _bulk_schema(conn: sqlite3.Connection) -> None:
     # Large pages: a third less CPU for the bulk inserts than the 4 KB default (and
     # fewer, longer reads for the loader); SQLite readers and writers take any size.
     conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
-    conn.execute("PRAGMA cache_size = -262144")
+    conn.execute(f"PRAGMA cache_size = {CACHE_KB}")
     conn.executescript(f"BEGIN;\n{schema_sql()}\nCOMMIT;")
 
 
@@ -692,6 +700,7 @@ def _links_database(db: Path, graph: _Graph, indptr: np.ndarray,
     database: its pages stay in the cache and spill to a file SQLite unlinks as soon
     as it opens it, so a killed import leaves nothing of it."""
     dst = graph.grouped_dst()
+    graph.dst = [dst]  # the parsed parts are no longer needed: free them
     conn = sqlite3.connect("", isolation_level=None, check_same_thread=False)
     try:
         _bulk_schema(conn)
@@ -739,6 +748,9 @@ def _write(temp: Path, db: Path, graph: _Graph, seed_ids: np.ndarray,
         aux.execute("ATTACH DATABASE ? AS dest", (str(temp),))
         aux.execute("PRAGMA dest.journal_mode = OFF")
         aux.execute("PRAGMA dest.synchronous = OFF")
+        # The copy appends: a small cache is enough, and keeps a second copy of the
+        # links out of memory (the pages go to the file as they fill).
+        aux.execute(f"PRAGMA dest.cache_size = {XFER_CACHE_KB}")
         aux.execute("BEGIN")
         aux.execute("INSERT INTO dest.links SELECT * FROM main.links")
         aux.execute("COMMIT")

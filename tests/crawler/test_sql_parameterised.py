@@ -78,7 +78,8 @@ ALLOWED = {
     "_sqlite.py": {"SCHEMA_VERSION"},
     # Our schema file, a constant page size and literal column expressions chosen by
     # the kind of names (integer ids, names, URLs with hosts).
-    "edgelist.py": {"schema_sql()", "PAGE_SIZE", "url_sql", "host_sql", "outcome"},
+    "edgelist.py": {"schema_sql()", "PAGE_SIZE", "CACHE_KB", "XFER_CACHE_KB", "url_sql",
+                    "host_sql", "outcome"},
 }
 
 
