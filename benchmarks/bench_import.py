@@ -14,14 +14,24 @@ the CPU time much less, so the CPU time is the figure to compare with the goals.
     PYTHONPATH=. python benchmarks/bench_import.py --pages 200000 --links 2000000
     PYTHONPATH=. python benchmarks/bench_import.py --pages 10000000 --links 100000000 \
         --edges /tmp/e100.tsv             # keep (or reuse) the generated edge file
+    PYTHONPATH=. python benchmarks/bench_import.py --compare 9285148 --rounds 3
+
+``--rounds N`` first runs the import alone N times, each in a fresh process (a new
+database each time), and prints each run and the median; ``--compare REF`` alternates
+those runs with the import of git revision ``REF`` (A/B/A...: on a shared machine the
+load drifts, so compare the runs next to each other, and the CPU seconds).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +39,16 @@ from pathlib import Path
 import numpy as np
 
 STRATEGIES = ("bfs", "random", "backlink")
+#: One import in a fresh process; prints its figures as JSON (any revision's
+#: ``import_edges(edges, db)``).
+_IMPORT_ONCE = """
+import json, resource, sys, time
+from storage.edgelist import import_edges
+t, c = time.perf_counter(), time.process_time()
+r = import_edges(sys.argv[1], sys.argv[2])
+print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - c,
+                  "edges": r.edges, "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
 
 
 def peak_mb() -> float:
@@ -50,6 +70,34 @@ def generate(path: Path, pages: int, links: int, seed: int = 0) -> None:
     pacsv.write_csv(table, str(path), pacsv.WriteOptions(include_header=False, delimiter="\t"))
 
 
+def import_rounds(edges: Path, work: Path, rounds: int, compare: str | None) -> None:
+    """The import alone, ``rounds`` times per revision, alternated, fresh processes."""
+    from benchmarks._revision import ROOT, extract
+
+    trees = [("working tree", ROOT)]
+    if compare:
+        trees.append((compare, extract(compare, work)))
+    walls: dict[str, list[float]] = {label: [] for label, _ in trees}
+    cpus: dict[str, list[float]] = {label: [] for label, _ in trees}
+    for k in range(rounds):
+        for label, tree in trees:
+            db = work / f"round{k}-{len(walls[label])}-{tree.name}.db"
+            out = subprocess.run([sys.executable, "-c", _IMPORT_ONCE, str(edges), str(db)],
+                                 env={**os.environ, "PYTHONPATH": str(tree)}, check=True,
+                                 capture_output=True, text=True).stdout
+            db.unlink()
+            run = json.loads(out.splitlines()[-1])
+            walls[label].append(run["wall"])
+            cpus[label].append(run["cpu"])
+            print(f"import alone, {label:14s} {run['wall']:6.2f} s wall {run['cpu']:6.2f} s CPU "
+                  f"{run['edges'] / run['wall']:12,.0f} links/s wall "
+                  f"{run['edges'] / run['cpu']:12,.0f} links/CPU-s  peak RSS "
+                  f"{run['rss'] / 1024:6,.0f} MB  (load {os.getloadavg()[0]:.1f})", flush=True)
+    for label, _ in trees:
+        wall, cpu = statistics.median(walls[label]), statistics.median(cpus[label])
+        print(f"median of {rounds}, {label:14s} {wall:6.2f} s wall {cpu:6.2f} s CPU")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=2_000_000)
@@ -57,6 +105,10 @@ def main() -> None:
     ap.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp one)")
     ap.add_argument("--edges", type=Path, default=None,
                     help="edge file to import: generated there if missing, reused if present")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="first import alone this many times, each in a fresh process")
+    ap.add_argument("--compare", metavar="REF",
+                    help="alternate those imports with git revision REF's (needs --rounds)")
     args = ap.parse_args()
 
     from analysis.graph import bowtie, load_graph, pagerank
@@ -78,6 +130,8 @@ def main() -> None:
         size = edges.stat().st_size / 1e6
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; "
               f"edge file {edges} ({size:,.0f} MB TSV)")
+        if args.rounds:
+            import_rounds(edges, Path(tmp), args.rounds, args.compare)
         total = cpu_total = 0.0
         cpu = time.process_time()
 

@@ -52,7 +52,6 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
@@ -61,6 +60,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._revision import extract  # noqa: E402
 from crawler.politeness import PolitenessPolicy  # noqa: E402
 from crawler.settings import CrawlSettings  # noqa: E402
 from fixtures import FixtureConfig, FixtureWeb, serve_in_process  # noqa: E402
@@ -87,18 +87,6 @@ def pct(values: list[float], q: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def extract(ref: str, into: Path) -> Path:
-    """The tree of git revision ``ref`` in ``into`` (for the 'before' engine)."""
-    archive = into / "tree.tar"
-    with archive.open("wb") as out:
-        subprocess.run(["git", "-C", str(ROOT), "archive", ref], stdout=out, check=True)
-    tree = into / "tree"
-    tree.mkdir()
-    with tarfile.open(archive) as tar:
-        tar.extractall(tree, filter="data")
-    return tree
 
 
 def crawl(tree: Path, server: ProcessFixtureServer, db: Path, min_delay: float,
