@@ -82,8 +82,9 @@ def import_rounds(edges: Path, work: Path, rounds: int, compare: str | None) -> 
     for k in range(rounds):
         for label, tree in trees:
             db = work / f"round{k}-{len(walls[label])}-{tree.name}.db"
-            out = subprocess.run([sys.executable, "-c", _IMPORT_ONCE, str(edges), str(db)],
-                                 env={**os.environ, "PYTHONPATH": str(tree)}, check=True,
+            out = subprocess.run([sys.executable, "-c", _IMPORT_ONCE, str(edges.resolve()),
+                                  str(db.resolve())],
+                                 env={**os.environ, "PYTHONPATH": str(tree)}, cwd=tree, check=True,
                                  capture_output=True, text=True).stdout
             db.unlink()
             run = json.loads(out.splitlines()[-1])
