@@ -86,7 +86,8 @@ def load_graph(
     (chains followed; a redirect ending off the pages drops the link), so a site that
     links through redirects (``http`` to ``https``, a moved folder) keeps its structure.
     Time and memory are O(n + m) for n URLs and m links; about a second for 10M links
-    (``benchmarks/bench_load_graph.py``).
+    (``benchmarks/bench_load_graph.py``).  Per-link arrays are int32 below 2**31 URLs
+    (about 35 bytes a stored link at the peak, 57 with int64).
 
     References
     ----------
@@ -116,7 +117,9 @@ def load_graph(
     n = int(node_ids.size)
     top = int(max(table.ids.max(initial=-1), links.dst.max(initial=-1),
                   links.src.max(initial=-1)))
-    pos = np.full(top + 2, -1, dtype=np.int64)  # URL id -> node index (-1: not a node)
+    # URL id -> node index (-1: not a node); int32 when it fits, as every per-link array
+    # below then is (4 bytes a link instead of 8: the loader sets the memory peak).
+    pos = np.full(top + 2, -1, dtype=_index_dtype(top + 2))
     pos[node_ids] = np.arange(n)
     node_hosts = _host_index(table.host_ids[keep], host_ids)
 
@@ -130,10 +133,10 @@ def load_graph(
 
     crawled = crawled_all[keep]
     fetchable = fetchable_all[keep]
-    fo_nodes = pos[order_ids]
+    fo_nodes = pos[order_ids].astype(np.int64)
     fo_keep = fo_nodes >= 0
     fo_keep[fo_keep] = fetchable[fo_nodes[fo_keep]]
-    seeds = pos[seed_ids]
+    seeds = pos[seed_ids].astype(np.int64)
     urls = table.urls if include_frontier else np.asarray(table.urls, dtype=object)[keep].tolist()
     return CapturedGraph(
         adjacency=adjacency,
@@ -150,6 +153,11 @@ def load_graph(
         fetchable=fetchable,
         truncated_pages=int(np.count_nonzero(np.isin(node_ids, cut_ids))),
     )
+
+
+def _index_dtype(size: int) -> type[np.signedinteger]:
+    """int32 for indexes below ``size`` when it fits, else int64."""
+    return np.int32 if size < np.iinfo(np.int32).max else np.int64
 
 
 def _fetchable(outcome: np.ndarray, ids: np.ndarray, link_src: np.ndarray) -> np.ndarray:
@@ -172,7 +180,7 @@ def _redirect_targets(redirect_ids: np.ndarray, links: LinkArrays, top: int) -> 
     A redirect's one stored link is its target; chains are followed by pointer jumping
     (O(log chain) vectorised steps); a redirect loop ends on a redirect, never a page.
     """
-    final = np.arange(top + 2, dtype=np.int64)
+    final = np.arange(top + 2, dtype=_index_dtype(top + 2))
     rows = np.searchsorted(links.src, redirect_ids)
     ok = rows < links.src.size
     ok[ok] = links.src[rows[ok]] == redirect_ids[ok]
@@ -190,15 +198,18 @@ def _redirect_targets(redirect_ids: np.ndarray, links: LinkArrays, top: int) -> 
 def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
            nofollow: LinkArrays | None, top: int, final: np.ndarray, *, remote_only: bool,
            drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Node-index edge arrays (sorted by source) after the loader's filters."""
-    edge_src_ids = links.edge_src
-    src = pos[edge_src_ids]
+    """Node-index edge arrays (sorted by source) after the loader's filters.
+
+    Per-link arrays have ``pos``'s type (int32 for fewer than 2**31 URLs): the sources
+    are the pages' node indexes repeated, not a per-link copy of their ids.
+    """
+    src = np.repeat(pos[links.src], np.diff(links.indptr))
     dst = pos[final[links.dst]]
     mask = (src >= 0) & (dst >= 0)
     if nofollow is not None and nofollow.dst.size:
         width = np.int64(top + 1)
         marked = nofollow.edge_src * width + nofollow.dst
-        mask &= ~np.isin(edge_src_ids * width + links.dst, marked)
+        mask &= ~np.isin(links.edge_src * width + links.dst, marked)
     if drop_self_loops:
         mask &= src != dst
     if remote_only:
@@ -208,12 +219,11 @@ def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
 
 def _csr(src: np.ndarray, dst: np.ndarray, n: int, *, collapse_duplicates: bool) -> sp.csr_array:
     """CSR adjacency from edges sorted by source; duplicates summed (or collapsed)."""
-    index_dtype = np.int32 if max(n, src.size) < np.iinfo(np.int32).max else np.int64
-    indptr = np.zeros(n + 1, dtype=index_dtype)
-    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-    adjacency = sp.csr_array(
-        (np.ones(src.size, dtype=np.float64), dst.astype(index_dtype), indptr), shape=(n, n)
-    )
+    index_dtype = _index_dtype(max(n, src.size))
+    # Sorted sources: each row's start by binary search (no per-link counting copy).
+    indptr = np.searchsorted(src, np.arange(n + 1, dtype=src.dtype)).astype(index_dtype)
+    indices = dst.astype(index_dtype, copy=False)
+    adjacency = sp.csr_array((np.ones(src.size, dtype=np.float64), indices, indptr), shape=(n, n))
     adjacency.sum_duplicates()
     if collapse_duplicates:
         adjacency.data[:] = 1.0
