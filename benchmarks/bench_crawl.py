@@ -165,16 +165,18 @@ def child_crawl(argv: list[str]) -> None:
     print(json.dumps({"pages": stats.pages, "seconds": round(stats.elapsed, 3),
                       "pages_per_second": round(stats.rate, 1),
                       "rss_mib": round(peak_rss_kib() / 1024, 1),
-                      "cpu_seconds": round(cpu_seconds(), 2)}))
+                      "cpu_seconds": round(cpu_seconds(), 2),
+                      "cpu_workers": round(cpu_seconds(children_only=True), 2)}))
 
 
-def cpu_seconds() -> float:
+def cpu_seconds(*, children_only: bool = False) -> float:
     """User + system CPU of this process and its waited-for children (shard workers)."""
     import resource
 
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+    own = 0.0 if children_only else me.ru_utime + me.ru_stime
+    return own + kids.ru_utime + kids.ru_stime
 
 
 def shard_ab(args: argparse.Namespace, me: list[str], urls: list[str], work: Path,
@@ -196,14 +198,20 @@ def shard_ab(args: argparse.Namespace, me: list[str], urls: list[str], work: Pat
     best = {k: max(v, key=lambda x: x["pages_per_second"]) for k, v in runs.items()}
     print(f"site: {args.pages} pages on {args.hosts} hosts, served by {kind}; "
           f"A/B/A x {args.rounds}, best of each; load {os.getloadavg()[0]:.1f}")
-    print(f"{'run':46} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'CPU s':>7} {'vs bare':>8}")
+    print(f"{'run':46} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'CPU s':>7} {'vs bare':>8}"
+          f"  CPU ms/page: coordinator, workers")
     for name, label in (("bare", "bare loop (aiohttp+selectolax+sqlite3)"),
                         ("shard", f"webcrawl --workers {args.workers}, zero delay"),
                         ("one", "webcrawl --workers 1, zero delay")):
         r = best[name]
         ratio = r["pages_per_second"] / best["bare"]["pages_per_second"]
+        per_page = ""
+        if "cpu_workers" in r:
+            ms = 1000 / max(1, r["pages"])
+            per_page = (f"  {(r['cpu_seconds'] - r['cpu_workers']) * ms:.3f}, "
+                        f"{r['cpu_workers'] * ms:.3f}")
         print(f"{label:46} {r['pages']:>7} {r['seconds']:>8.2f} {r['pages_per_second']:>8.0f} "
-              f"{r['cpu_seconds']:>7.1f} {ratio:>8.2f}")
+              f"{r['cpu_seconds']:>7.1f} {ratio:>8.2f}{per_page}")
 
 
 def child_bare(argv: list[str]) -> None:

@@ -452,17 +452,27 @@ class Crawler:
             if self.robots.rules(host_id).state in (RobotsState.PARSED, RobotsState.ALLOW_ALL):
                 self._tasks.spawn(self._fetch_sitemaps(host_id))
                 return
+        self._start_pages(host_id)
+
+    def _start_pages(self, host_id: int) -> None:
+        """Fetch the best URL of a busy host (robots.txt known), or release the host."""
+        got = self._take_allowed(host_id)
+        if got is None:
+            self.frontier.release(host_id, self.registry.slot(host_id).ready_at)
+            return
+        self._tasks.spawn(self._fetch_page(*got))
+
+    def _take_allowed(self, host_id: int) -> tuple[Taken, int] | None:
+        """The busy host's best URL robots.txt allows, with its seq (None: none left)."""
         while True:
             taken = self.frontier.take(host_id)
             if taken is None:
-                self.frontier.release(host_id, self.registry.slot(host_id).ready_at)
-                return
+                return None
             seq = self._next_seq
             self._next_seq += 1
             if self.robots.allowed(host_id, self.registry.url(taken.url_id)):
                 self._taken += 1
-                self._tasks.spawn(self._fetch_page(taken, seq))
-                return
+                return taken, seq
             # Excluded URLs cost no request: record and try the host's next URL.
             assert self.store is not None
             self.store.set_outcome(taken.url_id, Outcome.ROBOTS_EXCLUDED, seq)

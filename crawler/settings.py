@@ -206,6 +206,14 @@ class CrawlSettings:
     #: worker processes fetching and extracting links, hosts assigned by a stable hash
     #: (:mod:`crawler.shard`); 1 runs the single-process engine
     workers: int = 1
+    #: URLs of one host handed to its worker ahead of need in a sharded crawl (the
+    #: worker fetches them one at a time, politely): the next fetch starts when the
+    #: host's wait ends, with no coordinator round trip in between
+    shard_window: int = 16
+    #: seconds a shard worker holds finished results before sending them in one batch
+    #: (each send wakes the coordinator: on a busy machine batching saves CPU; the
+    #: window keeps the hosts busy meanwhile)
+    shard_flush_interval: float = 0.005
     #: the crawl ordering (see ``analysis.ordering.strategies``)
     frontier_strategy: str = "bfs"
     #: seed of randomised strategies
@@ -232,7 +240,7 @@ class CrawlSettings:
                 if value < 0:
                     raise ConfigError(f"{f.name} must not be negative, got {value!r}")
         positive = ("fetch_connect_timeout", "fetch_read_timeout", "fetch_total_timeout",
-                    "fetch_max_body", "retry_attempts", "concurrency", "workers",
+                    "fetch_max_body", "retry_attempts", "concurrency", "workers", "shard_window",
                     "links_max_per_page",
                     "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
                     "robots_max_attempts", "robots_max_size", "robots_cache_ttl",

@@ -2,8 +2,15 @@
 
 :class:`ShardedCrawler` is a :class:`~crawler.engine.Crawler` whose two fetching steps,
 a page and a robots.txt, are orders to the worker owning the host
-(:class:`~crawler.shard.pool.WorkerPool`).  Everything else is the engine's, unchanged:
-the dispatcher and its frontier (one request in flight per host), the strategy (global
+(:class:`~crawler.shard.pool.WorkerPool`).  A host's turn hands its worker a *window*
+of up to ``shard_window`` of its best URLs at once, refilled one for one as results
+come back, while no other host waits for a slot: the worker fetches them one at a time
+on the host's politeness clock, so a host's next request never waits for a round trip
+through the coordinator (one request per host in flight stays the worker's rule).
+The window's URLs are the host's best when taken: a globally ranked strategy's
+re-rankings reach a host up to ``shard_window`` fetches late.  Results are handled by
+callbacks, a batch at a time (no task or future per page).  Everything else is the
+engine's, unchanged: the dispatcher and its frontier, the strategy (global
 rankings -- backlink, pagerank, opic -- stay global: they see every link), the URL
 registry, the scope, robots.txt rules, and the store, of which the coordinator is the
 only writer.  A worker's result is recorded with the engine's own record path
@@ -13,9 +20,11 @@ so the store's batches keep a fetch whole; a resume is the engine's resume.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +41,7 @@ from crawler.shard.protocol import (
     PageDone,
     RobotsDone,
     StartWorker,
+    WorkerDone,
 )
 from crawler.shard.transport import PipeTransport, Transport
 from storage import _testhooks
@@ -67,6 +77,18 @@ class _Shipped(FetchResult):
         return self.shipped_html
 
 
+@dataclass(slots=True, eq=False)
+class _Window:
+    """A host's turn: the URLs handed to its worker and not answered yet."""
+
+    host_id: int
+    #: resolved when the window is empty and not refilled (or with the error to raise)
+    ended: asyncio.Future[None]
+    #: order (URL id) -> (taken, seq) of the URLs in the worker's hands
+    out: dict[int, tuple[Taken, int]] = field(default_factory=dict)
+    closed: bool = False
+
+
 def _result(url: str, a: Attempt) -> FetchResult:
     assert a.status is not None
     return _Shipped(url=url, status=a.status, content_type=a.content_type, charset=None,
@@ -100,6 +122,10 @@ class ShardedCrawler(Crawler):
                          overrides=overrides)
         self.pool = WorkerPool(self.settings.workers, self._start_order,
                                spawn or spawn_process, self._rewait)
+        self.pool.after_batch = self._after_batch
+        self._window_size = self.settings.shard_window
+        #: hosts whose turn has URLs in a worker's hands (at most one window per host)
+        self._windows: dict[int, _Window] = {}
 
     async def run(self) -> CrawlStats:
         try:
@@ -144,19 +170,85 @@ class ShardedCrawler(Crawler):
         ended = time.monotonic()
         self._robots_learned(host_id, done.status, done.body, ended - done.elapsed, ended)
 
-    async def _fetch_page(self, taken: Taken, seq: int) -> None:
-        slot = self.registry.slot(taken.host_id)
+    # -- a host's window of URLs ------------------------------------------------------
+    def _start_pages(self, host_id: int) -> None:
+        """A host's turn: hand its worker a window of URLs (module docstring)."""
+        loop = self._loop
+        assert loop is not None
+        window = _Window(host_id, loop.create_future())
+        self._refill(window)
+        if not window.out:
+            self.frontier.release(host_id, self.registry.slot(host_id).ready_at)
+            return
+        self._windows[host_id] = window
+        self._tasks.spawn(self._run_window(window))
+
+    def _may_take(self, host_id: int) -> bool:
+        """Whether a host's window may take one more URL now (the engine's rules for a
+        take, a robots.txt still fresh, and no other host waiting for a slot)."""
+        store = self.store
+        assert store is not None
+        if (self._tasks.stopping or self._recompute is not None
+                or self._max_pages_reached() or store.backlogged
+                or self.robots.needs_fetch(host_id, time.monotonic())):
+            return False
+        return self._in_flight() < self.settings.concurrency or not self.frontier.has_ready()
+
+    def _refill(self, window: _Window) -> None:
+        """Top the window up to ``shard_window`` URLs while the host may take more."""
+        host_id = window.host_id
+        size = self._window_size
+        registry, pool = self.registry, self.pool
+        slot = registry.slot(host_id)
+        while len(window.out) < size and self._may_take(host_id):
+            got = self._take_allowed(host_id)
+            if got is None:
+                return
+            order = got[0].url_id
+            window.out[order] = got
+            pool.submit(FetchPage(order, registry.url(order), slot.name,
+                                  slot.ready_at - time.monotonic(), slot.crawl_delay),
+                        partial(self._page_done, window, order))
+
+    def _page_done(self, window: _Window, order: int, done: WorkerDone | BaseException
+                   ) -> None:
+        """A worker's answer for a URL of ``window`` (called by the pool's reader)."""
+        if window.closed:
+            return
         try:
-            done = await self.pool.request(FetchPage(
-                taken.url_id, self.registry.url(taken.url_id), slot.name,
-                slot.ready_at - time.monotonic(), slot.crawl_delay))
+            if isinstance(done, BaseException):
+                raise done
+            taken, seq = window.out.pop(order)
             assert isinstance(done, PageDone)
+            slot = self.registry.slot(window.host_id)
             slot.ready_at = max(slot.ready_at, time.monotonic() + done.ready_in)
             self._apply(taken, seq, done)
+            self._refill(window)
+        except BaseException as error:  # raised by the window's task
+            window.closed = True
+            if not window.ended.done():
+                window.ended.set_exception(error)
+            return
+        if not window.out and not window.ended.done():
+            window.ended.set_result(None)
+
+    async def _run_window(self, window: _Window) -> None:
+        """Hold the host's slot until its window is answered; then release the host."""
+        slot = self.registry.slot(window.host_id)
+        try:
+            await window.ended
         finally:
+            window.closed = True
+            del self._windows[window.host_id]
+            for order in window.out:  # cancelled: their results are ignored
+                self.pool.forget(slot.name, order)
             # The host's next order leaves up to DISPATCH_LEAD early and its worker
             # waits out the rest: the round trip overlaps the politeness wait.
-            self.frontier.release(taken.host_id, slot.ready_at - DISPATCH_LEAD)
+            self.frontier.release(window.host_id, slot.ready_at - DISPATCH_LEAD)
+
+    def _after_batch(self) -> None:
+        """Results were recorded: new URLs may have made hosts ready."""
+        self._tasks.wake()
 
     def _apply(self, taken: Taken, seq: int, done: PageDone) -> None:
         """Record a worker's answer as the engine records a fetch (no await in here)."""

@@ -4,8 +4,9 @@ A :class:`WorkerPool` starts each worker on its first order (through a ``spawn``
 function returning a :class:`~crawler.shard.transport.Transport`, so child processes
 and Ray actors are interchangeable), sends it the orders for its hosts
 (:func:`~crawler.shard.protocol.shard_of`) in batches -- every order made during one
-turn of the event loop goes in one send -- and resolves each order's future when its
-result arrives.
+turn of the event loop goes in one send -- and hands each result to the callback its order was
+submitted with (:meth:`WorkerPool.submit`: no task or future per order) or resolves the
+future of :meth:`WorkerPool.request`.
 
 A worker that is lost (its transport reports the end) is started again with the next
 ``generation``; every order it had not answered is sent again, re-timed by ``rewait``
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 Task = FetchPage | FetchRobots
 #: ``spawn(worker, generation)``: a transport to a new worker process (or actor)
 Spawn = Callable[[int, int], Awaitable[Transport]]
+#: called with an order's result, or with the error that ends the crawl (a worker lost
+#: too often); it must not raise
+OnDone = Callable[[WorkerDone | BaseException], None]
 
 
 @dataclass(slots=True)
@@ -51,8 +55,8 @@ class _Worker:
     ready: asyncio.Task[None] | None = None
     reader: asyncio.Task[None] | None = None
     restarting: bool = False
-    #: orders sent (or to send) and not answered: order id -> (order, future)
-    pending: dict[int, tuple[Task, asyncio.Future[WorkerDone]]] = field(default_factory=dict)
+    #: orders sent (or to send) and not answered: order id -> (order, callback)
+    pending: dict[int, tuple[Task, OnDone]] = field(default_factory=dict)
     outbox: list[WorkerOrder] = field(default_factory=list)
     losses: int = 0
 
@@ -78,6 +82,8 @@ class WorkerPool:
         self.batches_sent = 0
         self.batches_received = 0
         self.restarts = 0
+        #: called after each batch of results was handed to the callbacks
+        self.after_batch: Callable[[], None] | None = None
 
     @property
     def exchanged_bytes(self) -> tuple[int, int]:
@@ -88,20 +94,37 @@ class WorkerPool:
 
     async def request(self, order: Task) -> WorkerDone:
         """Send ``order`` to its host's worker; the result when it arrives."""
+        fut: asyncio.Future[WorkerDone] = asyncio.get_running_loop().create_future()
+
+        def done(result: WorkerDone | BaseException) -> None:
+            if fut.done():
+                return
+            if isinstance(result, BaseException):
+                fut.set_exception(result)
+            else:
+                fut.set_result(result)
+
+        self.submit(order, done)
+        try:
+            return await fut
+        finally:
+            self.forget(order.host, order.order)
+
+    def submit(self, order: Task, on_done: OnDone) -> None:
+        """Send ``order`` to its host's worker (in this loop turn's batch); ``on_done``
+        gets its result.  Raises the pool's fatal error if there is one."""
         if self.fatal is not None:
             raise self.fatal
         w = self._workers[shard_of(order.host, self.size)]
         if w.ready is None:
             w.ready = asyncio.get_running_loop().create_task(self._launch(w))
-        await w.ready
-        fut: asyncio.Future[WorkerDone] = asyncio.get_running_loop().create_future()
-        w.pending[order.order] = (order, fut)
+        w.pending[order.order] = (order, on_done)
         w.outbox.append(order)
         self._schedule_flush()
-        try:
-            return await fut
-        finally:
-            w.pending.pop(order.order, None)
+
+    def forget(self, host: str, order: int) -> None:
+        """Drop an unanswered order's callback (its result, if any, is ignored)."""
+        self._workers[shard_of(host, self.size)].pending.pop(order, None)
 
     async def close(self) -> None:
         """Stop every worker (orders not answered are dropped: nothing was written)."""
@@ -120,6 +143,7 @@ class WorkerPool:
         w.transport = await self._spawn(w.index, w.generation)
         await w.transport.send([self._start(w.index, w.generation)])
         w.reader = asyncio.get_running_loop().create_task(self._read(w))
+        self._schedule_flush()  # orders submitted while the worker started
 
     def _schedule_flush(self) -> None:
         if not self._flush_scheduled:
@@ -129,7 +153,8 @@ class WorkerPool:
     def _flush(self) -> None:
         self._flush_scheduled = False
         for w in self._workers:
-            if w.outbox and not w.restarting and w.transport is not None:
+            if w.outbox and not w.restarting and w.reader is not None:
+                assert w.transport is not None
                 batch, w.outbox = w.outbox, []
                 self.orders_sent += len(batch)
                 self.batches_sent += 1
@@ -146,10 +171,13 @@ class WorkerPool:
             batch = await w.transport.receive()
             if batch is not None:
                 self.batches_received += 1
+                pending = w.pending
                 for done in batch:
-                    entry = w.pending.pop(done.order, None)
-                    if entry is not None and not entry[1].done():
-                        entry[1].set_result(done)
+                    entry = pending.pop(done.order, None)
+                    if entry is not None:
+                        entry[1](done)
+                if self.after_batch is not None:
+                    self.after_batch()
                 continue
             if self._closing:
                 return
@@ -163,9 +191,9 @@ class WorkerPool:
         if w.losses > self._max_restarts:
             self.fatal = CrawlError(f"shard worker {w.index} was lost {w.losses} times; "
                                     "stopping (the crawl can be resumed)")
-            for _, fut in w.pending.values():
-                if not fut.done():
-                    fut.set_exception(self.fatal)
+            for _, on_done in list(w.pending.values()):
+                on_done(self.fatal)
+            w.pending.clear()
             return
         log.warning("shard worker %d lost; starting it again (%d orders re-sent)",
                     w.index, len(w.pending))

@@ -4,7 +4,11 @@ A worker holds no database and no URL registry.  It owns its hosts' politeness
 clocks (one :class:`~crawler.politeness.HostSlot` per host, the engine's
 :class:`~crawler.politeness.PolitenessPolicy`), its own kept-alive connections
 (:class:`~crawler.fetcher.Fetcher`, one connection per host) and the retry loop
-(:class:`~crawler.retry.RetryPolicy`), and answers each order of the coordinator:
+(:class:`~crawler.retry.RetryPolicy`), and answers each order of the coordinator.
+The coordinator sends a host's URLs ahead of need (``shard_window`` of them): each
+host's orders run one at a time, in the order they arrived (a per-host back queue, as
+in Mercator), so the host's next fetch starts the moment its politeness wait ends,
+with no round trip to the coordinator in between:
 
 * :class:`~crawler.shard.protocol.FetchPage`: wait out the host's delay (its own clock,
   and at least the order's ``wait``: the coordinator's view, which is how a restarted
@@ -14,11 +18,11 @@ clocks (one :class:`~crawler.politeness.HostSlot` per host, the engine's
 * :class:`~crawler.shard.protocol.FetchRobots`: fetch robots.txt
   (:func:`crawler.robots.fetch_robots_file`); the coordinator parses it.
 
-Results leave in batches: everything that finished during one turn of the event loop
-goes in one frame.  The worker exits when its input ends (the coordinator closed it, or
-died), dropping orders in flight, and on Linux asks the kernel to SIGKILL it when its
-parent dies, so no orphan keeps contacting a host.  Run as ``python -m
-crawler.shard`` (the pipe transport does it).
+Results leave in batches: everything that finished within ``shard_flush_interval``
+of the first one (at most :data:`FLUSH_SIZE`) goes in one frame.  The worker exits
+when its input ends (the coordinator closed it, or died), dropping orders in flight,
+and on Linux asks the kernel to SIGKILL it when its parent dies, so no orphan keeps
+contacting a host.  Run as ``python -m crawler.shard`` (the pipe transport does it).
 """
 
 from __future__ import annotations
@@ -56,6 +60,9 @@ __all__ = ["ShardWorker", "serve"]
 
 log = logging.getLogger(__name__)
 
+#: Results that make a worker send its batch at once.
+FLUSH_SIZE = 256
+
 
 def _failed_outcome(exc: FetchError) -> Outcome:
     if isinstance(exc, FetchTimeoutError):
@@ -88,6 +95,8 @@ class ShardWorker:
         self.retry = RetryPolicy(s)
         self.scope = Scope(s, start.seeds)
         self._slots: dict[str, HostSlot] = {}
+        #: per host: its orders run one at a time, in arrival order (FIFO lock)
+        self._queues: dict[str, asyncio.Lock] = {}
         self.fetcher = Fetcher(s)
 
     async def __aenter__(self) -> ShardWorker:
@@ -97,20 +106,26 @@ class ShardWorker:
     async def __aexit__(self, *exc: object) -> None:
         await self.fetcher.aclose()
 
-    def _slot(self, host: str, wait: float) -> HostSlot:
+    def _slot(self, host: str, not_before: float) -> HostSlot:
         slot = self._slots.get(host)
         if slot is None:
             slot = self._slots[host] = HostSlot(len(self._slots), host)
-        slot.ready_at = max(slot.ready_at, time.monotonic() + wait)
+        slot.ready_at = max(slot.ready_at, not_before)
         return slot
 
     async def handle(self, order: FetchPage | FetchRobots) -> WorkerDone:
-        if isinstance(order, FetchPage):
-            return await self.fetch_page(order)
-        return await self.fetch_robots(order)
+        """Answer ``order`` after the host's earlier orders (its ``wait`` counts from now)."""
+        not_before = time.monotonic() + order.wait
+        queue = self._queues.get(order.host)
+        if queue is None:
+            queue = self._queues[order.host] = asyncio.Lock()
+        async with queue:
+            if isinstance(order, FetchPage):
+                return await self.fetch_page(order, not_before)
+            return await self.fetch_robots(order, not_before)
 
-    async def fetch_robots(self, order: FetchRobots) -> RobotsDone:
-        slot = self._slot(order.host, order.wait)
+    async def fetch_robots(self, order: FetchRobots, not_before: float) -> RobotsDone:
+        slot = self._slot(order.host, not_before)
         await asyncio.sleep(max(0.0, slot.ready_at - time.monotonic()))
         started = time.monotonic()
         status, body, requests = await fetch_robots_file(
@@ -122,8 +137,8 @@ class ShardWorker:
         return RobotsDone(order.order, status, body, ended - started,
                           slot.ready_at - time.monotonic(), requests)
 
-    async def fetch_page(self, order: FetchPage) -> PageDone:
-        slot = self._slot(order.host, order.wait)
+    async def fetch_page(self, order: FetchPage, not_before: float) -> PageDone:
+        slot = self._slot(order.host, not_before)
         slot.crawl_delay = order.crawl_delay
         politeness, fetcher, url = self.politeness, self.fetcher, order.url
         await asyncio.sleep(max(0.0, slot.ready_at - time.monotonic()))
@@ -186,7 +201,11 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
     tasks: set[asyncio.Task[WorkerDone]] = set()
     failure: list[BaseException] = []
 
+    interval = start.settings.shard_flush_interval
+    timer: list[asyncio.TimerHandle] = []
+
     def flush() -> None:
+        timer.clear()
         write(encode_frame(outbox))
         outbox.clear()
         _testhooks.kill_at("shard_worker_batch")
@@ -200,9 +219,13 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
             failure.append(exc)
             reader.feed_eof()
             return
-        if not outbox:
-            loop.call_soon(flush)
         outbox.append(task.result())
+        if len(outbox) >= FLUSH_SIZE:
+            if timer:
+                timer[0].cancel()
+            flush()
+        elif not timer:
+            timer.append(loop.call_later(interval, flush))
 
     async with ShardWorker(start) as worker:
         pending: list[WorkerOrder] = list(first[1:])
