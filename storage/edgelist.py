@@ -46,6 +46,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -676,14 +677,17 @@ def _write_id_nodes(conn: sqlite3.Connection, ids: np.ndarray, fetched: np.ndarr
 
 
 def _write_links(conn: sqlite3.Connection, dst: np.ndarray, indptr: np.ndarray,
-                 counts: np.ndarray) -> None:
+                 counts: np.ndarray, stop: threading.Event) -> None:
     """The ``links`` rows: each page's slice of one little-endian int32 blob per chunk,
-    addressed by a JSON array of ``byte start << 32 | bytes`` (0: no links)."""
+    addressed by a JSON array of ``byte start << 32 | bytes`` (0: no links).  Stops
+    between chunks once ``stop`` is set (the other writer failed or was interrupted)."""
     link_sql = ("INSERT INTO links (src, dst) SELECT key + ?3,"
                 " substr(?2, (value >> 32) + 1, value & 4294967295)"
                 " FROM json_each(?1) WHERE value != 0")
     dst_le = dst.astype("<i4", copy=False)
     for lo, hi in _chunks(indptr):
+        if stop.is_set():
+            return
         base = int(indptr[lo])
         start = (indptr[lo:hi] - base) * 4
         size = counts[lo:hi].astype(np.int64) * 4
@@ -693,8 +697,8 @@ def _write_links(conn: sqlite3.Connection, dst: np.ndarray, indptr: np.ndarray,
         conn.execute(link_sql, (_json_ints(packed), blob, lo))
 
 
-def _links_database(db: Path, graph: _Graph, indptr: np.ndarray,
-                    counts: np.ndarray) -> sqlite3.Connection:
+def _links_database(db: Path, graph: _Graph, indptr: np.ndarray, counts: np.ndarray,
+                    stop: threading.Event) -> sqlite3.Connection:
     """A private temporary database holding the ``links`` rows (written by a second
     thread, which also remaps the destinations).  ``""`` is SQLite's anonymous
     database: its pages stay in the cache and spill to a file SQLite unlinks as soon
@@ -705,7 +709,7 @@ def _links_database(db: Path, graph: _Graph, indptr: np.ndarray,
     try:
         _bulk_schema(conn)
         conn.execute("BEGIN")
-        _write_links(conn, dst, indptr, counts)
+        _write_links(conn, dst, indptr, counts, stop)
         conn.execute("COMMIT")
     except BaseException as exc:
         conn.close()
@@ -735,12 +739,14 @@ def _write(temp: Path, db: Path, graph: _Graph, seed_ids: np.ndarray,
     fetched = (counts > 0).view(np.uint8)
     pages = int(np.count_nonzero(fetched))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-links") as pool:
-        links = pool.submit(_links_database, db, graph, indptr, counts)
+        stop = threading.Event()
+        links = pool.submit(_links_database, db, graph, indptr, counts, stop)
         try:
             hosts = _write_nodes(temp, db, graph, fetched, seed_ids, edges, vertices)
             say(f"wrote {n:,} nodes")
             aux = links.result()
         except BaseException:
+            stop.set()  # and wait for the statement under way (at most one chunk)
             if not links.cancel() and links.exception() is None:
                 links.result().close()
             raise

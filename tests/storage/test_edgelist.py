@@ -402,3 +402,23 @@ def test_outcomes_by_case_or_by_update_are_the_same(tmp_path: Path,
     sources = {str(a) for a, _ in edges}
     assert {url for _, url, *_, outcome, _ in rows["urls"] if outcome == "fetched"} == sources
     assert any(outcome is None for *_, outcome, _ in rows["urls"])
+
+
+def test_the_links_writer_stops_between_chunks_when_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the other writer fails, the links thread is told to stop: it writes no
+    further chunk (so a failed or interrupted import does not wait for every link)."""
+    import threading
+
+    import storage.edgelist as edgelist
+
+    monkeypatch.setattr(edgelist, "LINK_CHUNK", 2)
+    indptr = np.array([0, 2, 4, 6])
+    counts, dst = np.diff(indptr), np.array([1, 2, 0, 2, 0, 1], np.int32)
+    for told, rows in ((False, 3), (True, 0)):
+        stop = threading.Event()
+        if told:
+            stop.set()
+        with sqlite3.connect(":memory:") as conn:
+            conn.execute("CREATE TABLE links (src INTEGER PRIMARY KEY, dst BLOB NOT NULL)")
+            edgelist._write_links(conn, dst, indptr, counts, stop)
+            assert conn.execute("SELECT count(*) FROM links").fetchone()[0] == rows
