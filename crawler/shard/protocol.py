@@ -11,6 +11,10 @@ Coordinator to worker: :class:`StartWorker` (first), then batches of :class:`Fet
 :class:`FetchRobots`; :class:`StopWorker` ends the worker.  Worker to coordinator: batches
 of :class:`PageDone` and :class:`RobotsDone`, each naming the ``order`` it answers.
 
+The messages sent once per page (:class:`FetchPage`, :class:`PageDone` and its
+:class:`Attempt`) pickle as plain tuples (``__reduce__``): a slotted dataclass's default
+pickling looks its fields up on every message.
+
 Times crossing the boundary are *relative* (``wait``, ``ready_in``: seconds from the
 moment the message is handled) or wall clock (``Attempt.started_at``), never
 ``time.monotonic()`` values, so coordinator and workers need not share a clock.
@@ -19,7 +23,8 @@ moment the message is handled) or wall clock (``Attempt.started_at``), never
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from crawler.links import PageLinks
 from crawler.settings import CrawlSettings
@@ -71,6 +76,9 @@ class FetchPage:
     #: the host's robots.txt Crawl-delay, already clamped (0: none)
     crawl_delay: float
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return FetchPage, (self.order, self.url, self.host, self.wait, self.crawl_delay)
+
 
 @dataclass(frozen=True, slots=True)
 class FetchRobots:
@@ -108,6 +116,12 @@ class Attempt:
     is_html: bool = False
     retry_after: float | None = None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Attempt, (self.started_at, self.ended_at, self.outcome, self.status,
+                         self.error, self.content_type, self.size, self.digest, self.etag,
+                         self.last_modified, self.location, self.too_large, self.is_html,
+                         self.retry_after)
+
 
 @dataclass(frozen=True, slots=True)
 class PageDone:
@@ -123,6 +137,21 @@ class PageDone:
     links: PageLinks | None
     #: seconds from now before the host may be contacted again
     ready_in: float
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        links = self.links
+        values = None if links is None else tuple(getattr(links, f) for f in _LINK_FIELDS)
+        return _page_done, (self.order, self.failed, self.result, values, self.ready_in)
+
+
+_LINK_FIELDS = tuple(f.name for f in fields(PageLinks))
+
+
+def _page_done(order: int, failed: tuple[Attempt, ...], result: Attempt | None,
+               links: tuple[Any, ...] | None, ready_in: float) -> PageDone:
+    """Unpickle a :class:`PageDone` (its links travel as a tuple of field values)."""
+    page = None if links is None else PageLinks(**dict(zip(_LINK_FIELDS, links, strict=True)))
+    return PageDone(order, failed, result, page, ready_in)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,9 @@ clocks (one :class:`~crawler.politeness.HostSlot` per host, the engine's
 (:class:`~crawler.fetcher.Fetcher`, one connection per host) and the retry loop
 (:class:`~crawler.retry.RetryPolicy`), and answers each order of the coordinator.
 The coordinator sends a host's URLs ahead of need (``shard_window`` of them): each
-host's orders run one at a time, in the order they arrived (a per-host back queue, as
-in Mercator), so the host's next fetch starts the moment its politeness wait ends,
-with no round trip to the coordinator in between:
+host's orders run one at a time, in the order they arrived, by one task per host with
+work (a per-host back queue, as in Mercator), so the host's next fetch starts the
+moment its politeness wait ends, with no round trip to the coordinator in between:
 
 * :class:`~crawler.shard.protocol.FetchPage`: wait out the host's delay (its own clock,
   and at least the order's ``wait``: the coordinator's view, which is how a restarted
@@ -31,6 +31,7 @@ import asyncio
 import logging
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -62,6 +63,9 @@ log = logging.getLogger(__name__)
 
 #: Results that make a worker send its batch at once.
 FLUSH_SIZE = 256
+
+#: called with an order's answer, or with the exception of a bug
+OnDone = Callable[[WorkerDone | BaseException], None]
 
 
 def _failed_outcome(exc: FetchError) -> Outcome:
@@ -95,8 +99,11 @@ class ShardWorker:
         self.retry = RetryPolicy(s)
         self.scope = Scope(s, start.seeds)
         self._slots: dict[str, HostSlot] = {}
-        #: per host: its orders run one at a time, in arrival order (FIFO lock)
-        self._queues: dict[str, asyncio.Lock] = {}
+        #: per host: its orders not started yet, in arrival order (the back queue),
+        #: each with the monotonic time it may start at and its callback
+        self._queues: dict[str, deque[tuple[FetchPage | FetchRobots, float, OnDone]]] = {}
+        #: per host with queued orders: the one task answering them, in order
+        self._runners: dict[str, asyncio.Task[None]] = {}
         self.fetcher = Fetcher(s)
 
     async def __aenter__(self) -> ShardWorker:
@@ -104,6 +111,9 @@ class ShardWorker:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        """Drop the orders not answered (their results would never be read)."""
+        for task in list(self._runners.values()):
+            task.cancel()
         await self.fetcher.aclose()
 
     def _slot(self, host: str, not_before: float) -> HostSlot:
@@ -113,16 +123,49 @@ class ShardWorker:
         slot.ready_at = max(slot.ready_at, not_before)
         return slot
 
-    async def handle(self, order: FetchPage | FetchRobots) -> WorkerDone:
-        """Answer ``order`` after the host's earlier orders (its ``wait`` counts from now)."""
-        not_before = time.monotonic() + order.wait
-        queue = self._queues.get(order.host)
+    def submit(self, order: FetchPage | FetchRobots, on_done: OnDone) -> None:
+        """Answer ``order`` after the host's earlier orders (its ``wait`` counts from now);
+        ``on_done`` gets the answer, or the exception of a bug."""
+        host = order.host
+        queue = self._queues.get(host)
         if queue is None:
-            queue = self._queues[order.host] = asyncio.Lock()
-        async with queue:
-            if isinstance(order, FetchPage):
-                return await self.fetch_page(order, not_before)
-            return await self.fetch_robots(order, not_before)
+            queue = self._queues[host] = deque()
+        queue.append((order, time.monotonic() + order.wait, on_done))
+        if host not in self._runners:
+            self._runners[host] = asyncio.get_running_loop().create_task(
+                self._run_host(host, queue))
+
+    async def _run_host(self, host: str, queue: deque[tuple[FetchPage | FetchRobots, float,
+                                                           OnDone]]) -> None:
+        try:
+            while queue:
+                order, not_before, on_done = queue.popleft()
+                try:
+                    if isinstance(order, FetchPage):
+                        done: WorkerDone = await self.fetch_page(order, not_before)
+                    else:
+                        done = await self.fetch_robots(order, not_before)
+                except Exception as exc:  # a bug: the caller decides (serve ends)
+                    on_done(exc)
+                else:
+                    on_done(done)
+        finally:
+            del self._runners[host]
+
+    async def handle(self, order: FetchPage | FetchRobots) -> WorkerDone:
+        """:meth:`submit` as a coroutine: the answer to ``order``."""
+        fut: asyncio.Future[WorkerDone] = asyncio.get_running_loop().create_future()
+
+        def done(result: WorkerDone | BaseException) -> None:
+            if fut.done():
+                return
+            if isinstance(result, BaseException):
+                fut.set_exception(result)
+            else:
+                fut.set_result(result)
+
+        self.submit(order, done)
+        return await fut
 
     async def fetch_robots(self, order: FetchRobots, not_before: float) -> RobotsDone:
         slot = self._slot(order.host, not_before)
@@ -198,7 +241,6 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
     start: StartWorker = first[0]
     loop = asyncio.get_running_loop()
     outbox: list[WorkerDone] = []
-    tasks: set[asyncio.Task[WorkerDone]] = set()
     failure: list[BaseException] = []
 
     interval = start.settings.shard_flush_interval
@@ -210,16 +252,12 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
         outbox.clear()
         _testhooks.kill_at("shard_worker_batch")
 
-    def done(task: asyncio.Task[WorkerDone]) -> None:
-        tasks.discard(task)
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:  # a bug: end the worker, the coordinator restarts it
-            failure.append(exc)
+    def done(result: WorkerDone | BaseException) -> None:
+        if isinstance(result, BaseException):  # a bug: end; the coordinator restarts us
+            failure.append(result)
             reader.feed_eof()
             return
-        outbox.append(task.result())
+        outbox.append(result)
         if len(outbox) >= FLUSH_SIZE:
             if timer:
                 timer[0].cancel()
@@ -234,15 +272,11 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
                 if isinstance(order, StopWorker):
                     return
                 if isinstance(order, FetchPage | FetchRobots):
-                    task = loop.create_task(worker.handle(order))
-                    tasks.add(task)
-                    task.add_done_callback(done)
+                    worker.submit(order, done)
             batch = await read_frame(reader)
             if batch is None:
                 break
             pending = batch
-        for task in list(tasks):
-            task.cancel()
     if failure:
         raise failure[0]
 
