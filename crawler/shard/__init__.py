@@ -20,10 +20,13 @@ lookup per link and batched ``executemany`` writes (:mod:`storage.store`); the
 coordinator is profiled in README "Sharded crawl".
 
 Protocol (:mod:`crawler.shard.protocol`, /work/notes/shard-protocol.md): picklable
-dataclasses in batches over a three-method :class:`Transport`.  The coordinator sends
-at most one order per host at a time (the engine's frontier rule) with ``wait``, its
-view of the host's remaining politeness delay; a worker waits at least that and its own
-clock.  A kill -9 of the coordinator kills the workers (EOF on their input, and
+dataclasses in batches over a three-method :class:`Transport`.  A host's turn sends
+its worker a window of up to ``shard_window`` of the host's best URLs (refilled as
+results return), each with ``wait``, the coordinator's view of the host's remaining
+politeness delay; the worker answers a host's orders one at a time in arrival order
+(its per-host back queue), each after at least that wait and its own clock, so one
+request per host is in flight and the next one needs no round trip to the coordinator.
+A kill -9 of the coordinator kills the workers (EOF on their input, and
 ``PR_SET_PDEATHSIG`` on Linux) and a resume continues from the database; a lost worker
 is restarted and its unanswered orders re-sent, re-timed as if the host had been
 contacted at the moment of the loss; nothing was written for them, so the graph stays
