@@ -42,21 +42,15 @@ from crawler.shard.protocol import (
     Attempt,
     FetchPage,
     FetchRobots,
+    OnDone,
     PageDone,
     RobotsDone,
     StartWorker,
     StopWorker,
     WorkerDone,
     WorkerOrder,
+    await_answer,
     shard_of,
-)
-from crawler.shard.ray_transport import (
-    RayShardWorker,
-    RayTransport,
-    cluster_cpus,
-    connect_ray,
-    open_ray_crawler,
-    spawn_actor,
 )
 from crawler.shard.transport import (
     PipeTransport,
@@ -75,6 +69,14 @@ if TYPE_CHECKING:
     from crawler.shard.pool import (
         WorkerPool,
     )
+    from crawler.shard.ray_transport import (
+        RayShardWorker,
+        RayTransport,
+        cluster_cpus,
+        connect_ray,
+        open_ray_crawler,
+        spawn_actor,
+    )
     from crawler.shard.worker import (
         ShardWorker,
         serve,
@@ -83,11 +85,17 @@ if TYPE_CHECKING:
 #: Public name -> the module that defines it, imported on first use.
 _LAZY: dict[str, str] = {
     "DISPATCH_LEAD": "crawler.shard.coordinator",
+    "RayShardWorker": "crawler.shard.ray_transport",
+    "RayTransport": "crawler.shard.ray_transport",
     "ShardWorker": "crawler.shard.worker",
     "ShardedCrawler": "crawler.shard.coordinator",
     "WorkerPool": "crawler.shard.pool",
+    "cluster_cpus": "crawler.shard.ray_transport",
+    "connect_ray": "crawler.shard.ray_transport",
     "open_crawler": "crawler.shard.coordinator",
+    "open_ray_crawler": "crawler.shard.ray_transport",
     "serve": "crawler.shard.worker",
+    "spawn_actor": "crawler.shard.ray_transport",
     "spawn_process": "crawler.shard.coordinator",
 }
 
@@ -96,6 +104,7 @@ __all__ = [
     "Attempt",
     "FetchPage",
     "FetchRobots",
+    "OnDone",
     "PageDone",
     "PipeTransport",
     "RayShardWorker",
@@ -109,6 +118,7 @@ __all__ = [
     "WorkerDone",
     "WorkerOrder",
     "WorkerPool",
+    "await_answer",
     "cluster_cpus",
     "connect_ray",
     "encode_frame",

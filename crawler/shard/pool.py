@@ -27,9 +27,11 @@ from dataclasses import dataclass, field
 from crawler.shard.protocol import (
     FetchPage,
     FetchRobots,
+    OnDone,
     StartWorker,
     WorkerDone,
     WorkerOrder,
+    await_answer,
     shard_of,
 )
 from crawler.shard.transport import Transport
@@ -44,7 +46,6 @@ Task = FetchPage | FetchRobots
 Spawn = Callable[[int, int], Awaitable[Transport]]
 #: called with an order's result, or with the error that ends the crawl (a worker lost
 #: too often); it must not raise
-OnDone = Callable[[WorkerDone | BaseException], None]
 
 
 @dataclass(slots=True)
@@ -94,19 +95,8 @@ class WorkerPool:
 
     async def request(self, order: Task) -> WorkerDone:
         """Send ``order`` to its host's worker; the result when it arrives."""
-        fut: asyncio.Future[WorkerDone] = asyncio.get_running_loop().create_future()
-
-        def done(result: WorkerDone | BaseException) -> None:
-            if fut.done():
-                return
-            if isinstance(result, BaseException):
-                fut.set_exception(result)
-            else:
-                fut.set_result(result)
-
-        self.submit(order, done)
         try:
-            return await fut
+            return await await_answer(self.submit, order)
         finally:
             self.forget(order.host, order.order)
 

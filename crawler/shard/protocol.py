@@ -22,9 +22,11 @@ moment the message is handled) or wall clock (``Attempt.started_at``), never
 
 from __future__ import annotations
 
+import asyncio
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from crawler.links import PageLinks
 from crawler.settings import CrawlSettings
@@ -34,12 +36,14 @@ __all__ = [
     "Attempt",
     "FetchPage",
     "FetchRobots",
+    "OnDone",
     "PageDone",
     "RobotsDone",
     "StartWorker",
     "StopWorker",
     "WorkerDone",
     "WorkerOrder",
+    "await_answer",
     "shard_of",
 ]
 
@@ -169,3 +173,29 @@ class RobotsDone:
 
 WorkerOrder = StartWorker | FetchPage | FetchRobots | StopWorker
 WorkerDone = PageDone | RobotsDone
+
+
+#: What a worker or the pool calls with an order's answer (or the error that ended it).
+OnDone = Callable[[WorkerDone | BaseException], None]
+
+_Order = TypeVar("_Order")
+
+
+async def await_answer(submit: Callable[[_Order, OnDone], None], order: _Order) -> WorkerDone:
+    """``submit(order, on_done)`` as a coroutine: the answer to ``order``, once.
+
+    The callback form is the fast path (no future per page); this adapter serves the
+    callers that await one order at a time (the Ray actor, robots.txt fetches).
+    """
+    fut: asyncio.Future[WorkerDone] = asyncio.get_running_loop().create_future()
+
+    def done(result: WorkerDone | BaseException) -> None:
+        if fut.done():
+            return
+        if isinstance(result, BaseException):
+            fut.set_exception(result)
+        else:
+            fut.set_result(result)
+
+    submit(order, done)
+    return await fut

@@ -45,12 +45,14 @@ from crawler.shard.protocol import (
     Attempt,
     FetchPage,
     FetchRobots,
+    OnDone,
     PageDone,
     RobotsDone,
     StartWorker,
     StopWorker,
     WorkerDone,
     WorkerOrder,
+    await_answer,
 )
 from crawler.shard.transport import encode_frame, read_frame
 from storage import _testhooks
@@ -65,7 +67,6 @@ log = logging.getLogger(__name__)
 FLUSH_SIZE = 256
 
 #: called with an order's answer, or with the exception of a bug
-OnDone = Callable[[WorkerDone | BaseException], None]
 
 
 def _failed_outcome(exc: FetchError) -> Outcome:
@@ -154,18 +155,7 @@ class ShardWorker:
 
     async def handle(self, order: FetchPage | FetchRobots) -> WorkerDone:
         """:meth:`submit` as a coroutine: the answer to ``order``."""
-        fut: asyncio.Future[WorkerDone] = asyncio.get_running_loop().create_future()
-
-        def done(result: WorkerDone | BaseException) -> None:
-            if fut.done():
-                return
-            if isinstance(result, BaseException):
-                fut.set_exception(result)
-            else:
-                fut.set_result(result)
-
-        self.submit(order, done)
-        return await fut
+        return await await_answer(self.submit, order)
 
     async def fetch_robots(self, order: FetchRobots, not_before: float) -> RobotsDone:
         slot = self._slot(order.host, not_before)
