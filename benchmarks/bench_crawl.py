@@ -127,8 +127,7 @@ def run_child(cmd: list[str]) -> dict[str, Any]:
 
 def child_crawl(argv: list[str]) -> None:
     """In a child process: run webcrawl with every feature on; print JSON stats."""
-    import asyncio
-
+    from crawler import eventloop
     from crawler.engine import Crawler
     from crawler.progress import Progress
     from crawler.settings import CrawlSettings
@@ -160,7 +159,7 @@ def child_crawl(argv: list[str]) -> None:
             finally:
                 await progress.stop()
 
-    asyncio.run(main())
+    eventloop.run(main())
     stats = crawler.stats
     print(json.dumps({"pages": stats.pages, "seconds": round(stats.elapsed, 3),
                       "pages_per_second": round(stats.rate, 1),

@@ -34,7 +34,7 @@ politeness audit (``min_gap`` = the minimum delay) must report 0 violations.
 Usage::
 
     python benchmarks/bench_politeness.py [--hosts 20] [--pages 4000] [--min-delay 0.02]
-        [--rounds 1] [--compare REF] [--profile FILE.html|FILE.txt]
+        [--rounds 1] [--workers N] [--compare REF] [--profile FILE.html|FILE.txt]
 
 ``--profile`` runs the working tree's crawl under pyinstrument and writes its HTML.
 Keep sizes small while developing: the machine is shared.
@@ -90,7 +90,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def crawl(tree: Path, server: ProcessFixtureServer, db: Path, min_delay: float,
-          profile: str | None) -> tuple[float, float]:
+          profile: str | None, workers: int | None = None) -> tuple[float, float]:
     """One crawl of every host in its own process; (wall, CPU seconds)."""
     cmd = [sys.executable]
     if profile:
@@ -99,6 +99,8 @@ def crawl(tree: Path, server: ProcessFixtureServer, db: Path, min_delay: float,
     cmd += ["-m", "crawler.cli", "crawl", *server.base_urls, "--db", str(db),
             "--resolve", "*.test=127.0.0.1", "--allow-domain", "test",
             "--min-delay", str(min_delay), "--quiet", "--json"]
+    if workers is not None:
+        cmd += ["--workers", str(workers)]
     env = {**os.environ, "PYTHONPATH": str(tree)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
@@ -199,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pages", type=int, default=4000)
     ap.add_argument("--min-delay", type=float, default=0.02)
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=None, metavar="N",
+                    help="crawl --workers N (default: the crawl's own default, the cores)")
     ap.add_argument("--compare", metavar="REF", help="also crawl with git revision REF")
     ap.add_argument("--profile", metavar="FILE.html|FILE.txt")
     ap.add_argument("--per-host", action="store_true", help="print every host's rates")
@@ -221,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
                 db = Path(tmp) / f"crawl{n}.db"
                 server.reset_audit()
                 profile = args.profile if args.profile and tree == ROOT and n == 1 else None
-                wall, cpu = crawl(tree, server, db, args.min_delay, profile)
+                wall, cpu = crawl(tree, server, db, args.min_delay, profile, args.workers)
                 result = measure(label, server, db, policy, wall, cpu)
                 report(result, args.per_host)
                 results.append(result)

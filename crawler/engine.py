@@ -55,7 +55,7 @@ from crawler.config import META_SETTINGS, build_settings, settings_values
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.frontier import Frontier, Taken
 from crawler.links import PageLinks, extract_links
-from crawler.politeness import PolitenessPolicy
+from crawler.politeness import PolitenessPolicy, sleep_until
 from crawler.registry import CrawlRegistry
 from crawler.resume import (
     META_SEEDS,
@@ -527,9 +527,7 @@ class Crawler:
         rules = self.robots.rules(host_id)
 
         async def fetch(url: str) -> tuple[int, bytes] | None:
-            wait = slot.ready_at - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
+            await sleep_until(slot.ready_at)
             started = time.monotonic()
             self.stats.requests += 1
             self.stats.sitemap_fetches += 1

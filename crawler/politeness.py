@@ -7,18 +7,22 @@
 * robots.txt ``Crawl-delay`` raises that wait (clamped to ``polite_max_crawl_delay``);
 * ``Retry-After`` on 429/503 raises it further (clamped to ``polite_max_retry_after``).
 
-Clocks are ``time.monotonic()``; each host slot has its own.
+Clocks are ``time.monotonic()``; each host slot has its own.  Waits go through
+:func:`sleep_until`, which re-checks that clock: an event loop may wake a timer early
+(uvloop's clock has millisecond resolution), and a host must never be contacted before
+its time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
 from crawler.settings import CrawlSettings
 
-__all__ = ["HostSlot", "PolitenessPolicy", "parse_retry_after"]
+__all__ = ["HostSlot", "PolitenessPolicy", "parse_retry_after", "sleep_for", "sleep_until"]
 
 
 @dataclass(slots=True)
@@ -81,3 +85,19 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return None
     now = time.time() if now is None else now
     return max(0.0, when.timestamp() - now)
+
+
+async def sleep_until(deadline: float) -> None:
+    """Sleep until ``time.monotonic() >= deadline``, never returning early.
+
+    One timer in the common case; a second, short one only when the loop woke the
+    first before the deadline (its clock is coarser than ``time.monotonic()``).
+    """
+    while (wait := deadline - time.monotonic()) > 0:
+        await asyncio.sleep(wait)
+
+
+async def sleep_for(seconds: float) -> None:
+    """``asyncio.sleep(seconds)`` that never wakes early (see :func:`sleep_until`)."""
+    if seconds > 0:
+        await sleep_until(time.monotonic() + seconds)

@@ -109,8 +109,7 @@ def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
-    import asyncio
-
+    from crawler import eventloop
     from storage.lock import WriterLock
 
     if not args.seeds and not args.resume:
@@ -158,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 await progress.stop()
 
-    asyncio.run(main())
+    eventloop.run(main())
     if args.json:
         print_json(crawler.stats.as_dict())
     elif not args.quiet:

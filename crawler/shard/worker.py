@@ -35,9 +35,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 
+from crawler import eventloop
 from crawler.fetcher import Fetcher, FetchResult
 from crawler.links import PageLinks, extract_links
-from crawler.politeness import HostSlot, PolitenessPolicy
+from crawler.politeness import HostSlot, PolitenessPolicy, sleep_for, sleep_until
 from crawler.retry import RetryPolicy, is_retryable_status
 from crawler.robots import fetch_robots_file
 from crawler.scope import Scope
@@ -159,7 +160,7 @@ class ShardWorker:
 
     async def fetch_robots(self, order: FetchRobots, not_before: float) -> RobotsDone:
         slot = self._slot(order.host, not_before)
-        await asyncio.sleep(max(0.0, slot.ready_at - time.monotonic()))
+        await sleep_until(slot.ready_at)
         started = time.monotonic()
         status, body, requests = await fetch_robots_file(
             self.fetcher, order.url, order.host, self.settings, self.scope.host_allowed)
@@ -174,7 +175,7 @@ class ShardWorker:
         slot = self._slot(order.host, not_before)
         slot.crawl_delay = order.crawl_delay
         politeness, fetcher, url = self.politeness, self.fetcher, order.url
-        await asyncio.sleep(max(0.0, slot.ready_at - time.monotonic()))
+        await sleep_until(slot.ready_at)
         failed: list[Attempt] = []
         attempts = 0
 
@@ -200,7 +201,7 @@ class ShardWorker:
             return slot.ready_at - time.monotonic()
 
         try:
-            result = await self.retry.call(attempt_once, ready_in, asyncio.sleep)
+            result = await self.retry.call(attempt_once, ready_in, sleep_for)
         except FetchError:
             return PageDone(order.order, tuple(failed), None, None, ready_in())
         try:
@@ -303,7 +304,7 @@ def main() -> None:
     _die_with_parent()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="webcrawl worker: %(message)s")
-    asyncio.run(_stdio_main())
+    eventloop.run(_stdio_main())
 
 
 if __name__ == "__main__":
