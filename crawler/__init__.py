@@ -71,6 +71,10 @@ if TYPE_CHECKING:
         Frontier,
         Taken,
     )
+    from crawler.http1 import (
+        Http1Client,
+        Http1Response,
+    )
     from crawler.ingest import (
         WarcImport,
         import_warc,
@@ -98,6 +102,7 @@ if TYPE_CHECKING:
     )
     from crawler.resolve import (
         HostGlobResolver,
+        ResolveResult,
         ResolveRule,
         make_ssl_context,
         parse_rule,
@@ -219,6 +224,8 @@ _LAZY: dict[str, str] = {
     "Frontier": "crawler.frontier",
     "HostGlobResolver": "crawler.resolve",
     "HostSlot": "crawler.politeness",
+    "Http1Client": "crawler.http1",
+    "Http1Response": "crawler.http1",
     "LinkHistory": "crawler.revisit",
     "MAX_URL_LENGTH": "crawler.urls",
     "META_SETTINGS": "crawler.config",
@@ -237,6 +244,7 @@ _LAZY: dict[str, str] = {
     "RayShardWorker": "crawler.shard",
     "RayTransport": "crawler.shard",
     "Registered": "crawler.registry",
+    "ResolveResult": "crawler.resolve",
     "ResolveRule": "crawler.resolve",
     "Restored": "crawler.resume",
     "ResumeSettings": "crawler.resume",
@@ -359,6 +367,8 @@ __all__ = [
     "Frontier",
     "HostGlobResolver",
     "HostSlot",
+    "Http1Client",
+    "Http1Response",
     "LinkHistory",
     "NewPage",
     "OnDone",
@@ -371,6 +381,7 @@ __all__ = [
     "RayShardWorker",
     "RayTransport",
     "Registered",
+    "ResolveResult",
     "ResolveRule",
     "Restored",
     "ResumeSettings",
