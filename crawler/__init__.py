@@ -75,6 +75,10 @@ if TYPE_CHECKING:
         Frontier,
         Taken,
     )
+    from crawler.http1 import (
+        Http1Client,
+        Http1Response,
+    )
     from crawler.ingest import (
         WarcImport,
         import_warc,
@@ -104,6 +108,7 @@ if TYPE_CHECKING:
     )
     from crawler.resolve import (
         HostGlobResolver,
+        ResolveResult,
         ResolveRule,
         make_ssl_context,
         parse_rule,
@@ -225,6 +230,8 @@ _LAZY: dict[str, str] = {
     "Frontier": "crawler.frontier",
     "HostGlobResolver": "crawler.resolve",
     "HostSlot": "crawler.politeness",
+    "Http1Client": "crawler.http1",
+    "Http1Response": "crawler.http1",
     "LinkHistory": "crawler.revisit",
     "MAX_URL_LENGTH": "crawler.urls",
     "META_SETTINGS": "crawler.config",
@@ -243,6 +250,7 @@ _LAZY: dict[str, str] = {
     "RayShardWorker": "crawler.shard",
     "RayTransport": "crawler.shard",
     "Registered": "crawler.registry",
+    "ResolveResult": "crawler.resolve",
     "ResolveRule": "crawler.resolve",
     "Restored": "crawler.resume",
     "ResumeSettings": "crawler.resume",
@@ -369,6 +377,8 @@ __all__ = [
     "Frontier",
     "HostGlobResolver",
     "HostSlot",
+    "Http1Client",
+    "Http1Response",
     "LinkHistory",
     "NewPage",
     "OnDone",
@@ -381,6 +391,7 @@ __all__ = [
     "RayShardWorker",
     "RayTransport",
     "Registered",
+    "ResolveResult",
     "ResolveRule",
     "Restored",
     "ResumeSettings",

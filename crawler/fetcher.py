@@ -1,14 +1,29 @@
-"""HTTP fetching with aiohttp: one shared, kept-alive connector; one connection per host.
+"""HTTP fetching over :mod:`crawler.http1`: one kept-alive connection per origin.
 
-:class:`Fetcher` performs single GET requests (redirects are *not* followed: the
-engine records each hop) with connect/read/total timeouts and a cap on the *decoded*
-body (content codings are undone here as the body streams in, see
-:mod:`crawler.codings`), decides whether a response is HTML (Content-Type, else
-sniffing the first bytes), and decodes it as browsers do (:mod:`crawler.encodings`:
-WHATWG charset labels only, else UTF-8 if valid, else windows-1252).  Conditional headers
-(``If-None-Match``/``If-Modified-Since``) support revisits.  Transport failures are
-converted at this boundary to :class:`~storage.errors.NetworkError` and
-:class:`~storage.errors.FetchTimeoutError`; HTTP statuses are returned, never raised.
+Contract
+--------
+:class:`Fetcher` (used as ``async with``; :meth:`Fetcher.aclose` closes it) performs
+single GET requests: :meth:`Fetcher.fetch` returns a :class:`FetchResult` for every HTTP
+status (statuses are returned, never raised) and raises
+:class:`~storage.errors.NetworkError` (connect, reset, DNS, TLS, malformed response,
+undecodable content coding) or :class:`~storage.errors.FetchTimeoutError` (connect, read
+and total timeouts) on transport failure; nothing of the HTTP client leaks.
+
+* Redirects are *not* followed: the engine records each hop (``location`` is set for 3xx).
+* Politeness: one connection per origin, one request in flight on it, at most
+  ``concurrency + 8`` connections (head-room for robots.txt), kept alive
+  ``fetch_keepalive`` seconds; a request is never silently re-sent.
+* The *decoded* body is capped (``max_body``, default ``fetch_max_body``): content codings
+  are undone here as the body streams in (:mod:`crawler.codings`), and at the cap the
+  download stops and the connection is dropped (``too_large``, the cap's bytes kept).  The
+  event loop gets a turn every :data:`_YIELD_EVERY` decoded bytes.
+* Headers sent: ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding`` (exactly the
+  codings decoded), and ``If-None-Match``/``If-Modified-Since`` for revisits; no cookies.
+  ``request_headers`` are those bytes as sent, ``headers`` the response's as received;
+  the WARC archive (``warc_dir``) records both.
+* HTML detection: the Content-Type, else sniffing the first bytes; decoding as browsers
+  do (:mod:`crawler.encodings`: WHATWG charset labels only, else UTF-8 if valid, else
+  windows-1252).
 """
 
 from __future__ import annotations
@@ -19,15 +34,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import aiohttp
-from yarl import URL
-
 from crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, UnsupportedCoding
 from crawler.encodings import decode_page, page_encoding
+from crawler.http1 import Http1Client, Http1Response
 from crawler.politeness import parse_retry_after
 from crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from crawler.settings import CrawlSettings
-from storage.errors import FetchTimeoutError, NetworkError
+from storage.errors import FetchError, NetworkError
 
 if TYPE_CHECKING:
     from crawler.archive import WarcArchive
@@ -39,7 +52,8 @@ _SNIFF_TYPES = frozenset(("", "application/octet-stream", "unknown/unknown"))
 _HTML_MARKERS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<script", b"<iframe",
                  b"<h1", b"<div", b"<font", b"<table", b"<a", b"<style", b"<title",
                  b"<b", b"<br", b"<p", b"<!--")
-_CHUNK = 1 << 16
+#: connections beyond ``concurrency``: robots.txt fetches run beside page fetches
+_ROBOTS_HEADROOM = 8
 #: decoded bytes between two forced turns of the event loop while reading one body
 _YIELD_EVERY = 1 << 20
 
@@ -101,43 +115,59 @@ def decode_body(body: bytes, declared: str | None) -> str:
     return decode_page(body, page_encoding(body, declared))
 
 
+def _charset(params: str) -> str | None:
+    """The ``charset`` parameter of a Content-Type's parameters, unquoted; None if absent
+    or empty.  As aiohttp's (email-parser) reading, except for RFC 822 comments and
+    semicolons inside quotes, which no WHATWG label holds anyway."""
+    for param in params.split(";"):
+        name, eq, value = param.partition("=")
+        if eq and name.strip().lower() == "charset":
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            return value or None
+    return None
+
+
+def _utf8(value: str | None) -> str | None:
+    """A header value (read as latin-1) as UTF-8 text if it is that, as aiohttp read it:
+    servers put raw UTF-8 in Location headers, and browsers follow them so."""
+    if value is None or value.isascii():
+        return value
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return value
+
+
 class Fetcher:
-    """A shared aiohttp session configured from :class:`CrawlSettings`."""
+    """One :class:`~crawler.http1.Http1Client` configured from :class:`CrawlSettings`."""
 
     def __init__(self, settings: CrawlSettings) -> None:
         self.settings = settings
-        self._session: aiohttp.ClientSession | None = None
+        self._client: Http1Client | None = None
         self.archive: WarcArchive | None = None
-        self._headers = {
-            "User-Agent": settings.fetch_user_agent,
-            "Accept": "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
-            "Accept-Encoding": ACCEPT_ENCODING,
-        }
+        self._headers: tuple[tuple[str, str], ...] = (
+            ("User-Agent", settings.fetch_user_agent),
+            ("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"),
+            ("Accept-Encoding", ACCEPT_ENCODING),
+        )
 
     async def __aenter__(self) -> Fetcher:
         s = self.settings
+        # Only a CA file or --insecure needs a context now (a bad CA file fails here,
+        # before the crawl starts); the default one is built at the first https request.
+        ctx = make_ssl_context(s.tls_ca_file, s.tls_insecure) \
+            if s.tls_ca_file or s.tls_insecure else None
         if s.warc_dir is not None:
             from crawler.archive import WarcArchive
 
             self.archive = WarcArchive(s)
-        connector = aiohttp.TCPConnector(
-            limit=s.concurrency + 8,   # head-room for robots.txt fetches
-            limit_per_host=1,          # Mercator: one connection per web server
-            keepalive_timeout=s.fetch_keepalive,
-            resolver=HostGlobResolver(parse_rules(s.resolve)),
-            ssl=make_ssl_context(s.tls_ca_file, s.tls_insecure),
-            ttl_dns_cache=300,
-        )
-        timeout = aiohttp.ClientTimeout(total=s.fetch_total_timeout,
-                                        sock_connect=s.fetch_connect_timeout,
-                                        sock_read=s.fetch_read_timeout)
-        self._session = aiohttp.ClientSession(connector=connector, timeout=timeout,
-                                              headers=self._headers, auto_decompress=False,
-                                              cookie_jar=aiohttp.DummyCookieJar())
-        # aiohttp silently re-sends a GET once when a kept-alive connection drops; that
-        # request would be unrecorded, unpaced and beyond retry_attempts: every request
-        # must be the engine's own (the retry policy decides, after the polite wait).
-        self._session._retry_connection = False
+        self._client = Http1Client(
+            limit=s.concurrency + _ROBOTS_HEADROOM, keepalive=s.fetch_keepalive,
+            connect_timeout=s.fetch_connect_timeout, read_timeout=s.fetch_read_timeout,
+            total_timeout=s.fetch_total_timeout,
+            resolver=HostGlobResolver(parse_rules(s.resolve)), ssl_context=ctx)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -146,89 +176,80 @@ class Fetcher:
     async def aclose(self) -> None:
         if self.archive is not None:
             self.archive.close()
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
     async def fetch(self, url: str, *, etag: str | None = None,
                     last_modified: str | None = None,
                     max_body: int | None = None) -> FetchResult:
         """GET ``url`` once; raise NetworkError/FetchTimeoutError on transport failure."""
-        if self._session is None:
+        if self._client is None:
             raise RuntimeError("Fetcher used outside 'async with'")
         cap = self.settings.fetch_max_body if max_body is None else max_body
-        headers: dict[str, str] = {}
+        headers = self._headers
         if etag:
-            headers["If-None-Match"] = etag
+            headers += (("If-None-Match", etag),)
         if last_modified:
-            headers["If-Modified-Since"] = last_modified
+            headers += (("If-Modified-Since", last_modified),)
         started_at = time.time()
         t0 = time.monotonic()
         try:
-            async with self._session.get(URL(url, encoded=True), allow_redirects=False,
-                                         headers=headers or None) as resp:
-                body, too_large = await self._read(resp, cap)
-                h = resp.headers
-                ctype = h.get("Content-Type", "")
-                media, _, params = ctype.partition(";")
-                charset = resp.charset if params else None
-                status = resp.status
-                location = h.get("Location") if 300 <= status < 400 else None
-                retry_after = parse_retry_after(h.get("Retry-After")) \
-                    if status in (429, 503) else None
-                etag_out, lm_out = h.get("ETag"), h.get("Last-Modified")
-                raw = tuple((k.decode("latin-1"), v.decode("latin-1"))
-                            for k, v in resp.raw_headers)
-                sent = tuple(resp.request_info.headers.items())
-                reason = resp.reason
-        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
-            raise FetchTimeoutError(f"timeout fetching {url}") from exc
-        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            resp = await self._client.request("GET", url, headers)
+            try:
+                h = {k.lower(): v for k, v in reversed(resp.headers)}  # the first of repeats
+                body, too_large = await self._read(resp, h.get("content-encoding"), cap)
+            finally:
+                resp.close()
+        except FetchError:
+            raise
+        except (OSError, ValueError) as exc:
             raise NetworkError(f"{type(exc).__name__} fetching {url}: {exc}") from exc
         t1 = time.monotonic()
-        result = FetchResult(url=url, status=status, content_type=media.strip().lower(),
-                           charset=charset, body=body, too_large=too_large,
-                           location=location, etag=etag_out, last_modified=lm_out,
-                           retry_after=retry_after, started_at=started_at,
-                           ended_at=started_at + (t1 - t0), elapsed=t1 - t0, ended_mono=t1,
-                           date=h.get("Date"), reason=reason, headers=raw,
-                           request_headers=sent)
+        status = resp.status
+        media, _, params = h.get("content-type", "").partition(";")
+        raw = tuple(resp.headers)
+        result = FetchResult(
+            url=url, status=status, content_type=media.strip().lower(),
+            charset=_charset(params) if params else None, body=body, too_large=too_large,
+            location=_utf8(h.get("location")) if 300 <= status < 400 else None,
+            etag=h.get("etag"), last_modified=h.get("last-modified"),
+            retry_after=parse_retry_after(h.get("retry-after"))
+            if status in (429, 503) else None,
+            started_at=started_at, ended_at=started_at + (t1 - t0), elapsed=t1 - t0,
+            ended_mono=t1, date=h.get("date"), reason=resp.reason, headers=raw,
+            request_headers=resp.request_headers)
         if self.archive is not None:
-            self.archive.record(url, started_at=started_at, request_headers=sent,
-                                status=status, reason=reason, headers=raw, body=body,
+            self.archive.record(url, started_at=started_at,
+                                request_headers=resp.request_headers, status=status,
+                                reason=resp.reason, headers=raw, body=body,
                                 truncated=too_large)
         return result
 
     @staticmethod
-    async def _read(resp: aiohttp.ClientResponse, cap: int) -> tuple[bytes, bool]:
+    async def _read(resp: Http1Response, coding: str | None, cap: int) -> tuple[bytes, bool]:
         """Up to ``cap`` *decoded* bytes of the body, and whether there was more.
 
-        The raw stream is decoded here (the session does not auto-decompress), a bounded
-        piece at a time, so a body that inflates a thousandfold still costs at most
-        ``cap`` bytes of memory and ``cap`` bytes of decompression work; the event loop
-        gets a turn every :data:`_YIELD_EVERY` decoded bytes even when the socket
-        buffer is full.
+        The raw stream is decoded here, a bounded piece at a time, so a body that
+        inflates a thousandfold still costs at most ``cap`` bytes of memory and ``cap``
+        bytes of decompression work; the event loop gets a turn every
+        :data:`_YIELD_EVERY` decoded bytes even when the socket buffer is full.  The
+        caller closes ``resp``, which drops the connection of an unfinished body.
         """
         try:
-            decoder = BodyDecoder(resp.headers.get("Content-Encoding"))
-        except UnsupportedCoding as exc:
-            resp.close()
-            raise NetworkError(str(exc)) from exc
-        body = bytearray()
-        since_yield = 0
-        try:
-            async for raw in resp.content.iter_chunked(_CHUNK):
+            decoder = BodyDecoder(coding)
+            body = bytearray()
+            since_yield = 0
+            while raw := await resp.read():
                 for piece in decoder.feed(raw):
                     body += piece
                     if len(body) > cap:
-                        resp.close()  # stop downloading what we will not keep
                         del body[cap:]
                         return bytes(body), True
                     since_yield += len(piece)
                     if since_yield >= _YIELD_EVERY:
                         since_yield = 0
                         await asyncio.sleep(0)
-        except CorruptBody as exc:
-            resp.close()
-            raise NetworkError(str(exc)) from exc
+        except (UnsupportedCoding, CorruptBody) as exc:
+            raise NetworkError(f"{exc} fetching {resp.url}") from exc
         return bytes(body), False

@@ -4,24 +4,34 @@ A rule maps every host matching a glob (``*.test``, ``*``, ``www.example.com``) 
 fixed address, so real hostnames can be crawled from a local mirror without any
 traffic leaving the machine.  ``PATTERN:PORT=ADDR:PORT`` also remaps the port (only
 requests to that port match).  The first matching rule wins; hosts matching no rule
-go to the system resolver.  The ``Host`` header and TLS server name stay the URL's own.
+go to the system resolver (``getaddrinfo`` in the loop's thread pool, the answers
+cached :data:`FALLBACK_TTL` seconds; address literals are answered without a lookup).
+The ``Host`` header and TLS server name stay the URL's own.
+
+No aiohttp here: crawl workers import this module and never pay for aiohttp.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import socket
 import ssl
+import time
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.resolver import DefaultResolver
+from typing import TypedDict
 
 from storage.errors import ConfigError
 
-__all__ = ["HostGlobResolver", "ResolveRule", "make_ssl_context", "parse_rule", "parse_rules"]
+__all__ = ["HostGlobResolver", "ResolveResult", "ResolveRule", "make_ssl_context", "parse_rule",
+           "parse_rules"]
+
+#: seconds a system resolver answer is reused (aiohttp's connector cached 300 s too)
+FALLBACK_TTL = 300.0
+#: system resolver answers kept at most (a crawl meets millions of hosts)
+FALLBACK_CACHE_SIZE = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,36 +91,88 @@ def parse_rules(rules: tuple[str, ...] | list[str]) -> tuple[ResolveRule, ...]:
     return tuple(parse_rule(r) for r in rules)
 
 
-class HostGlobResolver(AbstractResolver):
-    """An aiohttp resolver applying :class:`ResolveRule` s, else the system resolver."""
+class ResolveResult(TypedDict):
+    """One address to connect to (the fields of aiohttp's resolver results)."""
+
+    hostname: str      # the name asked for
+    host: str          # a numeric address
+    port: int
+    family: int
+    proto: int
+    flags: int
+
+
+class HostGlobResolver:
+    """Applies :class:`ResolveRule` s, else the system resolver (answers cached briefly)."""
 
     def __init__(self, rules: tuple[ResolveRule, ...]) -> None:
         self._rules = rules
-        self._fallback: AbstractResolver | None = None
+        #: (host, port, family) -> (expiry on the monotonic clock, answer); insertion
+        #: order is expiry order, as every entry lives FALLBACK_TTL seconds
+        self._cache: dict[tuple[str, int, int], tuple[float, list[ResolveResult]]] = {}
 
     async def resolve(self, host: str, port: int = 0,
-                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+                      family: int = socket.AF_UNSPEC) -> list[ResolveResult]:
         for rule in self._rules:
             if rule.matches(host, port):
                 fam = socket.AF_INET6 if ":" in rule.addr else socket.AF_INET
                 return [ResolveResult(hostname=host, host=rule.addr,
                                       port=rule.to_port if rule.to_port is not None else port,
                                       family=fam, proto=0, flags=socket.AI_NUMERICHOST)]
-        if self._fallback is None:
-            self._fallback = DefaultResolver()
-        return await self._fallback.resolve(host, port, family)
+        return await self._system(host, port, family)
 
-    async def close(self) -> None:
-        if self._fallback is not None:
-            await self._fallback.close()
+    async def _system(self, host: str, port: int, family: int) -> list[ResolveResult]:
+        literal = _literal(host, port)
+        if literal is not None:  # an address needs no lookup (nor a thread hop)
+            return literal
+        key = (host, port, family)
+        now = time.monotonic()
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        infos = await asyncio.get_running_loop().getaddrinfo(
+            host, port, family=family, type=socket.SOCK_STREAM, flags=socket.AI_ADDRCONFIG)
+        answer = [ResolveResult(hostname=host, host=str(addr[0]), port=int(addr[1]),
+                                family=fam, proto=proto, flags=socket.AI_NUMERICHOST)
+                  for fam, _type, proto, _canon, addr in infos]
+        self._remember(key, now, answer)
+        return answer
+
+    def _remember(self, key: tuple[str, int, int], now: float,
+                  answer: list[ResolveResult]) -> None:
+        cache = self._cache
+        cache.pop(key, None)
+        cache[key] = (now + FALLBACK_TTL, answer)
+        while cache:  # drop the expired (the oldest first) and keep the size bounded
+            oldest = next(iter(cache))
+            if cache[oldest][0] > now and len(cache) <= FALLBACK_CACHE_SIZE:
+                break
+            del cache[oldest]
 
 
-def make_ssl_context(ca_file: str | None, insecure: bool) -> ssl.SSLContext | bool:
-    """Verified TLS by default; ``ca_file`` adds trusted CAs; ``insecure`` disables checks."""
+def _literal(host: str, port: int) -> list[ResolveResult] | None:
+    try:
+        addr = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    fam = socket.AF_INET6 if addr.version == 6 else socket.AF_INET
+    return [ResolveResult(hostname=host, host=host, port=port, family=fam, proto=0,
+                          flags=socket.AI_NUMERICHOST)]
+
+
+def make_ssl_context(ca_file: str | None, insecure: bool) -> ssl.SSLContext:
+    """Verified TLS by default; ``ca_file`` adds trusted CAs; ``insecure`` disables checks.
+
+    Building the verified context loads the system CA store (tens of ms), so the HTTP
+    client calls this lazily, at its first https request, unless a setting asks for more.
+    """
     if insecure:
         logging.getLogger(__name__).warning(
             "TLS certificate verification is disabled (--insecure)")
-        return False
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return ctx
     ctx = ssl.create_default_context()
     if ca_file:
         try:

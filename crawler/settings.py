@@ -284,8 +284,8 @@ class CrawlSettings:
         if self.tls_ca_file and not os.path.isfile(self.tls_ca_file):
             raise ConfigError(f"no CA file at {self.tls_ca_file}")
         if self.resolve:
-            # Lazy and only when there are rules: crawler.resolve loads aiohttp, which the
-            # CLI's --help (built from default settings) must not pay for.
+            # Lazy and only when there are rules: crawler.resolve loads asyncio and ssl,
+            # which the CLI's --help (built from default settings) need not pay for.
             from crawler.resolve import parse_rules  # validates the rule syntax
 
             parse_rules(self.resolve)

@@ -1,11 +1,14 @@
-"""The fetcher: headers, conditional requests, HTML detection, decoding."""
+"""The fetcher: headers, conditional requests, politeness, the cap, HTML detection, decoding."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from miniweb import MiniWeb, Page, html
+from rawweb import RawRequest, RawServer, response
 
-from crawler.fetcher import Fetcher, decode_body, is_html
+from crawler.fetcher import Fetcher, _charset, decode_body, is_html
 
 
 async def test_user_agent_and_conditional_get(mini_web: MiniWeb) -> None:
@@ -26,15 +29,74 @@ async def test_user_agent_and_conditional_get(mini_web: MiniWeb) -> None:
 
 
 async def test_one_connection_per_host(mini_web: MiniWeb) -> None:
-    for i in range(5):
-        mini_web.add("a.test", f"/{i}", html())
-    async with Fetcher(mini_web.settings()) as f:
-        for i in range(5):
-            await f.fetch(mini_web.url("a.test", f"/{i}"))
-        session = f._session
-        assert session is not None
-        connector = session.connector
-        assert connector is not None and connector.limit_per_host == 1
+    """Concurrent fetches of one host share one kept-alive connection, one at a time."""
+
+    async def slow(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        await asyncio.sleep(0.01)  # lets the other fetches pile up meanwhile
+        writer.write(response(html().encode(), "200 OK", "Content-Type: text/html"))
+        return True
+
+    async with RawServer(slow) as server, Fetcher(mini_web.settings()) as f:
+        results = await asyncio.gather(*(f.fetch(server.url(f"/{i}", host="a.test"))
+                                         for i in range(5)))
+        assert [r.status for r in results] == [200] * 5
+    assert (server.connections, server.max_in_flight) == (1, 1)
+    assert [r.path for r in server.requests] == [f"/{i}" for i in range(5)]
+
+
+async def test_result_fields_and_headers_as_sent(mini_web: MiniWeb) -> None:
+    async def answer(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        status, extra = {"/moved": ("301 Moved", ["Location: /caf\xc3\xa9", "Retry-After: 5"]),
+                         "/busy": ("503 Busy", ["Retry-After: 7", "Location: /no"])
+                         }.get(req.path, ("200 OK", []))
+        writer.write(response(b"<p>caf\xe9", status, "content-type: Text/HTML; Charset=\"latin1\"",
+                              "ETag: \"e1\"", "Date: Mon, 01 Jan 2024 00:00:00 GMT",
+                              "X-Twice: 1", "X-Twice: 2", *extra))
+        return True
+
+    async with RawServer(answer) as server, Fetcher(mini_web.settings()) as f:
+        ok = await f.fetch(server.url("/"), etag='"e0"')
+        moved = await f.fetch(server.url("/moved"))
+        busy = await f.fetch(server.url("/busy"))
+    assert (ok.status, ok.reason, ok.content_type, ok.charset) == (200, "OK", "text/html", "latin1")
+    assert (ok.etag, ok.date, ok.text()) == ('"e1"', "Mon, 01 Jan 2024 00:00:00 GMT", "<p>café")
+    assert (ok.location, ok.retry_after) == (None, None)
+    assert ("X-Twice", "1") in ok.headers and ("X-Twice", "2") in ok.headers
+    assert ok.headers[1] == ("content-type", 'Text/HTML; Charset="latin1"')  # as received
+    assert [k for k, _ in ok.request_headers] == [
+        "Host", "User-Agent", "Accept", "Accept-Encoding", "If-None-Match"]
+    sent = server.requests[0]
+    assert ok.request_headers == tuple(sent.headers)  # exactly what went on the wire
+    assert (moved.status, moved.reason, moved.location, moved.retry_after) == \
+        (301, "Moved", "/café", None)  # raw UTF-8 in Location, read as aiohttp read it
+    assert (busy.location, busy.retry_after) == (None, 7.0)
+
+
+async def test_cap_drops_the_connection(mini_web: MiniWeb) -> None:
+    async def big(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        writer.write(response(b"x" * 1_000_000, "200 OK", "Content-Type: text/plain"))
+        return True
+
+    async with RawServer(big) as server, \
+            Fetcher(mini_web.settings(fetch_max_body=1000)) as f:
+        first = await f.fetch(server.url())
+        assert (first.too_large, first.size) == (True, 1000)
+        await server.wait_closed(1)  # the rest was not downloaded
+        second = await f.fetch(server.url(), max_body=2_000_000)
+        assert (second.too_large, second.size) == (False, 1_000_000)
+    assert server.connections == 2
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ("; charset=UTF-8", "UTF-8"), ('; charset="utf-8"', "utf-8"), ("; CHARSET = koi8-r", "koi8-r"),
+    (";;charset=x", "x"), ("; foo=bar", None), ("; charset=", None), ("; charset", None),
+    ("; charset=a; charset=b", "a"), ('; charset="utf\\"8"', 'utf"8'),
+])
+def test_charset_as_aiohttp_reads_it(params: str, expected: str | None) -> None:
+    assert _charset(params) == expected
+    from aiohttp.helpers import parse_content_type  # the reference
+
+    assert (parse_content_type("text/html" + params)[1].get("charset") or None) == expected
 
 
 @pytest.mark.parametrize(("ctype", "body", "expected"), [

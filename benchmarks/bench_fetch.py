@@ -1,0 +1,188 @@
+"""CPU per request of the fetch path: aiohttp against :mod:`crawler.http1`, asyncio and uvloop.
+
+A tiny asyncio server in a child process (so its CPU is not counted) answers every GET
+with the same 1 KB keep-alive response, on one loopback port per client worker (one
+origin each: both clients keep one connection per origin).  In this process, each
+client fetches ``--requests`` pages with ``--workers`` concurrent workers, after a
+warm-up, and the script prints the CPU seconds of this process per request
+(``time.process_time``) and the requests per second, the median of ``--rounds``
+alternating rounds:
+
+* ``aiohttp``: a ``ClientSession`` configured as the old fetcher's (one connection per
+  host, no decompression, no cookies, timeouts) reading the body in chunks;
+* ``http1``: :class:`crawler.http1.Http1Client`, the body read in chunks;
+* ``Fetcher``: the crawler's whole :meth:`crawler.fetcher.Fetcher.fetch` on http1
+  (headers, decoding, :class:`~crawler.fetcher.FetchResult`).
+
+Usage::
+
+    PYTHONPATH=. python benchmarks/bench_fetch.py [--requests 20000] [--workers 8] [--rounds 3]
+
+The machine may be shared: keep sizes small while developing, and read the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+BODY = b"<!doctype html><p>" + b"x" * (1024 - 22) + b"</p>"
+RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+            b"Content-Length: %d\r\nDate: Mon, 01 Jan 2024 00:00:00 GMT\r\n\r\n%s"
+            % (len(BODY), BODY))
+
+
+# -- the server (child process) ----------------------------------------------------------
+class _Answer(asyncio.Protocol):
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport: Any = transport
+        self.pending = b""
+
+    def data_received(self, data: bytes) -> None:
+        data = self.pending + data
+        heads = data.count(b"\r\n\r\n")
+        self.pending = data[data.rfind(b"\r\n\r\n") + 4:] if heads else data
+        if heads:
+            self.transport.write(RESPONSE * heads)
+
+
+async def _serve(ports: int) -> None:
+    loop = asyncio.get_running_loop()
+    servers = [await loop.create_server(_Answer, "127.0.0.1", 0) for _ in range(ports)]
+    print(" ".join(str(s.sockets[0].getsockname()[1]) for s in servers), flush=True)
+    await loop.run_in_executor(None, sys.stdin.read)  # until the parent closes stdin
+
+
+# -- the clients --------------------------------------------------------------------------
+Fetch = Callable[[str], Awaitable[None]]
+
+
+async def _aiohttp(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=workers + 8, limit_per_host=1, keepalive_timeout=30)
+    session = aiohttp.ClientSession(
+        connector=connector, auto_decompress=False, cookie_jar=aiohttp.DummyCookieJar(),
+        timeout=aiohttp.ClientTimeout(total=60, sock_connect=10, sock_read=30),
+        headers={"User-Agent": "bench/1", "Accept": "*/*", "Accept-Encoding": "gzip"})
+
+    async def fetch(url: str) -> None:
+        async with session.get(url, allow_redirects=False) as resp:
+            async for _ in resp.content.iter_chunked(1 << 16):
+                pass
+
+    return fetch, session.close
+
+
+async def _http1(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
+    from crawler.http1 import Http1Client
+
+    client = Http1Client(limit=workers + 8, keepalive=30, connect_timeout=10,
+                         read_timeout=30, total_timeout=60)
+    headers = (("User-Agent", "bench/1"), ("Accept", "*/*"), ("Accept-Encoding", "gzip"))
+
+    async def fetch(url: str) -> None:
+        resp = await client.request("GET", url, headers)
+        try:
+            while await resp.read():
+                pass
+        finally:
+            resp.close()
+
+    return fetch, client.close
+
+
+async def _fetcher(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
+    from crawler.fetcher import Fetcher
+    from crawler.settings import CrawlSettings
+
+    fetcher = await Fetcher(CrawlSettings.polite_off(concurrency=workers)).__aenter__()
+
+    async def fetch(url: str) -> None:
+        await fetcher.fetch(url)
+
+    return fetch, fetcher.aclose
+
+
+CLIENTS = {"aiohttp": _aiohttp, "http1": _http1, "Fetcher": _fetcher}
+
+
+async def _run(client: str, ports: list[int], requests: int) -> tuple[float, float]:
+    fetch, close = await CLIENTS[client](len(ports))
+    try:
+        async def worker(port: int, n: int) -> None:
+            url = f"http://127.0.0.1:{port}/page"
+            for _ in range(n):
+                await fetch(url)
+
+        await asyncio.gather(*(worker(p, 200) for p in ports))  # warm-up
+        per = requests // len(ports)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        await asyncio.gather(*(worker(p, per) for p in ports))
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    finally:
+        await close()
+    n = per * len(ports)
+    return cpu / n * 1e6, n / wall
+
+
+def _loop(name: str) -> asyncio.AbstractEventLoop:
+    if name == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop()
+    return asyncio.new_event_loop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--requests", type=int, default=20_000)
+    ap.add_argument("--workers", type=int, default=8)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.serve:
+        asyncio.run(_serve(args.serve))
+        return 0
+    try:
+        import uvloop  # noqa: F401
+        loops = ["asyncio", "uvloop"]
+    except ImportError:
+        loops = ["asyncio"]
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(args.workers)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        ports = [int(p) for p in server.stdout.readline().split()]
+        figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        for _ in range(args.rounds):
+            for loop_name in loops:
+                for client in CLIENTS:
+                    loop = _loop(loop_name)
+                    try:
+                        figure = loop.run_until_complete(_run(client, ports, args.requests))
+                    finally:
+                        loop.close()
+                    figures.setdefault((client, loop_name), []).append(figure)
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        server.wait(10)
+    print(f"{args.requests} requests of 1 KB, {args.workers} origins, median of "
+          f"{args.rounds} rounds (client process CPU only)")
+    print(f"{'client':<10}{'loop':<9}{'CPU us/request':>16}{'requests/s':>12}")
+    for (client, loop_name), runs in figures.items():
+        cpu = statistics.median(r[0] for r in runs)
+        rate = statistics.median(r[1] for r in runs)
+        print(f"{client:<10}{loop_name:<9}{cpu:>16.1f}{rate:>12,.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
