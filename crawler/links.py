@@ -18,40 +18,61 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from crawler.encodings import decode_page, page_encoding, url_encoding
-from crawler.urls import _normalize_absolute, normalize_url
+from crawler.urls import _SCHEME, _normalize_absolute, normalize_url
 
 __all__ = ["PageLinks", "extract_links", "link_ids"]
 
+#: Link elements and the attribute holding their target, walked tag by tag.
+_LINK_TAGS = (("a", "href"), ("area", "href"), ("frame", "src"), ("iframe", "src"))
+_TARGET_ATTRIBUTE = dict(_LINK_TAGS)
+#: All of them at once, in document order: used when a page has more than one kind.
 _LINK_SELECTOR = "a[href], area[href], frame[src], iframe[src]"
-_HREF_TAGS = frozenset(("a", "area"))
 _ABSOLUTE = ("http://", "https://")
+_CRAWLED_SCHEMES = frozenset(("http", "https"))
 _C0_SPACE = "".join(chr(i) for i in range(0x21))
 
 
 class _Resolver:
-    """``normalize_url(href, base)`` with fast paths for the common href forms.
+    """``normalize_url(href, base, encoding)`` with fast paths for the common href forms.
 
-    ``urljoin`` dominates link extraction; an absolute ``http(s)://`` href, a
-    network-path ``//host/...``, an absolute-path ``/...`` and a relative-path
-    (``x.html``, ``../x``) href resolve by plain string concatenation (the base's
-    origin or directory + href; the normalisation removes dot-segments), which
-    ``normalize_url``'s cached absolute form then normalises.  Anything else (``?q``,
-    ``#f``, other schemes, backslashes, tabs and newlines) goes through ``normalize_url``
-    itself.  The equivalence is tested form by form in ``tests/crawler/test_links.py``.
+    ``base`` must be normalised (as :func:`normalize_url` returns it).  ``urljoin``-style
+    resolution dominates link extraction; these forms resolve by plain string
+    operations into an absolute URL that ``normalize_url``'s cached absolute form then
+    normalises (one cache entry per target, whatever page links to it):
+
+    * ``http(s)://...``: as is;
+    * ``//host...``: the base's scheme + href; ``/path``: the base's origin + href;
+    * ``?q``: the base up to its query + href; ``""`` and ``#f``: the base itself;
+    * a relative path (``x.html``, ``../x``): the base's directory + href, with the
+      leading ``../`` and ``./`` segments applied to the directory first (RFC 3986
+      5.2.4 removes dot-segments left to right, and the normalised base's directory
+      has none), so ``../x`` from ``/a/b/`` is cached as ``/a/x``, not ``/a/b/../x``;
+    * another scheme (``mailto:``, ``javascript:``, ``tel:``, ``data:`` ...): ``None``
+      at once, as ``normalize_url`` drops every scheme but http(s).
+
+    Anything else (``http:x``, backslashes, tabs and newlines ...) goes through
+    ``normalize_url`` itself.  The equivalence is tested form by form and on generated
+    hrefs and bases in ``tests/crawler/test_links.py``.
     """
 
-    __slots__ = ("base", "directory", "encoding", "origin", "scheme")
+    __slots__ = ("base", "directory", "encoding", "origin", "path_end", "scheme")
 
     def __init__(self, base: str, encoding: str | None = None) -> None:
         self.base = base
         self.encoding = encoding
-        self.scheme = base[: base.index(":")]
-        slash = base.find("/", len(self.scheme) + 3)
+        scheme_end = base.index(":")
+        self.scheme = base[:scheme_end]
+        slash = base.find("/", scheme_end + 3)
         self.origin = base if slash < 0 else base[:slash]
-        path_end = min(i for i in (base.find("?"), base.find("#"), len(base)) if i >= 0)
+        path_end = len(base)
+        for mark in ("?", "#"):
+            at = base.find(mark)
+            if 0 <= at < path_end:
+                path_end = at
+        self.path_end = path_end
         path = base[:path_end]
         self.directory = path[: path.rfind("/") + 1] if slash >= 0 else path + "/"
 
@@ -60,21 +81,43 @@ class _Resolver:
         enc = self.encoding
         if "\\" in href or "\t" in href or "\n" in href or "\r" in href:
             return normalize_url(raw, self.base, enc)  # browser clean-up rules first
-        if href[:1] == "/":
+        first = href[:1]
+        if first == "/":
             if href[1:2] == "/":
                 if href[2:3] not in ("", "/", "?", "#", "\\"):  # '//host...'
                     return _normalize_absolute(self.scheme + ":" + href, enc)
             else:
                 return _normalize_absolute(self.origin + href, enc)
+        elif first == "#" or not href:
+            return _normalize_absolute(self.base, enc)
+        elif first == "?":
+            return _normalize_absolute(self.base[: self.path_end] + href, enc)
         elif href[:8].lower().startswith(_ABSOLUTE):
             return _normalize_absolute(href, enc)
-        elif href[:1].isalnum() or href[:1] == ".":
+        elif first.isalnum() or first == ".":
             colon = href.find(":")
             if colon < 0 or 0 <= href.find("/") < colon:
-                # A relative path: the base's directory + href, dot-segments removed
-                # by the normalisation (RFC 3986 5.2.3 merge + 5.2.4).
-                return _normalize_absolute(self.directory + href, enc)
+                # A relative path: the base's directory + href (RFC 3986 5.2.3 merge).
+                return _normalize_absolute(self._merge(href), enc)
+            scheme = _SCHEME.match(href)
+            if scheme is not None and scheme.group(1).lower() not in _CRAWLED_SCHEMES:
+                return None
         return normalize_url(raw, self.base, enc)
+
+    def _merge(self, href: str) -> str:
+        """The directory + a relative path, its leading ``./`` and ``../`` applied."""
+        directory = self.directory
+        while href[:1] == ".":
+            if href[:2] == "./":
+                href = href[2:]
+            elif href[:3] == "../":
+                href = href[3:]
+                cut = directory.rfind("/", 0, -1)
+                if cut >= len(self.origin):  # never above the root
+                    directory = directory[: cut + 1]
+            else:
+                break
+        return directory + href
 
 
 @dataclass(slots=True)
@@ -89,12 +132,49 @@ class PageLinks:
     cut: int = 0
 
 
+def _link_elements(tree: LexborHTMLParser) -> tuple[list[LexborNode], str | None]:
+    """The page's link elements in document order, and the attribute holding their
+    target when they are all of one kind (``None``: it depends on each one's tag).
+
+    A tag walk (``tree.tags``) costs far less than lexbor's CSS engine, which compiles
+    the selector on every call, and yields one kind in document order.  Pages with one
+    kind of link element (usually only ``<a>``) are walked once per kind; only a page
+    mixing kinds needs the selector, whose matches come in document order across kinds.
+    """
+    found: list[LexborNode] = []
+    attribute: str | None = None
+    for tag, attr in _LINK_TAGS:
+        nodes = tree.tags(tag)
+        if nodes:
+            if found:
+                return tree.css(_LINK_SELECTOR), None
+            found, attribute = nodes, attr
+    return found, attribute
+
+
+def _base_href(tree: LexborHTMLParser) -> str | None:
+    """The ``href`` of the first ``<base href>`` (``""`` if it has no value), else None.
+
+    As ``tree.css_first("base[href]")`` finds it: CSS ``[href]`` also matches the
+    ``xlink:href`` attribute of a ``<base>`` in SVG or MathML, so a ``<base>`` with
+    such an attribute is left to the selector.
+    """
+    for node in tree.tags("base"):
+        attrs = node.attributes
+        if "href" in attrs:
+            return attrs["href"] or ""
+        if "xlink:href" in attrs:
+            first = tree.css_first("base[href]")
+            return None if first is None else first.attributes.get("href") or ""
+    return None
+
+
 def _meta_robots(tree: LexborHTMLParser, agent: str) -> tuple[bool, bool]:
     nofollow = noindex = False
-    for node in tree.css("meta[name]"):
+    for node in tree.tags("meta"):
         attrs = node.attributes
-        name = (attrs.get("name") or "").strip().lower()
-        if name not in ("robots", agent):
+        name = attrs.get("name")
+        if name is None or name.strip().lower() not in ("robots", agent):
             continue
         tokens = {t.strip() for t in (attrs.get("content") or "").lower().split(",")}
         if "none" in tokens:
@@ -108,6 +188,7 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
                   agent: str = "webcrawl", charset: str | None = None) -> PageLinks:
     """Extract the normalised out-links of an HTML page (see the module docstring).
 
+    ``page_url`` is normalised (:func:`normalize_url`), as the crawl's URLs are.
     ``html`` as bytes is decoded as browsers do, with ``charset`` the Content-Type's
     declared charset (``None`` if none); as text, its queries are encoded in UTF-8.
     """
@@ -119,18 +200,17 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
     tree = LexborHTMLParser(html)
     result = PageLinks()
     base = page_url
-    base_node = tree.css_first("base[href]")
-    if base_node is not None:
-        base = normalize_url(base_node.attributes.get("href") or "", page_url,
-                             encoding) or page_url
-    if tree.css_first("meta[name]") is not None:
-        result.meta_nofollow, result.meta_noindex = _meta_robots(tree, agent.lower())
+    base_href = _base_href(tree)
+    if base_href is not None:
+        base = normalize_url(base_href, page_url, encoding) or page_url
+    result.meta_nofollow, result.meta_noindex = _meta_robots(tree, agent.lower())
     resolve = _Resolver(base, encoding)
     seen: dict[str, bool] = {}  # url -> every link to it so far was nofollow
     dropped: set[int] = set()  # hashes of dropped targets: no URL strings kept
-    for node in tree.css(_LINK_SELECTOR):
+    nodes, attribute = _link_elements(tree)
+    for node in nodes:
         attrs = node.attributes
-        raw = attrs.get("href") if node.tag in _HREF_TAGS else attrs.get("src")
+        raw = attrs.get(attribute or _TARGET_ATTRIBUTE[node.tag or ""])
         if raw is None:
             continue
         url = resolve(raw)

@@ -1,10 +1,19 @@
-"""Link extraction: tags, base href, nofollow, meta robots, schemes, caps, fast paths."""
+"""Link extraction: tags, base href, nofollow, meta robots, schemes, caps, fast paths.
+
+The fast paths are checked against slow references on generated input: the resolver
+against ``normalize_url``, ``extract_links`` against ``reference_links`` (lexbor's CSS
+selectors and ``normalize_url``, the extraction as it was before the tag walks).
+"""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser
 
-from crawler.links import _Resolver, extract_links
+from crawler.encodings import decode_page, page_encoding, url_encoding
+from crawler.links import PageLinks, _Resolver, extract_links
 from crawler.urls import normalize_url
 
 PAGE = "http://site1.test:8400/a/b/page.html?x=1"
@@ -63,3 +72,169 @@ def test_cap_links_per_page() -> None:
 def test_fast_resolver_equals_normalize_url(href: str, base: str) -> None:
     assert _Resolver(base)(href) == normalize_url(href, base)
     assert _Resolver(base, "cp1252")(href) == normalize_url(href, base, "cp1252")
+
+
+def reference_links(text: str, page_url: str, encoding: str | None = None, *,
+                    max_links: int = 10_000, agent: str = "webcrawl") -> PageLinks:
+    """Extraction as it was before the tag walks and the resolver's fast paths, with
+    lexbor's CSS selectors and ``normalize_url`` on every href, from decoded ``text``."""
+    tree = LexborHTMLParser(text)
+    result = PageLinks()
+    base = page_url
+    base_node = tree.css_first("base[href]")
+    if base_node is not None:
+        base = normalize_url(base_node.attributes.get("href") or "", page_url,
+                             encoding) or page_url
+    for node in tree.css("meta[name]"):
+        attrs = node.attributes
+        name = (attrs.get("name") or "").strip().lower()
+        if name not in ("robots", agent.lower()):
+            continue
+        tokens = {t.strip() for t in (attrs.get("content") or "").lower().split(",")}
+        if "none" in tokens:
+            result.meta_nofollow = result.meta_noindex = True
+            break
+        result.meta_nofollow |= "nofollow" in tokens
+        result.meta_noindex |= "noindex" in tokens
+    seen: dict[str, bool] = {}
+    dropped: set[str] = set()
+    for node in tree.css("a[href], area[href], frame[src], iframe[src]"):
+        attrs = node.attributes
+        raw = attrs.get("href") if node.tag in ("a", "area") else attrs.get("src")
+        if raw is None:
+            continue
+        url = normalize_url(raw, base, encoding)
+        if url is None:
+            continue
+        rel = attrs.get("rel")
+        nofollow = rel is not None and "nofollow" in rel.lower().split()
+        if url not in seen:
+            if len(seen) >= max_links:
+                dropped.add(url)
+                continue
+            seen[url] = nofollow
+        elif seen[url] and not nofollow:
+            seen[url] = False
+    result.urls = list(seen)
+    result.nofollow = {url for url, flag in seen.items() if flag}
+    result.cut = len(dropped)
+    return result
+
+
+ENCODINGS = [None, "utf-8", "cp1252", "cp932"]
+HREF_PIECES = [
+    "", "/", "//", "../", "./", "..", ".", "a", "b.html", "g;x", "%2E", "%2e%2E/", "%7e", "%",
+    "%zz", "é", "ツ", "\xa0", " ", "\t", "\n", "\\", "?", "?q=1", "?q=é&r='", "#", "#f", ":",
+    "@", "h.test", "Other.TEST:80", "[::1]:8080", "user@h.test", "0x7f.1", "mailto:",
+    "javascript:", "tel:", "data:", "ftp:", "file:", "x-y.z+w:", "a1:", "HTTP:", "https:",
+    "http:", "Http://", "HTTPS://", "http://", "https://",
+]
+hrefs = st.one_of(
+    st.lists(st.sampled_from(HREF_PIECES), max_size=8).map("".join),
+    st.text(max_size=30),
+)
+BASE_PATHS = ["", "/", "/a", "/a/b/", "/a//b/", "/a/b/c/d;p", "/%7e/x", "/é/ツ", "/a/./b/../c"]
+bases = st.builds(
+    lambda scheme, host, path, query, frag: normalize_url(scheme + host + path + query + frag),
+    st.sampled_from(["http://", "https://", "HTTP://"]),
+    st.sampled_from(["h.test", "H.Test:8400", "[::1]:81", "127.0.0.1", "faß.example",
+                     "site1.test:80"]),
+    st.sampled_from(BASE_PATHS), st.sampled_from(["", "?q", "?q=é", "?a/b", "?"]),
+    st.sampled_from(["", "#f"]),
+).filter(lambda base: base is not None)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(hrefs, bases, st.sampled_from(ENCODINGS))
+def test_resolver_equals_normalize_url_on_generated_hrefs(href: str, base: str,
+                                                          encoding: str | None) -> None:
+    assert _Resolver(base, encoding)(href) == normalize_url(href, base, encoding)
+
+
+PAGES = [PAGE, "https://h.test/", "http://[::1]:81/d/e", "http://h.test/a/b/c/d;p?q=é"]
+attribute_values = st.one_of(hrefs, st.sampled_from(["one.html", "/two", "../up/", "#top",
+                                                     "mailto:a@b.c", "//other.test/x"]))
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    """HTML mixing every link element, with and without its attribute, and their decoys."""
+    parts = []
+    for _ in range(draw(st.integers(0, 20))):
+        value = draw(attribute_values).replace('"', "&quot;")
+        tag = draw(st.sampled_from(["a", "A", "area", "AREA", "iframe", "frame", "base",
+                                    "BASE"]))
+        # Mostly the tag's own attribute, in either case, sometimes another one.
+        own = "src" if tag.lower() in ("iframe", "frame") else "href"
+        attr = draw(st.sampled_from([own, own, own, own.upper(), "href", "src", "xlink:href"]))
+        form = draw(st.sampled_from([f'{attr}="{value}"'] * 3 + [attr, 'title="t"',
+                                                                 f'{attr}=""']))
+        rel = draw(st.sampled_from(["", ' rel="nofollow"', " REL=NOFOLLOW",
+                                    ' rel="external nofollow"', ' rel="nofollowing"']))
+        parts.append(draw(st.sampled_from([
+            f"<{tag} {form}{rel}>text</{tag}>", f"<{tag} {form}{rel}>",
+            f"<!-- <{tag} {form}> -->", f'<svg><base xlink:href="{value}"></svg>',
+            '<meta name="robots" content="nofollow">', '<META NAME=ROBOTS CONTENT="NOINDEX">',
+            '<meta name="webcrawl" content="none">', '<meta content="nofollow">',
+            '<meta name="googlebot" content="none">', "<meta name>",
+            "<div>", "</div>", "<p>", "<table><tr><td>", "<svg>", "</svg>", "<math>",
+            "</math>", "<template>", "</template>", "<frameset>", "</frameset>",
+            "<noscript>", "</noscript>", "<textarea>", "</textarea>", "<select>", "text",
+        ])))
+    return "".join(parts)
+
+
+@settings(max_examples=600, deadline=None)
+@given(documents(), st.sampled_from(PAGES), st.sampled_from([None, "cp1252"]),
+       st.sampled_from([3, 10_000]))
+def test_extract_links_equals_css_reference(html: str, page: str, charset: str | None,
+                                            max_links: int) -> None:
+    if charset is None:
+        want = reference_links(html, page, max_links=max_links)
+        assert extract_links(html, page, max_links=max_links) == want
+        return
+    body = html.encode(charset, "replace")  # as bytes: decoded, queries in its encoding
+    codec = page_encoding(body, charset)
+    want = reference_links(decode_page(body, codec), page, url_encoding(codec),
+                           max_links=max_links)
+    assert extract_links(body, page, max_links=max_links, charset=charset) == want
+
+
+@pytest.mark.parametrize(("html", "urls"), [
+    ('<a href="1"></a><iframe src="2"></iframe><a href="3"></a><map><area href="4"></map>'
+     '<iframe src="5"></iframe><a href="6"></a>',
+     ["/a/b/1", "/a/b/2", "/a/b/3", "/a/b/4", "/a/b/5", "/a/b/6"]),
+    ('<iframe src="1"></iframe><iframe><a href="in-iframe"></a></iframe><iframe src="2">'
+     "</iframe>", ["/a/b/1", "/a/b/2"]),
+    ('<frameset><frame src="f1"><frame><frame src="/f2"></frameset>', ["/a/b/f1", "/f2"]),
+    ('<area href="m1"><a>no href</a><area href="m2">', ["/a/b/m1", "/a/b/m2"]),
+    ('<a href="x">x</a><p><base href="/late/"><a href="y">', ["/late/x", "/late/y"]),
+    ('<base href="/first/"><base href="/second/"><a href="x">', ["/first/x"]),
+    ('<base target="_top"><base href="/b/"><a href="x">', ["/b/x"]),
+    ('<A HREF="X"></A><AREA HREF="/Y"><IFRAME SRC="Z"></IFRAME>',
+     ["/a/b/X", "/Y", "/a/b/Z"]),
+    ('<BASE HREF="/up/"><A HREF="x">', ["/up/x"]),
+    ('<a href="">self</a><a href="#top">self again</a><a href="x">', ["/a/b/page.html?x=1",
+                                                                      "/a/b/x"]),
+    ('<base href=""><a href="x">', ["/a/b/x"]),
+    ('<svg><base xlink:href="/svg/"></svg><base href="/b/"><a href="x">', ["/a/b/x"]),
+    ('<base xlink:href="/html/"><base href="/b/"><a href="x">', ["/b/x"]),
+    ('<svg><a href="s">s</a><a xlink:href="x">x</a></svg><a href="t">', ["/a/b/s", "/a/b/t"]),
+    ("<!-- <a href=\"c\"> --><template><a href=\"t\"></template><a href=\"d\">", ["/a/b/d"]),
+], ids=["mixed-kinds", "iframes-only", "frames", "areas-only", "base-after-links",
+        "first-base", "base-without-href-skipped", "uppercase", "uppercase-base",
+        "empty-href", "empty-base", "svg-base-xlink", "html-base-xlink-ignored", "svg-links",
+        "comment-template"])
+def test_document_order_and_base(html: str, urls: list[str]) -> None:
+    links = extract_links(html, PAGE)
+    assert links.urls == ["http://site1.test:8400" + u for u in urls]
+    assert links == reference_links(html, PAGE)
+
+
+def test_uppercase_meta_and_rel() -> None:
+    html = ('<META NAME="ROBOTS" CONTENT="NOFOLLOW"><A HREF="/x" REL="NOFOLLOW">x</A>'
+            '<A HREF="/y" REL="Nofollow External">y</A><A HREF="/z">z</A>')
+    links = extract_links(html, PAGE)
+    assert links.meta_nofollow and not links.meta_noindex
+    assert links.nofollow == {"http://site1.test:8400/x", "http://site1.test:8400/y"}
+    assert links == reference_links(html, PAGE)
