@@ -18,8 +18,9 @@ moment its politeness wait ends, with no round trip to the coordinator in betwee
 * :class:`~crawler.shard.protocol.FetchRobots`: fetch robots.txt
   (:func:`crawler.robots.fetch_robots_file`); the coordinator parses it.
 
-Results leave in batches: everything that finished within ``shard_flush_interval``
-of the first one (at most :data:`FLUSH_SIZE`) goes in one frame.  The worker exits
+Results leave in batches: everything that finished in the same event-loop turn (or,
+with ``shard_flush_interval`` > 0, within that many seconds of the first one; at most
+:data:`FLUSH_SIZE`) goes in one frame.  The worker exits
 when its input ends (the coordinator closed it, or died), dropping orders in flight,
 and on Linux asks the kernel to SIGKILL it when its parent dies, so no orphan keeps
 contacting a host.  Run as ``python -m crawler.shard`` (the pipe transport does it).
@@ -235,7 +236,7 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
     failure: list[BaseException] = []
 
     interval = start.settings.shard_flush_interval
-    timer: list[asyncio.TimerHandle] = []
+    timer: list[asyncio.Handle] = []
 
     def flush() -> None:
         timer.clear()
@@ -254,7 +255,8 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
                 timer[0].cancel()
             flush()
         elif not timer:
-            timer.append(loop.call_later(interval, flush))
+            timer.append(loop.call_later(interval, flush) if interval > 0
+                         else loop.call_soon(flush))
 
     async with ShardWorker(start) as worker:
         pending: list[WorkerOrder] = list(first[1:])
