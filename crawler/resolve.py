@@ -122,14 +122,14 @@ class HostGlobResolver:
         return await self._system(host, port, family)
 
     async def _system(self, host: str, port: int, family: int) -> list[ResolveResult]:
-        literal = _literal(host, port)
-        if literal is not None:  # an address needs no lookup (nor a thread hop)
-            return literal
         key = (host, port, family)
         now = time.monotonic()
         hit = self._cache.get(key)
-        if hit is not None and hit[0] > now:
+        if hit is not None and hit[0] > now:  # first: a name is asked for every request
             return hit[1]
+        literal = _literal(host, port)
+        if literal is not None:  # an address needs no lookup (nor a thread hop)
+            return literal
         infos = await asyncio.get_running_loop().getaddrinfo(
             host, port, family=family, type=socket.SOCK_STREAM, flags=socket.AI_ADDRCONFIG)
         answer = [ResolveResult(hostname=host, host=str(addr[0]), port=int(addr[1]),
