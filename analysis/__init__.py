@@ -2,18 +2,18 @@
 
 Topic subpackages, each a complete facade over private modules:
 
-- :mod:`analysis.graph`: load a crawl database as a graph; PageRank, HITS, bow-tie,
+- :mod:`webcrawl.analysis.graph`: load a crawl database as a graph; PageRank, HITS, bow-tie,
   components, degree laws, small world, bipartite cores;
-- :mod:`analysis.ordering`: crawl orderings (the strategies live and virtual crawls share),
+- :mod:`webcrawl.analysis.ordering`: crawl orderings (the strategies live and virtual crawls share),
   virtual crawls, quality over crawl time, comparisons, the random-web-crawls model;
-- :mod:`analysis.change`: visit histories, change-rate estimators, change statistics,
+- :mod:`webcrawl.analysis.change`: visit histories, change-rate estimators, change statistics,
   refresh policies, freshness;
-- :mod:`analysis.sampling`: uniform page sampling by random walks;
-- :mod:`analysis.report`: the HTML report and every figure (the only user of matplotlib).
+- :mod:`webcrawl.analysis.sampling`: uniform page sampling by random walks;
+- :mod:`webcrawl.analysis.report`: the HTML report and every figure (the only user of matplotlib).
 
-Every public name of the subpackages is also importable from here (``from analysis import
-pagerank, load_graph``); they load on first use, so ``import analysis.graph`` stays cheap.
-Functions take a scipy CSR adjacency (or a :class:`~analysis.graph.CapturedGraph`) and
+Every public name of the subpackages is also importable from here (``from webcrawl.analysis import
+pagerank, load_graph``); they load on first use, so ``import webcrawl.analysis.graph`` stays cheap.
+Functions take a scipy CSR adjacency (or a :class:`~webcrawl.analysis.graph.CapturedGraph`) and
 return numpy arrays indexed by node; URLs are attached at the edge (CLI, reports).
 """
 
@@ -22,10 +22,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from storage._version import __version__
+from webcrawl.storage._version import __version__
 
 if TYPE_CHECKING:
-    from analysis.change import (
+    from webcrawl.analysis.change import (
         CENSORED_LABEL,
         CHANGE_BUCKETS,
         DAY_SECONDS_KEYS,
@@ -96,7 +96,7 @@ if TYPE_CHECKING:
         visible_lifespans,
         window_buckets,
     )
-    from analysis.graph import (
+    from webcrawl.analysis.graph import (
         ANSWERED,
         GRAPH_KINDS,
         BipartiteCores,
@@ -137,7 +137,7 @@ if TYPE_CHECKING:
         transition_transpose,
         undirected_simple,
     )
-    from analysis.ordering import (
+    from webcrawl.analysis.ordering import (
         ALONG_MEASURES,
         DEGREE_LAWS,
         EXCLUSION_REASONS,
@@ -197,7 +197,7 @@ if TYPE_CHECKING:
         zipf_degree_counts,
         zipf_degrees,
     )
-    from analysis.report import (
+    from webcrawl.analysis.report import (
         METRIC_TITLES,
         SECTIONS,
         Panel,
@@ -228,7 +228,7 @@ if TYPE_CHECKING:
         url_cell,
         write_comparison,
     )
-    from analysis.sampling import (
+    from webcrawl.analysis.sampling import (
         METHODS,
         BiasReport,
         DegreeBias,

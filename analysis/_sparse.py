@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 __all__ = ["as_adjacency", "as_distribution", "as_links"]
 
@@ -16,7 +15,7 @@ def as_adjacency(adjacency: Any, *, allow_empty: bool = False) -> sp.csr_array:
     """Return ``adjacency`` as a square float64 CSR array with non-negative weights.
 
     Accepts any scipy sparse matrix or array, a dense array, or a
-    :class:`analysis.graph.captured.CapturedGraph` (its ``adjacency`` is used).  Duplicate
+    :class:`webcrawl.analysis.graph.captured.CapturedGraph` (its ``adjacency`` is used).  Duplicate
     entries are summed (link counts).
     """
     adjacency = getattr(adjacency, "adjacency", adjacency)

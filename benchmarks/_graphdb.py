@@ -23,9 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.storage.records import FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 __all__ = ["DEFAULT_DB", "PAGES_PER_HOST", "ensure_graph_db", "write_graph"]
 

@@ -11,7 +11,7 @@ The graph is a crawl database written through the real ``CrawlStore``
 count here, then reused).  ``--in-memory`` skips the store and generates the edges with
 numpy instead.  Figures printed:
 
-- load time (``analysis.graph.loader.load_graph``), PageRank time and iterations, bow-tie
+- load time (``webcrawl.analysis.graph.loader.load_graph``), PageRank time and iterations, bow-tie
   time, HITS time and iterations, degree-law time, and the peak resident memory of
   the process (``resource.getrusage``), against the targets (load + PageRank + bow-tie
   under 30 s and 3 GB);
@@ -39,10 +39,10 @@ import scipy.sparse as sp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.graph.bowtie_alg import bowtie  # noqa: E402
-from analysis.graph.degree_dist import degree_laws  # noqa: E402
-from analysis.graph.hits_alg import hits  # noqa: E402
-from analysis.graph.pagerank_alg import pagerank  # noqa: E402
+from webcrawl.analysis.graph.bowtie_alg import bowtie  # noqa: E402
+from webcrawl.analysis.graph.degree_dist import degree_laws  # noqa: E402
+from webcrawl.analysis.graph.hits_alg import hits  # noqa: E402
+from webcrawl.analysis.graph.pagerank_alg import pagerank  # noqa: E402
 
 ALPHA = 0.85
 TOL = 1e-10
@@ -143,7 +143,7 @@ def main() -> None:
                             args.links_per_node, args.seed)
         source = "generated in memory (numpy), NOT through the store"
     else:
-        from analysis.graph.loader import load_graph
+        from webcrawl.analysis.graph.loader import load_graph
 
         db = args.db or ROOT / "bench-out" / f"graph-{args.nodes}.db"
         if args.nodes == 1_000_000 and args.links_per_node == 10 and args.db is None:

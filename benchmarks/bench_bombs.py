@@ -6,7 +6,7 @@ Usage::
     python benchmarks/bench_bombs.py --sizes 100,1024,4096
 
 A loopback server in this process (a background thread) serves gzip pages that inflate
-to SIZE MiB of zeros (about SIZE KiB on the wire, see :mod:`fixtures.bombs`), and a
+to SIZE MiB of zeros (about SIZE KiB on the wire, see :mod:`webcrawl.fixtures.bombs`), and a
 4 KiB page as the baseline.  Each case is a real ``webcrawl crawl`` subprocess seeded
 with that one page and the default body cap (5 MiB); its peak RSS comes from the kernel
 (``wait4`` rusage of that child only).
@@ -27,8 +27,7 @@ import time
 from pathlib import Path
 
 from aiohttp import web
-
-from fixtures.bombs import gzip_bomb
+from webcrawl.fixtures.bombs import gzip_bomb
 
 MiB = 1 << 20
 
@@ -66,7 +65,7 @@ def serve(bodies: dict[str, bytes]) -> tuple[int, threading.Event]:
 
 def crawl(seed: str, db: Path) -> tuple[float, float]:
     """One ``webcrawl crawl`` of ``seed`` alone; (seconds, peak RSS MiB) of the child."""
-    cmd = [sys.executable, "-m", "crawler.cli", "crawl", seed,
+    cmd = [sys.executable, "-m", "webcrawl.crawler.cli", "crawl", seed,
            "--db", str(db), "--resolve", "bomb.test=127.0.0.1", "--delay-factor", "0",
            "--min-delay", "0", "--max-delay", "0", "--quiet"]
     t0 = time.perf_counter()

@@ -1,6 +1,6 @@
 """Crawl throughput: webcrawl (every feature on) vs a bare loop vs Scrapy, on one site.
 
-The site is a static export of the fixture web (``fixtures.static``) served by nginx, so
+The site is a static export of the fixture web (``webcrawl.fixtures.static``) served by nginx, so
 the server is not the bottleneck.  If nginx is missing the script installs it with
 ``apt-get install -y nginx`` (saying so); if that fails it falls back to the aiohttp
 fixture server in a separate process (and says so: figures are then server-bound).
@@ -71,13 +71,13 @@ def ensure_nginx() -> str | None:
 
 
 def start_server(args: argparse.Namespace, work: Path) -> tuple[subprocess.Popen[bytes], int, str]:
-    from fixtures import FixtureConfig, FixtureWeb
+    from webcrawl.fixtures import FixtureConfig, FixtureWeb
 
     web = FixtureWeb.build(FixtureConfig(pages=args.pages, hosts=args.hosts, seed=args.seed))
     port = free_port()
     nginx = ensure_nginx()
     if nginx:
-        from fixtures.static import export_static, nginx_config
+        from webcrawl.fixtures.static import export_static, nginx_config
 
         site = work / "site"
         export_static(web, site, port)
@@ -127,11 +127,11 @@ def run_child(cmd: list[str]) -> dict[str, Any]:
 
 def child_crawl(argv: list[str]) -> None:
     """In a child process: run webcrawl with every feature on; print JSON stats."""
-    from crawler import eventloop
-    from crawler.engine import Crawler
-    from crawler.progress import Progress
-    from crawler.settings import CrawlSettings
-    from crawler.shard import ShardedCrawler
+    from webcrawl.crawler import eventloop
+    from webcrawl.crawler.engine import Crawler
+    from webcrawl.crawler.progress import Progress
+    from webcrawl.crawler.settings import CrawlSettings
+    from webcrawl.crawler.shard import ShardedCrawler
 
     p = argparse.ArgumentParser()
     p.add_argument("--db")
@@ -231,9 +231,8 @@ def profile(args: argparse.Namespace, port: int, work: Path) -> None:
     import asyncio
 
     from pyinstrument import Profiler
-
-    from crawler.engine import Crawler
-    from crawler.settings import CrawlSettings
+    from webcrawl.crawler.engine import Crawler
+    from webcrawl.crawler.settings import CrawlSettings
 
     settings = CrawlSettings.polite_off(resolve=("*.test=127.0.0.1",), scope_hosts=("*.test",),
                                         concurrency=64)
@@ -251,7 +250,7 @@ def memory(n: int) -> None:
     """RSS of the crawler's in-memory state for ``n`` discovered URLs (ids, frontier, ranks)."""
     import gc
 
-    from crawler.frontier import Frontier
+    from webcrawl.crawler.frontier import Frontier
 
     def rss_mib() -> float:
         with open("/proc/self/status") as f:

@@ -24,12 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 
 def crawl(seed: str, db: Path, strategy: str, max_pages: int) -> tuple[float, float]:
     """Run one crawl; return (seconds, peak RSS in MiB) of the crawler process."""
-    cmd = [sys.executable, "-m", "crawler.cli", "crawl", seed, "--db", str(db),
+    cmd = [sys.executable, "-m", "webcrawl.crawler.cli", "crawl", seed, "--db", str(db),
            "--strategy", strategy, "--max-pages", str(max_pages),
            "--resolve", "*.test=127.0.0.1", "--allow-host", "*.test",
            "--delay-factor", "0", "--min-delay", "0", "--max-delay", "0", "--quiet"]

@@ -10,9 +10,9 @@ alternating rounds:
 
 * ``aiohttp``: a ``ClientSession`` configured as the old fetcher's (one connection per
   host, no decompression, no cookies, timeouts) reading the body in chunks;
-* ``http1``: :class:`crawler.http1.Http1Client`, the body read in chunks;
-* ``Fetcher``: the crawler's whole :meth:`crawler.fetcher.Fetcher.fetch` on http1
-  (headers, decoding, :class:`~crawler.fetcher.FetchResult`).
+* ``http1``: :class:`webcrawl.crawler.http1.Http1Client`, the body read in chunks;
+* ``Fetcher``: the crawler's whole :meth:`webcrawl.crawler.fetcher.Fetcher.fetch` on http1
+  (headers, decoding, :class:`~webcrawl.crawler.fetcher.FetchResult`).
 
 Usage::
 
@@ -81,7 +81,7 @@ async def _aiohttp(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
 
 
 async def _http1(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
-    from crawler.http1 import Http1Client
+    from webcrawl.crawler.http1 import Http1Client
 
     client = Http1Client(limit=workers + 8, keepalive=30, connect_timeout=10,
                          read_timeout=30, total_timeout=60)
@@ -99,8 +99,8 @@ async def _http1(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
 
 
 async def _fetcher(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
-    from crawler.fetcher import Fetcher
-    from crawler.settings import CrawlSettings
+    from webcrawl.crawler.fetcher import Fetcher
+    from webcrawl.crawler.settings import CrawlSettings
 
     fetcher = await Fetcher(CrawlSettings.polite_off(concurrency=workers)).__aenter__()
 

@@ -1,6 +1,6 @@
 """Requests per second of `webcrawl fixture serve` on loopback.
 
-Starts the server as a subprocess (``python -m crawler.cli fixture serve``), then drives it
+Starts the server as a subprocess (``python -m webcrawl.crawler.cli fixture serve``), then drives it
 with an aiohttp client pool (keep-alive, several hosts, random pages) and prints the figures.
 Nothing to install beyond the project itself (nginx is not used here).
 
@@ -55,11 +55,11 @@ def main() -> None:
     args = parser.parse_args()
 
     sys.path.insert(0, ".")
-    from fixtures import FixtureConfig, FixtureWeb
+    from webcrawl.fixtures import FixtureConfig, FixtureWeb
 
     web = FixtureWeb.build(FixtureConfig(pages=args.pages, hosts=args.hosts, seed=1))
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "crawler.cli", "fixture", "serve",
+    proc = subprocess.Popen([sys.executable, "-m", "webcrawl.crawler.cli", "fixture", "serve",
                              "--port", str(port), "--pages", str(args.pages),
                              "--hosts", str(args.hosts), "--random-seed", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -43,7 +43,7 @@ STRATEGIES = ("bfs", "random", "backlink")
 #: ``import_edges(edges, db)``).
 _IMPORT_ONCE = """
 import json, resource, sys, time
-from storage.edgelist import import_edges
+from webcrawl.storage.edgelist import import_edges
 t, c = time.perf_counter(), time.process_time()
 r = import_edges(sys.argv[1], sys.argv[2])
 print(json.dumps({"wall": time.perf_counter() - t, "cpu": time.process_time() - c,
@@ -112,9 +112,9 @@ def main() -> None:
                     help="alternate those imports with git revision REF's (needs --rounds)")
     args = ap.parse_args()
 
-    from analysis.graph import bowtie, load_graph, pagerank
-    from analysis.ordering import virtual_crawl
-    from storage.edgelist import import_edges
+    from webcrawl.analysis.graph import bowtie, load_graph, pagerank
+    from webcrawl.analysis.ordering import virtual_crawl
+    from webcrawl.storage.edgelist import import_edges
 
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         edges, db = args.edges or Path(tmp) / "edges.tsv", Path(tmp) / "graph.db"

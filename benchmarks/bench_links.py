@@ -31,8 +31,8 @@ from pathlib import Path
 from types import ModuleType
 from urllib.parse import quote
 
-from crawler.links import extract_links
-from crawler.urls import _normalize_absolute, _parse_base, normalize_url
+from webcrawl.crawler.links import extract_links
+from webcrawl.crawler.urls import _normalize_absolute, _parse_base, normalize_url
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "https://docs.example.org/en/stable/changelog.html"
@@ -84,9 +84,9 @@ def links_of_revision(ref: str) -> ModuleType:
 
 
 def fixture_pages(n: int) -> Pages:
-    from fixtures.config import FixtureConfig
-    from fixtures.html import PageRenderer
-    from fixtures.web import FixtureWeb
+    from webcrawl.fixtures.config import FixtureConfig
+    from webcrawl.fixtures.html import PageRenderer
+    from webcrawl.fixtures.web import FixtureWeb
 
     port = 8400
     web = FixtureWeb.build(FixtureConfig(pages=n, hosts=10, seed=1))

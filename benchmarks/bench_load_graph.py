@@ -24,9 +24,10 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.graph.loader import load_graph
+from webcrawl.analysis.graph.loader import load_graph
+from webcrawl.storage.reader import CrawlReader
+
 from benchmarks._graphdb import ensure_graph_db
-from storage.reader import CrawlReader
 
 ROW_BATCH = 1_000_000
 

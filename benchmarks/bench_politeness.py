@@ -1,7 +1,7 @@
 """Politeness scheduling: how much of each host's allowed request rate a crawl achieves.
 
 A host may be contacted again ``D(F)`` seconds after a request that took ``F`` seconds
-(:class:`crawler.politeness.PolitenessPolicy`: ``max(min_delay, delay_factor * F)``), so
+(:class:`webcrawl.crawler.politeness.PolitenessPolicy`: ``max(min_delay, delay_factor * F)``), so
 a perfect scheduler fetches from a busy host at ``1 / mean(F + D(F))`` requests per
 second.  This script serves the fixture web (20 hosts by default) from a separate
 process (:func:`fixtures.serve_in_process`), crawls it with ``--min-delay 0.02`` (one
@@ -60,11 +60,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from webcrawl.crawler.politeness import PolitenessPolicy  # noqa: E402
+from webcrawl.crawler.settings import CrawlSettings  # noqa: E402
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_process  # noqa: E402
+from webcrawl.fixtures.process import ProcessFixtureServer  # noqa: E402
+
 from benchmarks._revision import extract  # noqa: E402
-from crawler.politeness import PolitenessPolicy  # noqa: E402
-from crawler.settings import CrawlSettings  # noqa: E402
-from fixtures import FixtureConfig, FixtureWeb, serve_in_process  # noqa: E402
-from fixtures.process import ProcessFixtureServer  # noqa: E402
 
 
 @dataclass
@@ -96,7 +97,7 @@ def crawl(tree: Path, server: ProcessFixtureServer, db: Path, min_delay: float,
     if profile:
         renderer = "html" if profile.endswith(".html") else "text"
         cmd += ["-m", "pyinstrument", "-r", renderer, "-o", profile]
-    cmd += ["-m", "crawler.cli", "crawl", *server.base_urls, "--db", str(db),
+    cmd += ["-m", "webcrawl.crawler.cli", "crawl", *server.base_urls, "--db", str(db),
             "--resolve", "*.test=127.0.0.1", "--allow-domain", "test",
             "--min-delay", str(min_delay), "--quiet", "--json"]
     if workers is not None:

@@ -2,7 +2,7 @@
 
 Every policy refreshes the same pages (the fixture web's, with its Cho and Garcia-Molina
 rate mixture) with the same budget of fetches per simulated day; freshness and age are
-integrated exactly against the true change times (:func:`analysis.change.freshness.
+integrated exactly against the true change times (:func:`webcrawl.analysis.change.freshness.
 evaluate_freshness`).  ``optimal (estimated)`` is the :class:`RevisitPlanner` learning
 the rates as it goes, from the prior, using only "changed since last visit" bits.  No
 network: the real-crawler version comes with the revisit loop.
@@ -22,11 +22,15 @@ import sys
 import time
 
 import numpy as np
-
-from analysis.change.freshness import evaluate_freshness
-from analysis.change.refresh import PlannerSettings, RevisitPlanner, allocate, mean_freshness
-from fixtures.config import FixtureConfig
-from fixtures.web import FixtureWeb
+from webcrawl.analysis.change.freshness import evaluate_freshness
+from webcrawl.analysis.change.refresh import (
+    PlannerSettings,
+    RevisitPlanner,
+    allocate,
+    mean_freshness,
+)
+from webcrawl.fixtures.config import FixtureConfig
+from webcrawl.fixtures.web import FixtureWeb
 
 
 def change_times(web: FixtureWeb, pages: np.ndarray, days: float) -> tuple[np.ndarray,

@@ -9,7 +9,7 @@ stored crawl visits sit at their true simulated times.  The server is reached th
 ``--resolve '*.test:PORT=127.0.0.1:NEWPORT'`` so the stored URLs stay valid.
 
 Freshness and age are integrated exactly against the fixture's change times
-(:func:`analysis.change.revisit_eval.evaluate_revisit`) over one common simulated window;
+(:func:`webcrawl.analysis.change.revisit_eval.evaluate_revisit`) over one common simulated window;
 "estimated" is what the crawler infers from its own observations (no truth).
 
 Usage::
@@ -35,10 +35,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from analysis.change.revisit_eval import SimClock, evaluate_revisit, load_refreshes
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread, write_truth
+from webcrawl.analysis.change.revisit_eval import SimClock, evaluate_revisit, load_refreshes
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread, write_truth
 
 POLICIES = (("uniform", "uniform", False), ("proportional (estimated)", "proportional", False),
             ("proportional (true rates)", "proportional", True),
@@ -72,7 +72,7 @@ def run_policy(args: argparse.Namespace, web: FixtureWeb, base: Path, work: Path
         with sqlite3.connect(db) as conn:
             conn.execute("UPDATE fetches SET started_at = started_at + ?, "
                          "ended_at = ended_at + ?", (shift, shift))
-        cmd = [sys.executable, "-m", "crawler.cli", "revisit", "--db", str(db),
+        cmd = [sys.executable, "-m", "webcrawl.crawler.cli", "revisit", "--db", str(db),
                "--budget", f"{args.budget}/s", "--policy", policy,
                "--duration", str(args.duration), "--day-seconds", str(day_seconds),
                "--resolve", f"*.test:{port}=127.0.0.1:{server.port}",

@@ -1,6 +1,6 @@
 """The sharded crawl's coordinator: its CPU per page, its profile, and a global strategy's cost.
 
-Runs :class:`crawler.shard.ShardedCrawler` in this process against the nginx static export
+Runs :class:`webcrawl.crawler.shard.ShardedCrawler` in this process against the nginx static export
 of ``bench_crawl.py`` (zero delay, every feature on) and prints, per run, the wall time, the
 coordinator's CPU (this process), the workers' CPU (waited-for children), pages, the
 orders and batches exchanged, and the load average.  ``--profile`` adds a pyinstrument
@@ -25,9 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_crawl
-
-from crawler.settings import CrawlSettings
-from crawler.shard import ShardedCrawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shard import ShardedCrawler
 
 
 def main() -> None:

@@ -19,9 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
 
 STRATEGIES = ["bfs", "dfs", "random", "backlink", "pagerank", "opic"]
 

@@ -3,7 +3,7 @@
 Builds a zipf fixture web (in-degree exponent 2.1, out-degree 2.72, 100 hosts), keeps
 what a crawl from site0's root reaches, takes breadth-first order as the crawl order,
 and times each measurement of :mod:`analysis.graph.smallworld_alg`, :mod:`analysis.graph.cores` and
-:mod:`analysis.sampling.walks`.  Peak memory is the peak of traced allocations (numpy
+:mod:`webcrawl.analysis.sampling.walks`.  Peak memory is the peak of traced allocations (numpy
 buffers included) above the level before the measurement (tracemalloc).
 
     .venv/bin/python benchmarks/bench_structure.py [--pages 100000] [--sources 100]
@@ -24,16 +24,16 @@ from scipy.sparse import csgraph
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.graph.captured import CapturedGraph
-from analysis.graph.cores import CoreConfig, bipartite_cores
-from analysis.graph.smallworld_alg import (
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.cores import CoreConfig, bipartite_cores
+from webcrawl.analysis.graph.smallworld_alg import (
     clustering,
     path_lengths,
     smallworld_along_order,
 )
-from analysis.sampling.walks import METHODS, SamplerConfig, sample_pages
-from fixtures.config import FixtureConfig
-from fixtures.web import FixtureWeb
+from webcrawl.analysis.sampling.walks import METHODS, SamplerConfig, sample_pages
+from webcrawl.fixtures.config import FixtureConfig
+from webcrawl.fixtures.web import FixtureWeb
 
 
 def fixture_graph(pages: int, seed: int) -> CapturedGraph:

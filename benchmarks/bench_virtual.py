@@ -17,11 +17,10 @@ import sys
 import time
 
 import numpy as np
-
-from analysis.graph.pagerank_alg import pagerank
-from analysis.ordering.randomweb import random_web_crawl
-from analysis.ordering.strategies import available_strategies
-from analysis.ordering.virtual import virtual_crawl
+from webcrawl.analysis.graph.pagerank_alg import pagerank
+from webcrawl.analysis.ordering.randomweb import random_web_crawl
+from webcrawl.analysis.ordering.strategies import available_strategies
+from webcrawl.analysis.ordering.virtual import virtual_crawl
 
 STRATEGIES = ["bfs", "dfs", "random", "backlink", "pagerank", "opic"]
 

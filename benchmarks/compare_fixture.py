@@ -22,15 +22,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.compare import Comparison, compare_orders
-from analysis.ordering.quality import QualitySettings
-from analysis.ordering.virtual import virtual_crawl
-from analysis.report.comparison_files import write_comparison
-from crawler.cli._common import print_table
-from fixtures.config import FixtureConfig
-from fixtures.web import FixtureWeb
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.compare import Comparison, compare_orders
+from webcrawl.analysis.ordering.quality import QualitySettings
+from webcrawl.analysis.ordering.virtual import virtual_crawl
+from webcrawl.analysis.report.comparison_files import write_comparison
+from webcrawl.crawler.cli._common import print_table
+from webcrawl.fixtures.config import FixtureConfig
+from webcrawl.fixtures.web import FixtureWeb
 
 STRATEGIES = ("bfs", "dfs", "random", "backlink", "pagerank", "opic")
 DEFAULT_OUT = Path(__file__).parent / "results" / "compare_fixture"

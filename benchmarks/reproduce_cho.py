@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from crawler import CrawlSettings, RevisitCrawler, RevisitSettings, crawl
-from crawler.cli import main as cli
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.crawler import CrawlSettings, RevisitCrawler, RevisitSettings, crawl
+from webcrawl.crawler.cli import main as cli
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 DAY = 0.5
 

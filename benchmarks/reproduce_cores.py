@@ -11,9 +11,8 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-
-from analysis.graph.cores import CoreConfig, bipartite_cores
-from analysis.ordering.randomweb import random_web_crawl
+from webcrawl.analysis.graph.cores import CoreConfig, bipartite_cores
+from webcrawl.analysis.ordering.randomweb import random_web_crawl
 
 #: Figure 8 of the paper: (hubs, authorities) -> cores, over 1000 pages.
 PAPER_FIG8 = {(2, 2): 220, (2, 3): 83, (2, 4): 37, (2, 5): 14, (2, 6): 14, (2, 7): 14,

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.sparse import csgraph
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.randomweb import random_web_crawl
-from analysis.sampling.walk_length import bias_by_walk_length
-from analysis.sampling.walks import SamplerConfig
-from storage.errors import AnalysisError
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.randomweb import random_web_crawl
+from webcrawl.analysis.sampling.walk_length import bias_by_walk_length
+from webcrawl.analysis.sampling.walks import SamplerConfig
+from webcrawl.storage.errors import AnalysisError
 
 LENGTHS = (2, 20, 200, 2000)
 

@@ -1,7 +1,7 @@
 """Which random-walk samplers come out uniform on a fixture web, and which are biased.
 
 Builds a zipf fixture web (in-degree exponent 2.1, out-degree 2.72), draws a sample
-with every sampler of :mod:`analysis.sampling.walks` and prints, per sampler, the mean
+with every sampler of :mod:`webcrawl.analysis.sampling.walks` and prints, per sampler, the mean
 in-degree of the sample against the true mean, the KS statistic of the sampled
 in-degrees against the true ones (and its p-value), the share of the sample among the
 top 1% pages by in-degree (1% for a uniform sample), and a verdict.  Rusmevichientong
@@ -22,10 +22,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.graph.captured import CapturedGraph
-from analysis.sampling.walks import METHODS, SamplerConfig, bias_report, sample_pages
-from fixtures.config import FixtureConfig
-from fixtures.web import FixtureWeb
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.sampling.walks import METHODS, SamplerConfig, bias_report, sample_pages
+from webcrawl.fixtures.config import FixtureConfig
+from webcrawl.fixtures.web import FixtureWeb
 
 UNIFORM_P = 0.01  # KS p-value above which a sample is called uniform
 

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from fixtures import FaultSpec, FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureWeb, serve_in_thread
 
 FAULTS = ("5xx:0.01,429:0.002,503:0.002,slow:0.001,reset:0.005,redirect:0.01,loop:0.005,"
           "oversize:0.002,ctype:0.005,nocharset:0.005,badcharset:0.005,malformed:0.01,"
@@ -45,7 +45,7 @@ def fetch_rows(db: Path) -> int:
 
 
 def crawl_cmd(seed: str, db: Path, args: argparse.Namespace, resume: bool) -> list[str]:
-    cmd = [sys.executable, "-m", "crawler.cli", "crawl", "--db", str(db),
+    cmd = [sys.executable, "-m", "webcrawl.crawler.cli", "crawl", "--db", str(db),
            "--resolve", "*.test=127.0.0.1", "--allow-host", "*.test", "--delay-factor", "0",
            "--min-delay", "0", "--max-delay", "0", "--concurrency", str(args.concurrency),
            "--timeout", "2", "--max-depth", str(args.max_depth), "--quiet"]

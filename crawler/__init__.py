@@ -2,7 +2,7 @@
 
 Crawl a fixture web served by ``webcrawl fixture serve --port 8400``::
 
-    from crawler import CrawlSettings, crawl
+    from webcrawl.crawler import CrawlSettings, crawl
 
     stats = crawl(["http://site0.test:8400/"], "crawl.db",
                   CrawlSettings(scope_hosts=("*.test",), resolve=("*.test=127.0.0.1",)))
@@ -16,27 +16,27 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from crawler.settings import (
+from webcrawl.crawler.settings import (
     DEFAULT_USER_AGENT,
     VERSION,
     CrawlSettings,
     user_agent,
 )
-from storage._version import __version__
+from webcrawl.storage._version import __version__
 
 if TYPE_CHECKING:
-    from crawler.archive import (
+    from webcrawl.crawler.archive import (
         NOT_MODIFIED_PROFILE,
         WarcArchive,
     )
-    from crawler.codings import (
+    from webcrawl.crawler.codings import (
         ACCEPT_ENCODING,
         PIECE,
         BodyDecoder,
         CorruptBody,
         UnsupportedCoding,
     )
-    from crawler.config import (
+    from webcrawl.crawler.config import (
         META_SETTINGS,
         build_settings,
         changed_settings,
@@ -50,63 +50,63 @@ if TYPE_CHECKING:
         settings_values,
         stored_settings,
     )
-    from crawler.encodings import (
+    from webcrawl.crawler.encodings import (
         decode_page,
         lookup_label,
         page_encoding,
         url_encoding,
     )
-    from crawler.engine import (
+    from webcrawl.crawler.engine import (
         Crawler,
         CrawlStats,
         crawl,
     )
-    from crawler.eventloop import (
+    from webcrawl.crawler.eventloop import (
         loop_name,
         run,
     )
-    from crawler.fetcher import (
+    from webcrawl.crawler.fetcher import (
         Fetcher,
         FetchResult,
         decode_body,
         is_html,
     )
-    from crawler.frontier import (
+    from webcrawl.crawler.frontier import (
         Frontier,
         Taken,
     )
-    from crawler.http1 import (
+    from webcrawl.crawler.http1 import (
         Http1Client,
         Http1Response,
     )
-    from crawler.ingest import (
+    from webcrawl.crawler.ingest import (
         WarcImport,
         import_warc,
     )
-    from crawler.links import (
+    from webcrawl.crawler.links import (
         PageLinks,
         extract_links,
         link_ids,
     )
-    from crawler.politeness import (
+    from webcrawl.crawler.politeness import (
         HostSlot,
         PolitenessPolicy,
         parse_retry_after,
         sleep_for,
         sleep_until,
     )
-    from crawler.progress import (
+    from webcrawl.crawler.progress import (
         Progress,
         format_clock,
         format_line,
         format_summary,
         stop_on_signals,
     )
-    from crawler.registry import (
+    from webcrawl.crawler.registry import (
         CrawlRegistry,
         Registered,
     )
-    from crawler.resolve import (
+    from webcrawl.crawler.resolve import (
         HostGlobResolver,
         ResolveResult,
         ResolveRule,
@@ -114,7 +114,7 @@ if TYPE_CHECKING:
         parse_rule,
         parse_rules,
     )
-    from crawler.resume import (
+    from webcrawl.crawler.resume import (
         Restored,
         ResumeSettings,
         merge_seeds,
@@ -125,12 +125,12 @@ if TYPE_CHECKING:
         resume_settings,
         settings_json,
     )
-    from crawler.retry import (
+    from webcrawl.crawler.retry import (
         RETRYABLE_ERRORS,
         RetryPolicy,
         is_retryable_status,
     )
-    from crawler.revisit import (
+    from webcrawl.crawler.revisit import (
         REVISIT_POLICIES,
         LinkHistory,
         NewPage,
@@ -143,7 +143,7 @@ if TYPE_CHECKING:
         run_with_progress,
         volatile_pattern,
     )
-    from crawler.robots import (
+    from webcrawl.crawler.robots import (
         RobotsCache,
         RobotsRules,
         RobotsState,
@@ -152,11 +152,11 @@ if TYPE_CHECKING:
         is_valid_product_token,
         robots_path,
     )
-    from crawler.scope import (
+    from webcrawl.crawler.scope import (
         Scope,
         describe_scope,
     )
-    from crawler.shard import (
+    from webcrawl.crawler.shard import (
         DISPATCH_LEAD,
         Attempt,
         FetchPage,
@@ -187,23 +187,23 @@ if TYPE_CHECKING:
         spawn_actor,
         spawn_process,
     )
-    from crawler.sitemaps import (
+    from webcrawl.crawler.sitemaps import (
         Sitemap,
         SitemapReader,
         parse_sitemap,
     )
-    from crawler.tasks import (
+    from webcrawl.crawler.tasks import (
         FetchTasks,
     )
-    from crawler.token_bucket import (
+    from webcrawl.crawler.token_bucket import (
         TokenBucket,
     )
-    from crawler.traps import (
+    from webcrawl.crawler.traps import (
         TRAP_RULES,
         TrapGuard,
         path_pattern,
     )
-    from crawler.urls import (
+    from webcrawl.crawler.urls import (
         MAX_URL_LENGTH,
         host_key,
         is_local_host,
@@ -214,140 +214,140 @@ if TYPE_CHECKING:
 
 #: Public name -> the module that defines it, imported on first use.
 _LAZY: dict[str, str] = {
-    "ACCEPT_ENCODING": "crawler.codings",
-    "Attempt": "crawler.shard",
-    "BodyDecoder": "crawler.codings",
-    "CorruptBody": "crawler.codings",
-    "CrawlRegistry": "crawler.registry",
-    "CrawlStats": "crawler.engine",
-    "Crawler": "crawler.engine",
-    "DISPATCH_LEAD": "crawler.shard",
-    "FetchPage": "crawler.shard",
-    "FetchResult": "crawler.fetcher",
-    "FetchRobots": "crawler.shard",
-    "FetchTasks": "crawler.tasks",
-    "Fetcher": "crawler.fetcher",
-    "Frontier": "crawler.frontier",
-    "HostGlobResolver": "crawler.resolve",
-    "HostSlot": "crawler.politeness",
-    "Http1Client": "crawler.http1",
-    "Http1Response": "crawler.http1",
-    "LinkHistory": "crawler.revisit",
-    "MAX_URL_LENGTH": "crawler.urls",
-    "META_SETTINGS": "crawler.config",
-    "NOT_MODIFIED_PROFILE": "crawler.archive",
-    "NewPage": "crawler.revisit",
-    "OnDone": "crawler.shard",
-    "PIECE": "crawler.codings",
-    "PageDone": "crawler.shard",
-    "PageLinks": "crawler.links",
-    "PageWindow": "crawler.revisit",
-    "PipeTransport": "crawler.shard",
-    "PolitenessPolicy": "crawler.politeness",
-    "Progress": "crawler.progress",
-    "RETRYABLE_ERRORS": "crawler.retry",
-    "REVISIT_POLICIES": "crawler.revisit",
-    "RayShardWorker": "crawler.shard",
-    "RayTransport": "crawler.shard",
-    "Registered": "crawler.registry",
-    "ResolveResult": "crawler.resolve",
-    "ResolveRule": "crawler.resolve",
-    "Restored": "crawler.resume",
-    "ResumeSettings": "crawler.resume",
-    "RetryPolicy": "crawler.retry",
-    "RevisitCrawler": "crawler.revisit",
-    "RevisitSettings": "crawler.revisit",
-    "RevisitStats": "crawler.revisit",
-    "RobotsCache": "crawler.robots",
-    "RobotsDone": "crawler.shard",
-    "RobotsRules": "crawler.robots",
-    "RobotsState": "crawler.robots",
-    "RobotsTxt": "crawler.robots",
-    "Scope": "crawler.scope",
-    "ShardWorker": "crawler.shard",
-    "ShardedCrawler": "crawler.shard",
-    "Sitemap": "crawler.sitemaps",
-    "SitemapReader": "crawler.sitemaps",
-    "StartWorker": "crawler.shard",
-    "StopWorker": "crawler.shard",
-    "TRAP_RULES": "crawler.traps",
-    "Taken": "crawler.frontier",
-    "TokenBucket": "crawler.token_bucket",
-    "Transport": "crawler.shard",
-    "TrapGuard": "crawler.traps",
-    "UnsupportedCoding": "crawler.codings",
-    "WarcArchive": "crawler.archive",
-    "WarcImport": "crawler.ingest",
-    "WorkerDone": "crawler.shard",
-    "WorkerOrder": "crawler.shard",
-    "WorkerPool": "crawler.shard",
-    "await_answer": "crawler.shard",
-    "body_digest": "crawler.revisit",
-    "build_settings": "crawler.config",
-    "changed_settings": "crawler.config",
-    "cluster_cpus": "crawler.shard",
-    "connect_ray": "crawler.shard",
-    "convert_setting": "crawler.config",
-    "crawl": "crawler.engine",
-    "decode_body": "crawler.fetcher",
-    "decode_page": "crawler.encodings",
-    "describe_scope": "crawler.scope",
-    "encode_frame": "crawler.shard",
-    "extract_links": "crawler.links",
-    "fetch_robots_file": "crawler.robots",
-    "format_clock": "crawler.progress",
-    "format_line": "crawler.progress",
-    "format_summary": "crawler.progress",
-    "host_key": "crawler.urls",
-    "import_warc": "crawler.ingest",
-    "is_html": "crawler.fetcher",
-    "is_local_host": "crawler.urls",
-    "is_retryable_status": "crawler.retry",
-    "is_valid_product_token": "crawler.robots",
-    "link_ids": "crawler.links",
-    "load_toml": "crawler.config",
-    "lookup_label": "crawler.encodings",
-    "loop_name": "crawler.eventloop",
-    "make_ssl_context": "crawler.resolve",
-    "merge_layers": "crawler.config",
-    "merge_seeds": "crawler.resume",
-    "normalize_escapes": "crawler.urls",
-    "normalize_url": "crawler.urls",
-    "open_crawler": "crawler.shard",
-    "open_ray_crawler": "crawler.shard",
-    "page_encoding": "crawler.encodings",
-    "parse_assignments": "crawler.config",
-    "parse_retry_after": "crawler.politeness",
-    "parse_rule": "crawler.resolve",
-    "parse_rules": "crawler.resolve",
-    "parse_sitemap": "crawler.sitemaps",
-    "path_pattern": "crawler.traps",
-    "read_frame": "crawler.shard",
-    "read_meta": "crawler.resume",
-    "read_stored_settings": "crawler.config",
-    "remove_dot_segments": "crawler.urls",
-    "replay": "crawler.resume",
-    "restore": "crawler.resume",
-    "restore_host": "crawler.resume",
-    "resume_settings": "crawler.resume",
-    "revisit": "crawler.revisit",
-    "revisit_base_settings": "crawler.config",
-    "robots_path": "crawler.robots",
-    "run": "crawler.eventloop",
-    "run_with_progress": "crawler.revisit",
-    "serve": "crawler.shard",
-    "settings_dict": "crawler.config",
-    "settings_json": "crawler.resume",
-    "settings_values": "crawler.config",
-    "shard_of": "crawler.shard",
-    "sleep_for": "crawler.politeness",
-    "sleep_until": "crawler.politeness",
-    "spawn_actor": "crawler.shard",
-    "spawn_process": "crawler.shard",
-    "stop_on_signals": "crawler.progress",
-    "stored_settings": "crawler.config",
-    "url_encoding": "crawler.encodings",
-    "volatile_pattern": "crawler.revisit",
+    "ACCEPT_ENCODING": "webcrawl.crawler.codings",
+    "Attempt": "webcrawl.crawler.shard",
+    "BodyDecoder": "webcrawl.crawler.codings",
+    "CorruptBody": "webcrawl.crawler.codings",
+    "CrawlRegistry": "webcrawl.crawler.registry",
+    "CrawlStats": "webcrawl.crawler.engine",
+    "Crawler": "webcrawl.crawler.engine",
+    "DISPATCH_LEAD": "webcrawl.crawler.shard",
+    "FetchPage": "webcrawl.crawler.shard",
+    "FetchResult": "webcrawl.crawler.fetcher",
+    "FetchRobots": "webcrawl.crawler.shard",
+    "FetchTasks": "webcrawl.crawler.tasks",
+    "Fetcher": "webcrawl.crawler.fetcher",
+    "Frontier": "webcrawl.crawler.frontier",
+    "HostGlobResolver": "webcrawl.crawler.resolve",
+    "HostSlot": "webcrawl.crawler.politeness",
+    "Http1Client": "webcrawl.crawler.http1",
+    "Http1Response": "webcrawl.crawler.http1",
+    "LinkHistory": "webcrawl.crawler.revisit",
+    "MAX_URL_LENGTH": "webcrawl.crawler.urls",
+    "META_SETTINGS": "webcrawl.crawler.config",
+    "NOT_MODIFIED_PROFILE": "webcrawl.crawler.archive",
+    "NewPage": "webcrawl.crawler.revisit",
+    "OnDone": "webcrawl.crawler.shard",
+    "PIECE": "webcrawl.crawler.codings",
+    "PageDone": "webcrawl.crawler.shard",
+    "PageLinks": "webcrawl.crawler.links",
+    "PageWindow": "webcrawl.crawler.revisit",
+    "PipeTransport": "webcrawl.crawler.shard",
+    "PolitenessPolicy": "webcrawl.crawler.politeness",
+    "Progress": "webcrawl.crawler.progress",
+    "RETRYABLE_ERRORS": "webcrawl.crawler.retry",
+    "REVISIT_POLICIES": "webcrawl.crawler.revisit",
+    "RayShardWorker": "webcrawl.crawler.shard",
+    "RayTransport": "webcrawl.crawler.shard",
+    "Registered": "webcrawl.crawler.registry",
+    "ResolveResult": "webcrawl.crawler.resolve",
+    "ResolveRule": "webcrawl.crawler.resolve",
+    "Restored": "webcrawl.crawler.resume",
+    "ResumeSettings": "webcrawl.crawler.resume",
+    "RetryPolicy": "webcrawl.crawler.retry",
+    "RevisitCrawler": "webcrawl.crawler.revisit",
+    "RevisitSettings": "webcrawl.crawler.revisit",
+    "RevisitStats": "webcrawl.crawler.revisit",
+    "RobotsCache": "webcrawl.crawler.robots",
+    "RobotsDone": "webcrawl.crawler.shard",
+    "RobotsRules": "webcrawl.crawler.robots",
+    "RobotsState": "webcrawl.crawler.robots",
+    "RobotsTxt": "webcrawl.crawler.robots",
+    "Scope": "webcrawl.crawler.scope",
+    "ShardWorker": "webcrawl.crawler.shard",
+    "ShardedCrawler": "webcrawl.crawler.shard",
+    "Sitemap": "webcrawl.crawler.sitemaps",
+    "SitemapReader": "webcrawl.crawler.sitemaps",
+    "StartWorker": "webcrawl.crawler.shard",
+    "StopWorker": "webcrawl.crawler.shard",
+    "TRAP_RULES": "webcrawl.crawler.traps",
+    "Taken": "webcrawl.crawler.frontier",
+    "TokenBucket": "webcrawl.crawler.token_bucket",
+    "Transport": "webcrawl.crawler.shard",
+    "TrapGuard": "webcrawl.crawler.traps",
+    "UnsupportedCoding": "webcrawl.crawler.codings",
+    "WarcArchive": "webcrawl.crawler.archive",
+    "WarcImport": "webcrawl.crawler.ingest",
+    "WorkerDone": "webcrawl.crawler.shard",
+    "WorkerOrder": "webcrawl.crawler.shard",
+    "WorkerPool": "webcrawl.crawler.shard",
+    "await_answer": "webcrawl.crawler.shard",
+    "body_digest": "webcrawl.crawler.revisit",
+    "build_settings": "webcrawl.crawler.config",
+    "changed_settings": "webcrawl.crawler.config",
+    "cluster_cpus": "webcrawl.crawler.shard",
+    "connect_ray": "webcrawl.crawler.shard",
+    "convert_setting": "webcrawl.crawler.config",
+    "crawl": "webcrawl.crawler.engine",
+    "decode_body": "webcrawl.crawler.fetcher",
+    "decode_page": "webcrawl.crawler.encodings",
+    "describe_scope": "webcrawl.crawler.scope",
+    "encode_frame": "webcrawl.crawler.shard",
+    "extract_links": "webcrawl.crawler.links",
+    "fetch_robots_file": "webcrawl.crawler.robots",
+    "format_clock": "webcrawl.crawler.progress",
+    "format_line": "webcrawl.crawler.progress",
+    "format_summary": "webcrawl.crawler.progress",
+    "host_key": "webcrawl.crawler.urls",
+    "import_warc": "webcrawl.crawler.ingest",
+    "is_html": "webcrawl.crawler.fetcher",
+    "is_local_host": "webcrawl.crawler.urls",
+    "is_retryable_status": "webcrawl.crawler.retry",
+    "is_valid_product_token": "webcrawl.crawler.robots",
+    "link_ids": "webcrawl.crawler.links",
+    "load_toml": "webcrawl.crawler.config",
+    "lookup_label": "webcrawl.crawler.encodings",
+    "loop_name": "webcrawl.crawler.eventloop",
+    "make_ssl_context": "webcrawl.crawler.resolve",
+    "merge_layers": "webcrawl.crawler.config",
+    "merge_seeds": "webcrawl.crawler.resume",
+    "normalize_escapes": "webcrawl.crawler.urls",
+    "normalize_url": "webcrawl.crawler.urls",
+    "open_crawler": "webcrawl.crawler.shard",
+    "open_ray_crawler": "webcrawl.crawler.shard",
+    "page_encoding": "webcrawl.crawler.encodings",
+    "parse_assignments": "webcrawl.crawler.config",
+    "parse_retry_after": "webcrawl.crawler.politeness",
+    "parse_rule": "webcrawl.crawler.resolve",
+    "parse_rules": "webcrawl.crawler.resolve",
+    "parse_sitemap": "webcrawl.crawler.sitemaps",
+    "path_pattern": "webcrawl.crawler.traps",
+    "read_frame": "webcrawl.crawler.shard",
+    "read_meta": "webcrawl.crawler.resume",
+    "read_stored_settings": "webcrawl.crawler.config",
+    "remove_dot_segments": "webcrawl.crawler.urls",
+    "replay": "webcrawl.crawler.resume",
+    "restore": "webcrawl.crawler.resume",
+    "restore_host": "webcrawl.crawler.resume",
+    "resume_settings": "webcrawl.crawler.resume",
+    "revisit": "webcrawl.crawler.revisit",
+    "revisit_base_settings": "webcrawl.crawler.config",
+    "robots_path": "webcrawl.crawler.robots",
+    "run": "webcrawl.crawler.eventloop",
+    "run_with_progress": "webcrawl.crawler.revisit",
+    "serve": "webcrawl.crawler.shard",
+    "settings_dict": "webcrawl.crawler.config",
+    "settings_json": "webcrawl.crawler.resume",
+    "settings_values": "webcrawl.crawler.config",
+    "shard_of": "webcrawl.crawler.shard",
+    "sleep_for": "webcrawl.crawler.politeness",
+    "sleep_until": "webcrawl.crawler.politeness",
+    "spawn_actor": "webcrawl.crawler.shard",
+    "spawn_process": "webcrawl.crawler.shard",
+    "stop_on_signals": "webcrawl.crawler.progress",
+    "stored_settings": "webcrawl.crawler.config",
+    "url_encoding": "webcrawl.crawler.encodings",
+    "volatile_pattern": "webcrawl.crawler.revisit",
 }
 
 __all__ = [

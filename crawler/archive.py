@@ -1,6 +1,6 @@
 """WARC output of a crawl (``webcrawl crawl|revisit --warc DIR``), written with warcio.
 
-The :class:`~crawler.fetcher.Fetcher` hands every HTTP exchange it completes (pages,
+The :class:`~webcrawl.crawler.fetcher.Fetcher` hands every HTTP exchange it completes (pages,
 retries, redirects, robots.txt, revisits) to :meth:`WarcArchive.record`, which appends
 to the current file of ``settings.warc_dir``:
 
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
-from crawler.settings import CrawlSettings
-from storage.errors import ConfigError, CrawlError
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import ConfigError, CrawlError
 
 __all__ = ["NOT_MODIFIED_PROFILE", "WarcArchive"]
 

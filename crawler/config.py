@@ -1,14 +1,14 @@
 """Crawl settings from outside the program: TOML files, ``--set name=value``, the crawl
 database's stored copy.
 
-Every :class:`~crawler.settings.CrawlSettings` field can be given by name.  Values are
+Every :class:`~webcrawl.crawler.settings.CrawlSettings` field can be given by name.  Values are
 converted to the field's declared type (``int``, ``float``, ``bool``, ``str``,
 ``tuple[str, ...]``, or one of these ``| None``); an unknown name or a value of the wrong
-type is a one-line :class:`~storage.errors.ConfigError` naming the source.
+type is a one-line :class:`~webcrawl.storage.errors.ConfigError` naming the source.
 
 Layers, later ones winning (``webcrawl crawl`` and ``webcrawl revisit``):
 
-1. the defaults of :class:`~crawler.settings.CrawlSettings`;
+1. the defaults of :class:`~webcrawl.crawler.settings.CrawlSettings`;
 2. the settings stored with the crawl (``revisit``; ``crawl --resume``);
 3. ``--config FILE.toml``;
 4. the dedicated command-line options (``--min-delay``, ``--ca-file``, ...);
@@ -41,8 +41,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from crawler.settings import CrawlSettings
-from storage.errors import ConfigError
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "META_SETTINGS",
@@ -240,7 +240,7 @@ def stored_settings(meta: Mapping[str, str]) -> dict[str, Any]:
 
 def read_stored_settings(db: str | Path) -> dict[str, Any]:
     """:func:`stored_settings` of the crawl database ``db``."""
-    from storage.reader import CrawlReader
+    from webcrawl.storage.reader import CrawlReader
 
     with CrawlReader(db) as reader:
         return stored_settings(reader.meta())
@@ -274,7 +274,7 @@ def settings_values(settings: CrawlSettings | Mapping[str, Any]) -> dict[str, An
     """Every field's value, as a layer for :func:`build_settings`; a User-Agent derived
     from the product token and contact becomes "" again, so that it follows a new
     ``fetch_contact``, ``fetch_robots_agent`` or version."""
-    from crawler.settings import user_agent
+    from webcrawl.crawler.settings import user_agent
 
     if isinstance(settings, CrawlSettings):
         values = {f.name: getattr(settings, f.name) for f in fields(settings)}

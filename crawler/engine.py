@@ -2,7 +2,7 @@
 
 Whenever a slot may be free or a host may be ready, :meth:`Crawler._fill` takes, while
 fewer than ``concurrency`` requests are in flight, the ready host whose best URL the
-strategy ranks best (:class:`~crawler.frontier.Frontier`), and starts one task for it:
+strategy ranks best (:class:`~webcrawl.crawler.frontier.Frontier`), and starts one task for it:
 the host's robots.txt if it is unknown or expired, else its best URL.  A host is busy
 until its task ends and then waits out its politeness delay; so at most one request per
 host is ever in flight, over one kept-alive connection.
@@ -13,7 +13,7 @@ at once, so the request starts in the event-loop turn the wait ends in (no polli
 dispatcher round trip).  The dispatcher coroutine (:meth:`Crawler._dispatch`) only
 reacts to task ends, stops, parked tasks and recomputations, and never waits for the
 store: the store writes in the background, and while it is :attr:`backlogged
-<storage.store.CrawlStore.backlogged>` no new fetch starts (back-pressure without
+<webcrawl.storage.store.CrawlStore.backlogged>` no new fetch starts (back-pressure without
 blocking), until its next commit.
 
 A task that must wait inside its turn (a retry's backoff, ``Retry-After``, a
@@ -22,14 +22,14 @@ waits: it *parks* (:meth:`Crawler._wait`), giving its slot back, and the dispatc
 resumes it once its time has come and a slot is free, before starting new hosts.  So
 hosts answering 429 with ``Retry-After: 600`` never starve the others.
 
-Every URL ends with exactly one :class:`~storage.records.Outcome`.  Each fetch attempt
+Every URL ends with exactly one :class:`~webcrawl.storage.records.Outcome`.  Each fetch attempt
 is a ``fetches`` row; the records of one fetch (attempt rows, new URLs, links,
 outcome) are enqueued with no ``await`` in between, so a kill never splits them.
 Redirects are recorded as the page's one link and followed within scope for at most
 ``fetch_max_redirects`` hops.  A stop (Ctrl-C, SIGTERM, :meth:`Crawler.stop`) cancels
 requests in flight (their URLs stay in the frontier) and flushes the store; a resume
 rebuilds the frontier from the store and replays the strategy over the stored fetch
-order and links (:mod:`crawler.resume`).
+order and links (:mod:`webcrawl.crawler.resume`).
 
 Orderings are reproducible: a strategy's bulk recomputation (PageRank) is applied
 before the next URL is taken, never whenever its thread happens to finish, so a seeded
@@ -50,14 +50,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from analysis.ordering.strategies import Strategy, get_strategy
-from crawler.config import META_SETTINGS, build_settings, settings_values
-from crawler.fetcher import Fetcher, FetchResult
-from crawler.frontier import Frontier, Taken
-from crawler.links import PageLinks, extract_links
-from crawler.politeness import PolitenessPolicy, sleep_until
-from crawler.registry import CrawlRegistry
-from crawler.resume import (
+from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
+from webcrawl.crawler.config import META_SETTINGS, build_settings, settings_values
+from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler.frontier import Frontier, Taken
+from webcrawl.crawler.links import PageLinks, extract_links
+from webcrawl.crawler.politeness import PolitenessPolicy, sleep_until
+from webcrawl.crawler.registry import CrawlRegistry
+from webcrawl.crawler.resume import (
     META_SEEDS,
     META_STRATEGY,
     merge_seeds,
@@ -66,15 +66,15 @@ from crawler.resume import (
     resume_settings,
     settings_json,
 )
-from crawler.retry import RetryPolicy, is_retryable_status
-from crawler.robots import RobotsCache, RobotsState, fetch_robots_file
-from crawler.scope import Scope
-from crawler.settings import CrawlSettings
-from crawler.sitemaps import SitemapReader
-from crawler.tasks import FetchTasks
-from crawler.urls import host_key, is_local_host, normalize_url
-from storage import _testhooks
-from storage.errors import (
+from webcrawl.crawler.retry import RetryPolicy, is_retryable_status
+from webcrawl.crawler.robots import RobotsCache, RobotsState, fetch_robots_file
+from webcrawl.crawler.scope import Scope
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.sitemaps import SitemapReader
+from webcrawl.crawler.tasks import FetchTasks
+from webcrawl.crawler.urls import host_key, is_local_host, normalize_url
+from webcrawl.storage import _testhooks
+from webcrawl.storage.errors import (
     ConfigError,
     FetchError,
     FetchTimeoutError,
@@ -82,8 +82,8 @@ from storage.errors import (
     NetworkError,
     StoreError,
 )
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, ResumeState, UrlRow
+from webcrawl.storage.records import FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, ResumeState, UrlRow
 
 __all__ = ["CrawlStats", "Crawler", "crawl"]
 
@@ -98,12 +98,12 @@ _ERROR_OUTCOME: dict[type[FetchError], Outcome] = {
 
 @dataclass(slots=True)
 class CrawlStats:
-    """Live counters (read by :mod:`crawler.progress`) and the final summary."""
+    """Live counters (read by :mod:`webcrawl.crawler.progress`) and the final summary."""
 
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     outcomes: Counter[str] = field(default_factory=Counter)
-    #: URLs kept out by each trap bound of :mod:`crawler.traps` (this run)
+    #: URLs kept out by each trap bound of :mod:`webcrawl.crawler.traps` (this run)
     traps: Counter[str] = field(default_factory=Counter)
     requests: int = 0
     robots_fetches: int = 0
@@ -173,10 +173,10 @@ class Crawler:
     Notes
     -----
     On resume the crawl continues with its stored settings and strategy
-    (:func:`crawler.resume.resume_settings`): ``settings`` then replaces the stored
+    (:func:`webcrawl.crawler.resume.resume_settings`): ``settings`` then replaces the stored
     values where it differs from them, ``overrides`` replace single values, each
     replacement is listed in :attr:`notes`, and a strategy other than the stored one
-    is refused with a :class:`~storage.errors.ConfigError`.
+    is refused with a :class:`~webcrawl.storage.errors.ConfigError`.
     """
 
     def __init__(self, db: str | Path, seeds: Iterable[str] = (),
@@ -739,7 +739,7 @@ class Crawler:
         The dispatcher takes no new URL meanwhile (fetches in flight go on), so the
         result is applied at the fetch count the recomputation was due at, whatever
         the thread's speed: a seeded crawl's order is the same every run, and the same
-        as a virtual crawl's (:func:`analysis.ordering.virtual.virtual_crawl`).  The
+        as a virtual crawl's (:func:`webcrawl.analysis.ordering.virtual.virtual_crawl`).  The
         pause is the recomputation's time: PageRank recomputes at geometric growth
         steps on large crawls, so it stays a small share of the crawl.
 

@@ -10,7 +10,7 @@ or to rule uvloop out when a crawl misbehaves).
 
 uvloop's clock (``loop.time()``) has millisecond resolution and is read once per loop
 iteration, so a timer may fire up to about a millisecond early against
-``time.monotonic()``: politeness waits therefore use :func:`crawler.politeness.sleep_until`
+``time.monotonic()``: politeness waits therefore use :func:`webcrawl.crawler.politeness.sleep_until`
 (which re-checks the clock), never a bare ``asyncio.sleep``.
 """
 

@@ -1,12 +1,12 @@
-"""HTTP fetching over :mod:`crawler.http1`: one kept-alive connection per origin.
+"""HTTP fetching over :mod:`webcrawl.crawler.http1`: one kept-alive connection per origin.
 
 Contract
 --------
 :class:`Fetcher` (used as ``async with``; :meth:`Fetcher.aclose` closes it) performs
 single GET requests: :meth:`Fetcher.fetch` returns a :class:`FetchResult` for every HTTP
 status (statuses are returned, never raised) and raises
-:class:`~storage.errors.NetworkError` (connect, reset, DNS, TLS, malformed response,
-undecodable content coding) or :class:`~storage.errors.FetchTimeoutError` (connect, read
+:class:`~webcrawl.storage.errors.NetworkError` (connect, reset, DNS, TLS, malformed response,
+undecodable content coding) or :class:`~webcrawl.storage.errors.FetchTimeoutError` (connect, read
 and total timeouts) on transport failure; nothing of the HTTP client leaks.
 
 * Redirects are *not* followed: the engine records each hop (``location`` is set for 3xx).
@@ -14,7 +14,7 @@ and total timeouts) on transport failure; nothing of the HTTP client leaks.
   ``concurrency + 8`` connections (head-room for robots.txt), kept alive
   ``fetch_keepalive`` seconds; a request is never silently re-sent.
 * The *decoded* body is capped (``max_body``, default ``fetch_max_body``): content codings
-  are undone here as the body streams in (:mod:`crawler.codings`), and at the cap the
+  are undone here as the body streams in (:mod:`webcrawl.crawler.codings`), and at the cap the
   download stops and the connection is dropped (``too_large``, the cap's bytes kept).  The
   event loop gets a turn every :data:`_YIELD_EVERY` decoded bytes.
 * Headers sent: ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding`` (exactly the
@@ -22,7 +22,7 @@ and total timeouts) on transport failure; nothing of the HTTP client leaks.
   ``request_headers`` are those bytes as sent, ``headers`` the response's as received;
   the WARC archive (``warc_dir``) records both.
 * HTML detection: the Content-Type, else sniffing the first bytes; decoding as browsers
-  do (:mod:`crawler.encodings`: WHATWG charset labels only, else UTF-8 if valid, else
+  do (:mod:`webcrawl.crawler.encodings`: WHATWG charset labels only, else UTF-8 if valid, else
   windows-1252).
 """
 
@@ -34,16 +34,16 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, UnsupportedCoding
-from crawler.encodings import decode_page, page_encoding
-from crawler.http1 import Http1Client, Http1Response
-from crawler.politeness import parse_retry_after
-from crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
-from crawler.settings import CrawlSettings
-from storage.errors import FetchError, NetworkError
+from webcrawl.crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, UnsupportedCoding
+from webcrawl.crawler.encodings import decode_page, page_encoding
+from webcrawl.crawler.http1 import Http1Client, Http1Response
+from webcrawl.crawler.politeness import parse_retry_after
+from webcrawl.crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import FetchError, NetworkError
 
 if TYPE_CHECKING:
-    from crawler.archive import WarcArchive
+    from webcrawl.crawler.archive import WarcArchive
 
 __all__ = ["FetchResult", "Fetcher", "decode_body", "is_html"]
 
@@ -109,7 +109,7 @@ def is_html(content_type: str, body: bytes) -> bool:
 
 
 def decode_body(body: bytes, declared: str | None) -> str:
-    """Decode as browsers do (:mod:`crawler.encodings`: BOM, declared charset, ``<meta>``,
+    """Decode as browsers do (:mod:`webcrawl.crawler.encodings`: BOM, declared charset, ``<meta>``,
     else UTF-8 if valid else windows-1252; only WHATWG labels count, so ``utf-7`` and
     unknown names are ignored)."""
     return decode_page(body, page_encoding(body, declared))
@@ -141,7 +141,7 @@ def _utf8(value: str | None) -> str | None:
 
 
 class Fetcher:
-    """One :class:`~crawler.http1.Http1Client` configured from :class:`CrawlSettings`."""
+    """One :class:`~webcrawl.crawler.http1.Http1Client` configured from :class:`CrawlSettings`."""
 
     def __init__(self, settings: CrawlSettings) -> None:
         self.settings = settings
@@ -160,7 +160,7 @@ class Fetcher:
         ctx = make_ssl_context(s.tls_ca_file, s.tls_insecure) \
             if s.tls_ca_file or s.tls_insecure else None
         if s.warc_dir is not None:
-            from crawler.archive import WarcArchive
+            from webcrawl.crawler.archive import WarcArchive
 
             self.archive = WarcArchive(s)
         self._client = Http1Client(

@@ -27,9 +27,9 @@ Contract
 * **Timeouts**: ``connect_timeout`` (name resolution, TCP and TLS), ``read_timeout``
   (between two arrivals of data, not counted while the caller is slow to read) and
   ``total_timeout`` (from the call, queueing included, to the end of the body) raise
-  :class:`~storage.errors.FetchTimeoutError`.  One timer per request: arrivals of data
+  :class:`~webcrawl.storage.errors.FetchTimeoutError`.  One timer per request: arrivals of data
   only move a deadline, the timer is re-armed when it fires early.
-* **Errors**: transport, parse and TLS failures raise :class:`~storage.errors.NetworkError`
+* **Errors**: transport, parse and TLS failures raise :class:`~webcrawl.storage.errors.NetworkError`
   with a one-line message naming the URL; nothing of asyncio, ssl or httptools leaks.
 * **TLS**: without an ``ssl_context`` the verified default one is built at the first
   https request (it loads the CA store, which a plain-http crawl never needs).  The TLS
@@ -49,11 +49,10 @@ from typing import TYPE_CHECKING, Protocol, cast
 from urllib.parse import urlsplit
 
 import httptools
-
-from storage.errors import FetchError, FetchTimeoutError, NetworkError
+from webcrawl.storage.errors import FetchError, FetchTimeoutError, NetworkError
 
 if TYPE_CHECKING:
-    from crawler.resolve import ResolveResult
+    from webcrawl.crawler.resolve import ResolveResult
 
 __all__ = ["Http1Client", "Http1Response"]
 
@@ -70,7 +69,7 @@ Origin = tuple[str, str, int]  # scheme, host, port
 
 
 class Resolver(Protocol):
-    """What the client needs of :class:`crawler.resolve.HostGlobResolver`."""
+    """What the client needs of :class:`webcrawl.crawler.resolve.HostGlobResolver`."""
 
     async def resolve(self, host: str, port: int = 0,
                       family: int = socket.AF_UNSPEC) -> list[ResolveResult]: ...
@@ -426,7 +425,7 @@ class Http1Client:
                  read_timeout: float, total_timeout: float, resolver: Resolver | None = None,
                  ssl_context: ssl.SSLContext | None = None) -> None:
         if resolver is None:
-            from crawler.resolve import HostGlobResolver
+            from webcrawl.crawler.resolve import HostGlobResolver
 
             resolver = HostGlobResolver(())
         self.limit = limit

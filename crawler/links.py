@@ -2,10 +2,10 @@
 
 Extracted, in document order: ``<a href>``, ``<area href>``, ``<frame src>``,
 ``<iframe src>``, resolved against the first ``<base href>`` (else the page URL) and
-normalised with :func:`crawler.urls.normalize_url`, which drops non-http(s) schemes
+normalised with :func:`webcrawl.crawler.urls.normalize_url`, which drops non-http(s) schemes
 (``mailto:``, ``javascript:``, ``data:`` ...).  An empty ``href=""`` is a link to the
 page itself (its base URL), as ``href="#top"`` is.  A page given as bytes is decoded
-as browsers decode it (:mod:`crawler.encodings`) and its links' queries are encoded in
+as browsers decode it (:mod:`webcrawl.crawler.encodings`) and its links' queries are encoded in
 its encoding.  Each distinct target is kept once (first occurrence), up to
 ``max_links`` targets; how many distinct targets were dropped beyond that is reported
 (``PageLinks.cut``) so the crawl can record the page as cut.  A target is flagged
@@ -19,9 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
-
-from crawler.encodings import decode_page, page_encoding, url_encoding
-from crawler.urls import _SCHEME, _normalize_absolute, normalize_url
+from webcrawl.crawler.encodings import decode_page, page_encoding, url_encoding
+from webcrawl.crawler.urls import _SCHEME, _normalize_absolute, normalize_url
 
 __all__ = ["PageLinks", "extract_links", "link_ids"]
 

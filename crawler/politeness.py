@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
-from crawler.settings import CrawlSettings
+from webcrawl.crawler.settings import CrawlSettings
 
 __all__ = ["HostSlot", "PolitenessPolicy", "parse_retry_after", "sleep_for", "sleep_until"]
 

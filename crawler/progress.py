@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from crawler.engine import CrawlStats
+from webcrawl.crawler.engine import CrawlStats
 
 __all__ = ["Progress", "format_clock", "format_line", "format_summary", "stop_on_signals"]
 

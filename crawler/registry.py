@@ -1,13 +1,13 @@
 """The crawl's URL and host tables: one owner for every per-URL and per-host field.
 
 A :class:`CrawlRegistry` gives each URL the crawl meets a dense id (0, 1, 2, ... in
-discovery order) and each host (``host[:port]``, :func:`crawler.urls.host_key`) a
-dense id and a :class:`~crawler.politeness.HostSlot`.  It keeps, per URL: the URL,
+discovery order) and each host (``host[:port]``, :func:`webcrawl.crawler.urls.host_key`) a
+dense id and a :class:`~webcrawl.crawler.politeness.HostSlot`.  It keeps, per URL: the URL,
 its link depth, its host and the redirect hops that led to it; per host: the name, the
 politeness slot and the scheme its robots.txt is fetched with.
 
 The registry is in-memory only: the engine writes the matching ``urls`` and ``hosts``
-rows (:meth:`crawler.engine.Crawler` registers through one path), and a resume loads
+rows (:meth:`webcrawl.crawler.engine.Crawler` registers through one path), and a resume loads
 the stored rows back with :meth:`CrawlRegistry.load`.  Lookups are O(1); memory is a
 dict entry plus three list slots per URL.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from crawler.politeness import HostSlot
-from crawler.urls import host_key
-from storage.store import HostRow, UrlRow
+from webcrawl.crawler.politeness import HostSlot
+from webcrawl.crawler.urls import host_key
+from webcrawl.storage.store import HostRow, UrlRow
 
 __all__ = ["CrawlRegistry", "Registered"]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TypedDict
 
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["HostGlobResolver", "ResolveResult", "ResolveRule", "make_ssl_context", "parse_rule",
            "parse_rules"]

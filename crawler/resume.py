@@ -1,18 +1,18 @@
 """Resuming a crawl: its stored settings, then its in-memory state, from the crawl database.
 
 The store is the crawl's only durable state.  A crawl stores its seeds, its strategy
-and its whole :class:`~crawler.settings.CrawlSettings` (meta keys ``seeds``,
+and its whole :class:`~webcrawl.crawler.settings.CrawlSettings` (meta keys ``seeds``,
 ``strategy``, ``settings``).  A resume:
 
 1. :func:`resume_settings` (before anything is built): the stored settings come back
    -- scope, ``resolve`` rules, TLS, delays, limits, User-Agent, strategy and its
    seed; settings given again override them, each with a one-line note; a strategy
-   other than the stored one is refused (:class:`~storage.errors.ConfigError`): the
+   other than the stored one is refused (:class:`~webcrawl.storage.errors.ConfigError`): the
    stored fetch order was made by the stored strategy, and the frontier is ranked by
    replaying it.
 2. :func:`merge_seeds`: the stored seeds first, new ones appended.
 3. :func:`restore` (once the store is open): the URL and host tables
-   (:class:`~crawler.registry.CrawlRegistry`), per-host politeness and robots.txt
+   (:class:`~webcrawl.crawler.registry.CrawlRegistry`), per-host politeness and robots.txt
    state, the scope's per-host counts, the outcome counters, and the frontier (URLs
    without an outcome, and URLs an older version marked ``abandoned`` at a page
    limit).  :func:`replay` drives the strategy over the stored fetch order and links,
@@ -22,7 +22,7 @@ and its whole :class:`~crawler.settings.CrawlSettings` (meta keys ``seeds``,
 A URL whose outcome was committed is never taken again; a URL whose fetch was in
 flight (or whose records were not yet committed) at a kill is fetched again: the
 records of one fetch are committed together or not at all (see
-:mod:`storage.store`).  This module reads and fills the crawl's parts through their
+:mod:`webcrawl.storage.store`).  This module reads and fills the crawl's parts through their
 public methods; it knows nothing of the engine.
 """
 
@@ -36,25 +36,25 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from analysis.ordering.strategies import Strategy
-from crawler.config import (
+from webcrawl.analysis.ordering.strategies import Strategy
+from webcrawl.crawler.config import (
     build_settings,
     changed_settings,
     settings_dict,
     settings_values,
     stored_settings,
 )
-from crawler.frontier import Frontier
-from crawler.politeness import HostSlot, PolitenessPolicy
-from crawler.registry import CrawlRegistry
-from crawler.robots import RobotsCache
-from crawler.scope import Scope
-from crawler.settings import CrawlSettings
-from crawler.urls import host_key
-from storage import _testhooks
-from storage.errors import ConfigError
-from storage.records import Outcome
-from storage.store import HostRow, ResumeState
+from webcrawl.crawler.frontier import Frontier
+from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
+from webcrawl.crawler.registry import CrawlRegistry
+from webcrawl.crawler.robots import RobotsCache
+from webcrawl.crawler.scope import Scope
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.urls import host_key
+from webcrawl.storage import _testhooks
+from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.records import Outcome
+from webcrawl.storage.store import HostRow, ResumeState
 
 __all__ = [
     "Restored",
@@ -234,7 +234,7 @@ def replay(strategy: Strategy, state: ResumeState) -> dict[int, float]:
 
 def read_meta(db: Path) -> dict[str, str]:
     """The meta table of the crawl database to resume (ConfigError if there is none)."""
-    from storage.reader import CrawlReader
+    from webcrawl.storage.reader import CrawlReader
 
     if not db.exists():
         raise ConfigError(f"nothing to resume: no crawl database at {db}")

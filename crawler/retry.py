@@ -1,8 +1,8 @@
 """Retries of transient fetch failures, with tenacity.
 
-Retried: connection errors (:class:`~storage.errors.NetworkError`), timeouts
-(:class:`~storage.errors.FetchTimeoutError`) and retryable statuses (5xx, 429, raised
-by the engine as :class:`~storage.errors.HTTPStatusError`).  The wait before attempt
+Retried: connection errors (:class:`~webcrawl.storage.errors.NetworkError`), timeouts
+(:class:`~webcrawl.storage.errors.FetchTimeoutError`) and retryable statuses (5xx, 429, raised
+by the engine as :class:`~webcrawl.storage.errors.HTTPStatusError`).  The wait before attempt
 ``k + 1`` is ``min(retry_backoff_max, retry_backoff * 2**(k-1)) + U(0, retry_jitter)``,
 and never shorter than the host's politeness wait (which includes ``Retry-After``):
 a retry is a request like any other.  After ``retry_attempts`` attempts the last error
@@ -17,9 +17,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
-
-from crawler.settings import CrawlSettings
-from storage.errors import FetchTimeoutError, HTTPStatusError, NetworkError
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import FetchTimeoutError, HTTPStatusError, NetworkError
 
 __all__ = ["RETRYABLE_ERRORS", "RetryPolicy", "is_retryable_status"]
 

@@ -53,12 +53,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from crawler.settings import CrawlSettings
-from crawler.urls import host_key, normalize_escapes, normalize_url
-from storage.errors import FetchError
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.urls import host_key, normalize_escapes, normalize_url
+from webcrawl.storage.errors import FetchError
 
 if TYPE_CHECKING:
-    from crawler.fetcher import Fetcher
+    from webcrawl.crawler.fetcher import Fetcher
 
 __all__ = ["RobotsCache", "RobotsRules", "RobotsState", "RobotsTxt", "fetch_robots_file",
            "is_valid_product_token",

@@ -2,7 +2,7 @@
 
 A URL is in scope when it is http(s), its host matches an allowed host glob or lies
 under an allowed domain (default: exactly the seeds' hosts), its depth is within
-``scope_max_depth``, it trips none of the URL-trap bounds of :mod:`crawler.traps`
+``scope_max_depth``, it trips none of the URL-trap bounds of :mod:`webcrawl.crawler.traps`
 (length, path repetition, query parameters, query variants per path, URLs per path
 pattern; on by default, counted in :attr:`Scope.traps`), its path does not end with
 one of ``scope_skip_extensions`` (binary files), and its host has had fewer than
@@ -16,9 +16,9 @@ from collections import Counter
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
-from crawler.settings import CrawlSettings
-from crawler.traps import TrapGuard
-from crawler.urls import host_key
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.traps import TrapGuard
+from webcrawl.crawler.urls import host_key
 
 __all__ = ["Scope", "describe_scope"]
 
@@ -26,7 +26,7 @@ __all__ = ["Scope", "describe_scope"]
 def describe_scope(settings: CrawlSettings, seeds: Iterable[str]) -> str:
     """The hosts a crawl may visit, in words (for the progress line).
 
-    >>> from crawler.settings import CrawlSettings
+    >>> from webcrawl.crawler.settings import CrawlSettings
     >>> describe_scope(CrawlSettings(), ["http://a.test:8400/", "http://a.test:8400/x"])
     "the seeds' host a.test:8400"
     >>> describe_scope(CrawlSettings(scope_domains=("test",), scope_hosts=("x.org",)), [])

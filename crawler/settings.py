@@ -3,17 +3,17 @@
 Fields are grouped by prefix, the component that reads them:
 
 =============  =====================================================================
-``fetch_``     :mod:`crawler.fetcher` (timeouts, body cap, User-Agent, redirects)
-``polite_``    :mod:`crawler.politeness` (per-host delays, Crawl-delay, Retry-After)
-``robots_``    :mod:`crawler.robots` (cache lifetime, retries of unreachable files)
-``retry_``     :mod:`crawler.retry` (attempts, exponential backoff with jitter)
-``scope_``     :mod:`crawler.scope` (hosts, depth, page caps, trap guards)
-``links_``     :mod:`crawler.links` (links per page, nofollow handling)
-``sitemaps_``  :mod:`crawler.sitemaps` (sitemaps as a source of URLs, their limits)
-``tls_``       :mod:`crawler.resolve` (certificate verification)
+``fetch_``     :mod:`webcrawl.crawler.fetcher` (timeouts, body cap, User-Agent, redirects)
+``polite_``    :mod:`webcrawl.crawler.politeness` (per-host delays, Crawl-delay, Retry-After)
+``robots_``    :mod:`webcrawl.crawler.robots` (cache lifetime, retries of unreachable files)
+``retry_``     :mod:`webcrawl.crawler.retry` (attempts, exponential backoff with jitter)
+``scope_``     :mod:`webcrawl.crawler.scope` (hosts, depth, page caps, trap guards)
+``links_``     :mod:`webcrawl.crawler.links` (links per page, nofollow handling)
+``sitemaps_``  :mod:`webcrawl.crawler.sitemaps` (sitemaps as a source of URLs, their limits)
+``tls_``       :mod:`webcrawl.crawler.resolve` (certificate verification)
 ``store_``     the crawl database writer (batching)
-``warc_``      :mod:`crawler.archive` (WARC output of every HTTP exchange)
-``frontier_``  :mod:`crawler.frontier` and the strategy
+``warc_``      :mod:`webcrawl.crawler.archive` (WARC output of every HTTP exchange)
+``frontier_``  :mod:`webcrawl.crawler.frontier` and the strategy
 =============  =====================================================================
 
 Politeness defaults follow Mercator (wait ``delay_factor`` times the last fetch time,
@@ -29,8 +29,8 @@ import os
 import re
 from dataclasses import dataclass, fields
 
-from storage._version import __version__
-from storage.errors import ConfigError
+from webcrawl.storage._version import __version__
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["DEFAULT_USER_AGENT", "VERSION", "CrawlSettings", "user_agent"]
 
@@ -148,7 +148,7 @@ class CrawlSettings:
     #: distinct queries enqueued per host and path (session ids, facets; None: no bound)
     scope_max_query_variants: int | None = 1000
     #: URLs enqueued per host and path pattern (digit runs as ``#``, query keys only):
-    #: calendars and other numbered URL spaces (see :mod:`crawler.traps`; None: no bound)
+    #: calendars and other numbered URL spaces (see :mod:`webcrawl.crawler.traps`; None: no bound)
     scope_max_pattern_urls: int | None = 10_000
     #: path extensions never fetched (well-known binary files): ``out_of_scope``
     scope_skip_extensions: tuple[str, ...] = (
@@ -175,7 +175,7 @@ class CrawlSettings:
 
     # -- sitemaps_ ----------------------------------------------------------------
     #: read each host's sitemaps (robots.txt ``Sitemap:`` lines, else /sitemap.xml) as a
-    #: source of URLs (see crawler.sitemaps)
+    #: source of URLs (see webcrawl.crawler.sitemaps)
     sitemaps_follow: bool = False
     #: sitemap files (indexes included) fetched per host at most
     sitemaps_max_files: int = 50
@@ -189,7 +189,7 @@ class CrawlSettings:
     tls_ca_file: str | None = None
     #: do not verify certificates at all (warned about)
     tls_insecure: bool = False
-    #: ``PATTERN[:PORT]=ADDR[:PORT]`` host-glob resolution rules (see crawler.resolve)
+    #: ``PATTERN[:PORT]=ADDR[:PORT]`` host-glob resolution rules (see webcrawl.crawler.resolve)
     resolve: tuple[str, ...] = ()
 
     # -- warc_ --------------------------------------------------------------------
@@ -204,7 +204,7 @@ class CrawlSettings:
     #: requests in flight at once over all hosts (always one per host)
     concurrency: int = 64
     #: worker processes fetching and extracting links, hosts assigned by a stable hash
-    #: (:mod:`crawler.shard`); 1 runs the single-process engine
+    #: (:mod:`webcrawl.crawler.shard`); 1 runs the single-process engine
     workers: int = 1
     #: URLs of one host handed to its worker ahead of need in a sharded crawl (the
     #: worker fetches them one at a time, politely): the next fetch starts when the
@@ -217,7 +217,7 @@ class CrawlSettings:
     #: round trip waited the hold, and 5 ms gave a 1 s tail at half the crawl's rate
     #: (fixture web, 20 hosts, 16,118 pages: 3.93-4.11 s with 5 ms, 3.37-3.69 s with 0)
     shard_flush_interval: float = 0.0
-    #: the crawl ordering (see ``analysis.ordering.strategies``)
+    #: the crawl ordering (see ``webcrawl.analysis.ordering.strategies``)
     frontier_strategy: str = "bfs"
     #: seed of randomised strategies
     frontier_seed: int = 0
@@ -287,9 +287,9 @@ class CrawlSettings:
         if self.tls_ca_file and not os.path.isfile(self.tls_ca_file):
             raise ConfigError(f"no CA file at {self.tls_ca_file}")
         if self.resolve:
-            # Lazy and only when there are rules: crawler.resolve loads asyncio and ssl,
+            # Lazy and only when there are rules: webcrawl.crawler.resolve loads asyncio and ssl,
             # which the CLI's --help (built from default settings) need not pay for.
-            from crawler.resolve import parse_rules  # validates the rule syntax
+            from webcrawl.crawler.resolve import parse_rules  # validates the rule syntax
 
             parse_rules(self.resolve)
 

@@ -119,7 +119,7 @@ class SitemapReader:
 
     async def read(self, sitemap_urls: list[str]) -> list[tuple[str, str]]:
         """(listed URL as written, sitemap URL) pairs, in order; duplicates removed."""
-        from crawler.urls import normalize_url
+        from webcrawl.crawler.urls import normalize_url
 
         found: dict[str, str] = {}
         queue = [(u, 0) for u in sitemap_urls]

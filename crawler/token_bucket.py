@@ -1,4 +1,4 @@
-"""A token bucket: the revisit loop's fetch budget (:mod:`crawler.revisit.loop`)."""
+"""A token bucket: the revisit loop's fetch budget (:mod:`webcrawl.crawler.revisit.loop`)."""
 
 from __future__ import annotations
 

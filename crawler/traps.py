@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from crawler.settings import CrawlSettings
+from webcrawl.crawler.settings import CrawlSettings
 
 __all__ = ["TRAP_RULES", "TrapGuard", "path_pattern"]
 

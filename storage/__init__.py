@@ -2,8 +2,8 @@
 
 Public names: the writer :class:`CrawlStore`, the read-only :class:`CrawlReader` and its
 typed tables, the records (:class:`FetchRecord`, :class:`Outcome`, :class:`FetchKind`),
-exports, the shared array type aliases and the one exception tree of :mod:`storage.errors`.
-The writer, reader, exports and aliases load on first use so that ``import storage.errors``
+exports, the shared array type aliases and the one exception tree of :mod:`webcrawl.storage.errors`.
+The writer, reader, exports and aliases load on first use so that ``import webcrawl.storage.errors``
 (done by the CLI dispatcher) stays cheap.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from storage._version import __version__
-from storage.errors import (
+from webcrawl.storage._version import __version__
+from webcrawl.storage.errors import (
     AnalysisError,
     ConfigError,
     CrawlError,
@@ -34,29 +34,29 @@ from storage.errors import (
     TooLargeError,
     WebcrawlError,
 )
-from storage.records import (
+from webcrawl.storage.records import (
     FetchKind,
     FetchRecord,
     Outcome,
 )
 
 if TYPE_CHECKING:
-    from storage.arrays import (
+    from webcrawl.storage.arrays import (
         BoolArray,
         FloatArray,
         Int8Array,
         IntArray,
         ObjectArray,
     )
-    from storage.checks import (
+    from webcrawl.storage.checks import (
         check_fields,
     )
-    from storage.edgelist import (
+    from webcrawl.storage.edgelist import (
         EdgeImport,
         import_edges,
         read_edge_arrays,
     )
-    from storage.export import (
+    from webcrawl.storage.export import (
         EDGE_COLUMNS,
         EDGE_FORMATS,
         FETCH_COLUMNS,
@@ -67,11 +67,11 @@ if TYPE_CHECKING:
         export_pages,
         write_rows,
     )
-    from storage.lock import (
+    from webcrawl.storage.lock import (
         WriterLock,
         lock_path,
     )
-    from storage.reader import (
+    from webcrawl.storage.reader import (
         FETCH_KINDS,
         OUTCOMES,
         CrawlReader,
@@ -79,7 +79,7 @@ if TYPE_CHECKING:
         LinkArrays,
         UrlTable,
     )
-    from storage.store import (
+    from webcrawl.storage.store import (
         CrawlStore,
         HostRow,
         ResumeState,
@@ -88,36 +88,36 @@ if TYPE_CHECKING:
 
 #: Public name -> the module that defines it, imported on first use.
 _LAZY: dict[str, str] = {
-    "BoolArray": "storage.arrays",
-    "CrawlReader": "storage.reader",
-    "CrawlStore": "storage.store",
-    "EDGE_COLUMNS": "storage.export",
-    "EDGE_FORMATS": "storage.export",
-    "EdgeImport": "storage.edgelist",
-    "FETCH_COLUMNS": "storage.export",
-    "FETCH_KINDS": "storage.reader",
-    "FetchTable": "storage.reader",
-    "FloatArray": "storage.arrays",
-    "HostRow": "storage.store",
-    "Int8Array": "storage.arrays",
-    "IntArray": "storage.arrays",
-    "LinkArrays": "storage.reader",
-    "OUTCOMES": "storage.reader",
-    "ObjectArray": "storage.arrays",
-    "PAGE_COLUMNS": "storage.export",
-    "ResumeState": "storage.store",
-    "TABLE_FORMATS": "storage.export",
-    "UrlRow": "storage.store",
-    "UrlTable": "storage.reader",
-    "WriterLock": "storage.lock",
-    "check_fields": "storage.checks",
-    "export_edges": "storage.export",
-    "export_fetches": "storage.export",
-    "export_pages": "storage.export",
-    "import_edges": "storage.edgelist",
-    "lock_path": "storage.lock",
-    "read_edge_arrays": "storage.edgelist",
-    "write_rows": "storage.export",
+    "BoolArray": "webcrawl.storage.arrays",
+    "CrawlReader": "webcrawl.storage.reader",
+    "CrawlStore": "webcrawl.storage.store",
+    "EDGE_COLUMNS": "webcrawl.storage.export",
+    "EDGE_FORMATS": "webcrawl.storage.export",
+    "EdgeImport": "webcrawl.storage.edgelist",
+    "FETCH_COLUMNS": "webcrawl.storage.export",
+    "FETCH_KINDS": "webcrawl.storage.reader",
+    "FetchTable": "webcrawl.storage.reader",
+    "FloatArray": "webcrawl.storage.arrays",
+    "HostRow": "webcrawl.storage.store",
+    "Int8Array": "webcrawl.storage.arrays",
+    "IntArray": "webcrawl.storage.arrays",
+    "LinkArrays": "webcrawl.storage.reader",
+    "OUTCOMES": "webcrawl.storage.reader",
+    "ObjectArray": "webcrawl.storage.arrays",
+    "PAGE_COLUMNS": "webcrawl.storage.export",
+    "ResumeState": "webcrawl.storage.store",
+    "TABLE_FORMATS": "webcrawl.storage.export",
+    "UrlRow": "webcrawl.storage.store",
+    "UrlTable": "webcrawl.storage.reader",
+    "WriterLock": "webcrawl.storage.lock",
+    "check_fields": "webcrawl.storage.checks",
+    "export_edges": "webcrawl.storage.export",
+    "export_fetches": "webcrawl.storage.export",
+    "export_pages": "webcrawl.storage.export",
+    "import_edges": "webcrawl.storage.edgelist",
+    "lock_path": "webcrawl.storage.lock",
+    "read_edge_arrays": "webcrawl.storage.edgelist",
+    "write_rows": "webcrawl.storage.export",
 }
 
 __all__ = [

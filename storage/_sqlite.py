@@ -2,7 +2,7 @@
 
 One place for: the schema version, the connection URI, the check that a file is a
 crawl database of our version, the int32 id-array codec of the ``links`` table, and
-the mapping of ``sqlite3`` errors onto :mod:`storage.errors`.
+the mapping of ``sqlite3`` errors onto :mod:`webcrawl.storage.errors`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 
-from storage.errors import (
+from webcrawl.storage.errors import (
     SchemaVersionError,
     StoreError,
     StoreFullError,

@@ -14,11 +14,11 @@ fails where it is given, with the field's name, the allowed range and the value:
 >>> Demo(pages=0)
 Traceback (most recent call last):
 ...
-storage.errors.ConfigError: pages must be >= 1, got 0
+webcrawl.storage.errors.ConfigError: pages must be >= 1, got 0
 >>> Demo(share=float("nan"))
 Traceback (most recent call last):
 ...
-storage.errors.ConfigError: share must be a finite number in (0, 1], got nan
+webcrawl.storage.errors.ConfigError: share must be a finite number in (0, 1], got nan
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["check_fields"]
 

@@ -56,10 +56,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from storage._sqlite import SCHEMA_VERSION, check_db_path, map_error, schema_sql, sqlite_uri
-from storage.errors import ConfigError, StoreError
-from storage.lock import WriterLock
+from webcrawl.storage._sqlite import (
+    SCHEMA_VERSION,
+    check_db_path,
+    map_error,
+    schema_sql,
+    sqlite_uri,
+)
+from webcrawl.storage.errors import ConfigError, StoreError
+from webcrawl.storage.lock import WriterLock
 
 __all__ = ["EdgeImport", "import_edges", "read_edge_arrays"]
 

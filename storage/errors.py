@@ -39,7 +39,7 @@ Which class means what (one rule everywhere):
 - one fetch failed: a :class:`FetchError`; the crawler records it as the URL's outcome and
   never raises it to its caller.
 
-Settings classes check their fields with :func:`storage.checks.check_fields`.
+Settings classes check their fields with :func:`webcrawl.storage.checks.check_fields`.
 """
 
 from __future__ import annotations

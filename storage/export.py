@@ -28,9 +28,8 @@ from typing import Any, TextIO
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
-
-from storage.errors import ConfigError
-from storage.reader import PAGE_COLUMNS, CrawlReader
+from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.reader import PAGE_COLUMNS, CrawlReader
 
 __all__ = ["EDGE_COLUMNS", "EDGE_FORMATS", "FETCH_COLUMNS", "PAGE_COLUMNS", "TABLE_FORMATS",
            "export_edges", "export_fetches", "export_pages", "write_rows"]

@@ -1,13 +1,13 @@
 """One writer per crawl database: an exclusive lock on a sidecar file.
 
 SQLite's own write lock lasts one transaction, so under WAL two crawls of one file
-interleave their commits happily.  A writer (:class:`~storage.store.CrawlStore`: a
+interleave their commits happily.  A writer (:class:`~webcrawl.storage.store.CrawlStore`: a
 crawl, a resumed crawl, a revisit) therefore holds ``flock(LOCK_EX)`` on
 ``<db>-writer`` for as long as it lives:
 
 * it is released on any exit, a crash or ``kill -9`` included (the kernel drops the
   locks of a dead process), so a lock is never stale and never needs clearing;
-* a second writer does not wait: it gets :class:`~storage.errors.StoreLockedError`
+* a second writer does not wait: it gets :class:`~webcrawl.storage.errors.StoreLockedError`
   naming the holder (pid, command and start time, which the holder writes into the
   sidecar file);
 * readers (analysis, export, report) never touch it.
@@ -24,7 +24,7 @@ import os
 import sys
 from pathlib import Path
 
-from storage.errors import StoreError, StoreLockedError, StoreReadOnlyError
+from webcrawl.storage.errors import StoreError, StoreLockedError, StoreReadOnlyError
 
 __all__ = ["WriterLock", "lock_path"]
 

@@ -25,11 +25,10 @@ from types import TracebackType
 from typing import Any
 
 import numpy as np
-
-from storage._sqlite import check_crawl_db, map_error, sqlite_uri
-from storage.arrays import FloatArray, Int8Array, IntArray, ObjectArray
-from storage.errors import StoreError
-from storage.records import FetchKind, Outcome
+from webcrawl.storage._sqlite import check_crawl_db, map_error, sqlite_uri
+from webcrawl.storage.arrays import FloatArray, Int8Array, IntArray, ObjectArray
+from webcrawl.storage.errors import StoreError
+from webcrawl.storage.records import FetchKind, Outcome
 
 
 def _folder_read_only(path: Path) -> bool:
@@ -239,7 +238,7 @@ class CrawlReader:
         return dict(self._all("SELECT key, value FROM meta"))
 
     def _has_table(self, name: str) -> bool:
-        # A version 1 file (storage._sqlite.MIGRATABLE) lacks the tables version 2 added.
+        # A version 1 file (webcrawl.storage._sqlite.MIGRATABLE) lacks the tables version 2 added.
         return bool(self._all("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
                               (name,)))
 

@@ -1,17 +1,17 @@
 -- The webcrawl crawl database, schema version 3.
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
--- storage.store.CrawlStore (aiosqlite) and read by storage.reader.CrawlReader and
--- analysis.graph.loader.load_graph.  Any change to a table below bumps SCHEMA_VERSION in
+-- webcrawl.storage.store.CrawlStore (aiosqlite) and read by webcrawl.storage.reader.CrawlReader and
+-- webcrawl.analysis.graph.loader.load_graph.  Any change to a table below bumps SCHEMA_VERSION in
 -- storage/_sqlite.py and the number in the first line; a file written by another
--- version is refused with storage.errors.SchemaVersionError, except the versions
--- storage._sqlite.MIGRATABLE lists: readers read them as they are (the tables they
+-- version is refused with webcrawl.storage.errors.SchemaVersionError, except the versions
+-- webcrawl.storage._sqlite.MIGRATABLE lists: readers read them as they are (the tables they
 -- lack read as empty) and the writer upgrades them when it opens them to resume.
 --
 -- History: 1 -> 2 (issue 21) added the tables link_cuts and url_sources (additive:
 -- a version 1 file is upgraded by creating them).  2 -> 3 (issue 16, link history)
 -- added links.fetch_id and the table link_versions (a file of version 1 or 2 is
--- upgraded by ALTER TABLE links ADD COLUMN fetch_id, storage._sqlite.ADDED_COLUMNS,
+-- upgraded by ALTER TABLE links ADD COLUMN fetch_id, webcrawl.storage._sqlite.ADDED_COLUMNS,
 -- and creating the table; readers of an older file see no link history).
 --
 -- Connection settings (set by the writer on every open, not stored here):
@@ -30,10 +30,10 @@
 --   * Times are wall-clock seconds since the Unix epoch (REAL).
 --   * seq is the crawl sequence number: the order in which the crawler took URLs
 --     from the frontier (0, 1, 2, ...).  Retries of one URL share its seq.
---   * URLs are stored normalised (crawler.urls.normalize_url); hosts as
---     crawler.urls.host_key (host[:port]).
---   * Enumerations are stored as their string values (storage.records.Outcome,
---     storage.records.FetchKind).
+--   * URLs are stored normalised (webcrawl.crawler.urls.normalize_url); hosts as
+--     webcrawl.crawler.urls.host_key (host[:port]).
+--   * Enumerations are stored as their string values (webcrawl.storage.records.Outcome,
+--     webcrawl.storage.records.FetchKind).
 
 -- Crawl-level key/value facts.  Keys written by the store: schema_version,
 -- created_at.  Keys written by the crawler (documented there): settings (JSON),
@@ -62,12 +62,12 @@ CREATE TABLE IF NOT EXISTS urls (
     depth          INTEGER NOT NULL,         -- link distance from the nearest seed (seeds: 0)
     discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed;
                                              -- -2: listed in a sitemap (see url_sources)
-    outcome        TEXT,                     -- storage.records.Outcome; NULL while in the frontier
+    outcome        TEXT,                     -- webcrawl.storage.records.Outcome; NULL while in the frontier
     seq            INTEGER                   -- seq of its final crawl fetch (NULL if never taken)
 );
 
 -- One row per fetch attempt (crawl fetches, their retries, and revisits): every
--- field of storage.records.FetchRecord.  The final crawl fetch of URL u is the row
+-- field of webcrawl.storage.records.FetchRecord.  The final crawl fetch of URL u is the row
 -- with url_id = u.id, seq = u.seq, kind = 'crawl' and the highest attempt.
 -- Revisits (incremental crawling) are rows with kind = 'revisit' and `changed` set;
 -- a URL's visit history is its rows in seq order.
@@ -77,7 +77,7 @@ CREATE TABLE IF NOT EXISTS fetches (
     seq           INTEGER NOT NULL,
     started_at    REAL NOT NULL,
     ended_at      REAL NOT NULL,
-    outcome       TEXT NOT NULL,             -- storage.records.Outcome
+    outcome       TEXT NOT NULL,             -- webcrawl.storage.records.Outcome
     status        INTEGER,                   -- HTTP status; NULL when no response
     content_type  TEXT,
     size          INTEGER,                   -- body bytes read
@@ -127,7 +127,7 @@ CREATE TABLE IF NOT EXISTS link_versions (
 );
 CREATE INDEX IF NOT EXISTS link_versions_src ON link_versions (src);
 
--- Pages whose out-links were cut at links_max_per_page (crawler.settings): their
+-- Pages whose out-links were cut at links_max_per_page (webcrawl.crawler.settings): their
 -- links row holds only the first `kept` distinct targets, in document order; `dropped`
 -- more distinct targets were not recorded (counted up to 100,000).  A page
 -- not in this table kept every link.  A later fetch of the page replaces its row.

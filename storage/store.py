@@ -20,7 +20,7 @@ registers :meth:`CrawlStore.on_commit` to hear when the background writer caught
 
 Errors: after a failed write (disk full, read-only, ...) the background writer stops,
 everything committed before stays intact, and the next ``add_*``, ``set_*``,
-``flush`` or ``aclose`` raises the :class:`~storage.errors.StoreError` (never
+``flush`` or ``aclose`` raises the :class:`~webcrawl.storage.errors.StoreError` (never
 swallowed, never a hang).
 """
 
@@ -36,9 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
-
-from storage import _testhooks
-from storage._sqlite import (
+from webcrawl.storage import _testhooks
+from webcrawl.storage._sqlite import (
     ADDED_COLUMNS,
     MIGRATABLE,
     SCHEMA_VERSION,
@@ -51,9 +50,9 @@ from storage._sqlite import (
     sqlite_uri,
     upgrade_script,
 )
-from storage.errors import StoreError
-from storage.lock import WriterLock
-from storage.records import FetchRecord, Outcome
+from webcrawl.storage.errors import StoreError
+from webcrawl.storage.lock import WriterLock
+from webcrawl.storage.records import FetchRecord, Outcome
 
 __all__ = ["CrawlStore", "HostRow", "ResumeState", "UrlRow"]
 
@@ -104,7 +103,7 @@ _INSERT_URL_SOURCE = "INSERT OR IGNORE INTO url_sources (url_id, source, via) VA
 @dataclass(slots=True)
 class HostRow:
     id: int
-    name: str                         # host[:port] as in crawler.urls.host_key
+    name: str                         # host[:port] as in webcrawl.crawler.urls.host_key
     robots_status: int | None = None  # HTTP status of /robots.txt; None: not fetched yet
     robots_body: str | None = None
     robots_fetched_at: float | None = None
@@ -218,14 +217,14 @@ class CrawlStore:
             and there is no file; the file is not a crawl database (a directory, a
             device, a foreign file).
         StoreLockedError
-            Another process is writing the database (see :mod:`storage.lock`); the
+            Another process is writing the database (see :mod:`webcrawl.storage.lock`); the
             lock is held until :meth:`aclose` (or the process ends).
         SchemaVersionError
             The file was written by another schema version.
         StoreReadOnlyError, StoreFullError
             The file or folder cannot be written; the disk is full.
         """
-        from storage.errors import ConfigError
+        from webcrawl.storage.errors import ConfigError
 
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")

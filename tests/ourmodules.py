@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-PACKAGES = ("analysis", "crawler", "fixtures", "storage")
+PACKAGES = ("webcrawl.analysis", "webcrawl.crawler", "webcrawl.fixtures", "webcrawl.storage")
 
 
 def all_modules() -> list[str]:

@@ -15,24 +15,28 @@ from pathlib import Path
 import grimp
 import networkx as nx
 import pytest
+import webcrawl.analysis
+import webcrawl.crawler
+import webcrawl.fixtures
+import webcrawl.storage
 from ourmodules import PACKAGES, all_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Packages whose ``__init__`` is a facade over their public modules.
 FACADES = (
-    "analysis",
-    "analysis.change",
-    "analysis.graph",
-    "analysis.ordering",
-    "analysis.ordering.strategies",
-    "analysis.report",
-    "analysis.sampling",
-    "crawler",
-    "crawler.revisit",
-    "crawler.shard",
-    "fixtures",
-    "storage",
+    "webcrawl.analysis",
+    "webcrawl.analysis.change",
+    "webcrawl.analysis.graph",
+    "webcrawl.analysis.ordering",
+    "webcrawl.analysis.ordering.strategies",
+    "webcrawl.analysis.report",
+    "webcrawl.analysis.sampling",
+    "webcrawl.crawler",
+    "webcrawl.crawler.revisit",
+    "webcrawl.crawler.shard",
+    "webcrawl.fixtures",
+    "webcrawl.storage",
 )
 
 
@@ -67,7 +71,7 @@ def test_every_module_imports_alone() -> None:
         f"ours = {PACKAGES!r}\n"
         "failed = {}\n"
         f"for name in {MODULES!r}:\n"
-        "    for m in [m for m in sys.modules if m.split('.')[0] in ours]:\n"
+        "    for m in [m for m in sys.modules if m.startswith(ours)]:\n"
         "        del sys.modules[m]\n"
         "    try:\n"
         "        importlib.import_module(name)\n"
@@ -98,7 +102,7 @@ def test_facade_exports_every_public_name(facade: str) -> None:
         assert getattr(package, name) is not None
     missing = {}
     for info in pkgutil.iter_modules(package.__path__):
-        if info.name.startswith("_") or (facade, info.name) == ("crawler", "cli"):
+        if info.name.startswith("_") or (facade, info.name) == ("webcrawl.crawler", "cli"):
             continue
         module = importlib.import_module(f"{facade}.{info.name}")
         lacking = sorted(set(getattr(module, "__all__", ())) - set(exported))
@@ -111,7 +115,7 @@ def test_facade_exports_every_public_name(facade: str) -> None:
 def test_public_modules_declare_all(facade: str) -> None:
     package = importlib.import_module(facade)
     for info in pkgutil.iter_modules(package.__path__):
-        if info.name.startswith("_") or (facade, info.name) == ("crawler", "cli"):
+        if info.name.startswith("_") or (facade, info.name) == ("webcrawl.crawler", "cli"):
             continue
         module = importlib.import_module(f"{facade}.{info.name}")
         assert hasattr(module, "__all__"), f"{module.__name__} has no __all__"
@@ -120,7 +124,7 @@ def test_public_modules_declare_all(facade: str) -> None:
 def test_help_loads_no_heavy_library() -> None:
     script = (
         "import sys\n"
-        "from crawler.cli import main\n"
+        "from webcrawl.crawler.cli import main\n"
         "try:\n"
         "    main(['--help'])\n"
         "except SystemExit:\n"
@@ -134,18 +138,38 @@ def test_help_loads_no_heavy_library() -> None:
 
 
 def test_version_everywhere() -> None:
-    import analysis
-    import crawler
-    import fixtures
-    import storage
-
-    versions = {p.__version__ for p in (analysis, crawler, fixtures, storage)}
+    packages = (webcrawl.analysis, webcrawl.crawler, webcrawl.fixtures, webcrawl.storage)
+    versions = {p.__version__ for p in packages}
     assert len(versions) == 1
-    out = subprocess.run([sys.executable, "-m", "crawler.cli", "--version"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "webcrawl.crawler.cli", "--version"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == f"webcrawl {versions.pop()}"
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_package_ships_type_hints(package: str) -> None:
-    assert (ROOT / package / "py.typed").is_file()
+    assert (ROOT / package.removeprefix("webcrawl.") / "py.typed").is_file()
+
+
+def test_installed_packages_match_the_folders() -> None:
+    """pyproject's package list names every folder of ours, each under ``webcrawl.``."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    listed = sorted(config["tool"]["setuptools"]["packages"])
+    folders = sorted("webcrawl." + str(p.parent.relative_to(ROOT)).replace("/", ".")
+                     for top in ("crawler", "analysis", "storage", "fixtures")
+                     for p in (ROOT / top).rglob("__init__.py"))
+    assert listed == folders
+
+
+def test_no_code_imports_the_bare_folder_names() -> None:
+    """Installed, the packages exist only as ``webcrawl.<name>``: a bare ``import crawler``
+    works from the repository root by accident and nowhere else."""
+    import re
+
+    bare = re.compile(r"^\s*(from|import) (crawler|analysis|storage|fixtures)\b", re.M)
+    offenders = [str(p.relative_to(ROOT))
+                 for top in ("crawler", "analysis", "storage", "fixtures", "tests", "benchmarks")
+                 for p in (ROOT / top).rglob("*.py") if bare.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []

@@ -60,7 +60,7 @@ def _argv(step: str, port: int | None) -> list[str]:
         step = step.replace(":8400", f":{port}")
     argv = shlex.split(step)
     if argv[0] == ".venv/bin/webcrawl":
-        argv = [sys.executable, "-m", "crawler.cli", *argv[1:]]
+        argv = [sys.executable, "-m", "webcrawl.crawler.cli", *argv[1:]]
     elif argv[0] == ".venv/bin/python":
         argv = [sys.executable, *argv[1:]]
     elif argv[0].startswith(".venv/bin/"):

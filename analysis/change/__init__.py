@@ -4,7 +4,7 @@ refresh policies, freshness and the evaluation of revisit runs.
 
 from __future__ import annotations
 
-from analysis.change.change_stats import (
+from webcrawl.analysis.change.change_stats import (
     CENSORED_LABEL,
     CHANGE_BUCKETS,
     LIFESPAN_BUCKETS,
@@ -20,7 +20,7 @@ from analysis.change.change_stats import (
     visible_lifespans,
     window_buckets,
 )
-from analysis.change.estimators import (
+from webcrawl.analysis.change.estimators import (
     RateEstimate,
     VisitHistory,
     auto_estimators,
@@ -34,7 +34,7 @@ from analysis.change.estimators import (
     rate_map,
     solve_monotone,
 )
-from analysis.change.fetch_history import (
+from webcrawl.analysis.change.fetch_history import (
     DAY_SECONDS_KEYS,
     META_DAY_SECONDS,
     OK_REVISIT,
@@ -53,7 +53,7 @@ from analysis.change.fetch_history import (
     resolve_day_seconds,
     stored_day_seconds,
 )
-from analysis.change.freshness import (
+from webcrawl.analysis.change.freshness import (
     FreshnessResult,
     age_integral,
     estimated_freshness,
@@ -61,13 +61,13 @@ from analysis.change.freshness import (
     expected_age,
     expected_freshness,
 )
-from analysis.change.rate_table import (
+from webcrawl.analysis.change.rate_table import (
     RATE_COLUMNS,
     PageRates,
     export_rates,
     page_rates,
 )
-from analysis.change.refresh import (
+from webcrawl.analysis.change.refresh import (
     POLICIES,
     PlannerSettings,
     Policy,
@@ -80,7 +80,7 @@ from analysis.change.refresh import (
     proportional_allocation,
     uniform_allocation,
 )
-from analysis.change.revisit_eval import (
+from webcrawl.analysis.change.revisit_eval import (
     RevisitEvaluation,
     SimClock,
     estimated_revisit_freshness,

@@ -5,7 +5,7 @@ whether it changed, Last-Modified): the fraction of pages by average change inte
 (overall, per host and per domain class: .com, .edu, ...), the visible lifespan of
 pages (both methods of the paper), the time until 50% of the pages changed, and a test
 of the Poisson model.  :func:`change_report` computes them all;
-:func:`analysis.report.change_figures.plot_change_report` writes one PNG each.
+:func:`webcrawl.analysis.report.change_figures.plot_change_report` writes one PNG each.
 
 Times are in days.
 
@@ -31,15 +31,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
-
-from analysis.change.estimators import (
+from webcrawl.analysis.change.estimators import (
     RateEstimate,
     VisitHistory,
     estimate_rates,
     no_change_upper_bound,
 )
-from storage.arrays import FloatArray, IntArray
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.storage.arrays import FloatArray, IntArray
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
     "CENSORED_LABEL",
@@ -505,7 +504,7 @@ class ChangeReport:
     poisson: PoissonTest
     #: per page: rate estimate (changes per day) with its confidence interval; a page
     #: with no change seen has rate 0 and the upper bound of
-    #: :func:`~analysis.change.estimators.no_change_upper_bound` (``nan`` if not revisited)
+    #: :func:`~webcrawl.analysis.change.estimators.no_change_upper_bound` (``nan`` if not revisited)
     rates: RateEstimate
     #: per page: visits that saw a change, and days observed (sum of revisit intervals)
     changes_seen: IntArray

@@ -43,11 +43,10 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
-
-from analysis.change.monotone import solve_monotone
-from analysis.change.visit_history import VisitHistory
-from storage.arrays import BoolArray, FloatArray
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis.change.monotone import solve_monotone
+from webcrawl.analysis.change.visit_history import VisitHistory
+from webcrawl.storage.arrays import BoolArray, FloatArray
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 __all__ = [
     "RateEstimate",
@@ -454,7 +453,7 @@ def map_rate(
     exactly-timed changes plus ``K0`` and ``E`` the change-free time plus ``E0``, the
     same convex decreasing equation as :func:`mle_rate`.  The prior keeps the estimate
     finite when every visit saw a change and positive when none did, which an
-    allocation needs; it is what :class:`analysis.change.refresh.RevisitPlanner` uses.
+    allocation needs; it is what :class:`webcrawl.analysis.change.refresh.RevisitPlanner` uses.
 
     Examples
     --------

@@ -9,7 +9,7 @@ views built on it:
   410: gone), with Last-Modified on the visits' clock (``webcrawl analyze changes``,
   the report's change section);
 * :func:`history_refreshes` / :func:`load_refreshes`: the refreshes of the collection
-  (pages fetched as HTML) for freshness and age (:mod:`analysis.change.revisit_eval`).
+  (pages fetched as HTML) for freshness and age (:mod:`webcrawl.analysis.change.revisit_eval`).
 
 HTTP dates (Last-Modified) are parsed here too: :func:`http_date_seconds`,
 :func:`parse_http_dates`.
@@ -31,14 +31,13 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-
-from storage.arrays import FloatArray
-from storage.errors import AnalysisError, ConfigError
-from storage.records import FetchKind, Outcome
+from webcrawl.storage.arrays import FloatArray
+from webcrawl.storage.errors import AnalysisError, ConfigError
+from webcrawl.storage.records import FetchKind, Outcome
 
 if TYPE_CHECKING:
-    from analysis.change.change_stats import VisitLog
-    from storage.reader import FetchTable, UrlTable
+    from webcrawl.analysis.change.change_stats import VisitLog
+    from webcrawl.storage.reader import FetchTable, UrlTable
 
 __all__ = [
     "DAY_SECONDS_KEYS",
@@ -153,7 +152,7 @@ def resolve_day_seconds(meta: Mapping[str, str],
 class FetchHistory:
     """One snapshot of a crawl database's fetches and the tables they refer to.
 
-    ``fetches`` are the columns of :meth:`storage.reader.CrawlReader.fetches` (insertion
+    ``fetches`` are the columns of :meth:`webcrawl.storage.reader.CrawlReader.fetches` (insertion
     order), ``urls`` the URL table (without the URL strings if read with ``text=False``),
     ``host_ids``/``host_names`` the hosts in id order, ``meta`` the meta table.
     """
@@ -173,7 +172,7 @@ class FetchHistory:
 
 def read_history(db: str | Path, *, text: bool = True) -> FetchHistory:
     """Read the fetch history of ``db`` from one snapshot (``text=False``: no URL strings)."""
-    from storage.reader import CrawlReader
+    from webcrawl.storage.reader import CrawlReader
 
     with CrawlReader(db) as reader, reader.snapshot():
         meta = reader.meta()
@@ -196,7 +195,7 @@ def history_visit_log(history: FetchHistory, seconds_per_day: float | None = Non
                       at: Literal["start", "midpoint"] = "start",
                       server_clock: Literal["wall", "fitted"] = "fitted") -> LoadedVisits:
     """Every fetch with an HTTP answer as a visit of a
-    :class:`~analysis.change.change_stats.VisitLog`.
+    :class:`~webcrawl.analysis.change.change_stats.VisitLog`.
 
     Parameters
     ----------
@@ -233,7 +232,7 @@ def history_visit_log(history: FetchHistory, seconds_per_day: float | None = Non
     ----------
     .. [1] Cho and Garcia-Molina, TOIT 2003 (visit histories, Last-Modified).
     """
-    from analysis.change.change_stats import VisitLog
+    from webcrawl.analysis.change.change_stats import VisitLog
 
     seconds_per_day, _ = resolve_day_seconds(history.meta, seconds_per_day)
     f = history.fetches
@@ -310,7 +309,7 @@ class Refreshes:
 def history_refreshes(history: FetchHistory) -> Refreshes:
     """The collection (pages fetched as HTML) and its refreshes: the crawl fetch and every
     successful revisit (2xx or 304), each at its request's midpoint."""
-    from storage.reader import OUTCOMES
+    from webcrawl.storage.reader import OUTCOMES
 
     table, f = history.urls, history.fetches
     coll = table.has_outcome(Outcome.FETCHED)

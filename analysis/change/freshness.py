@@ -28,9 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-from storage.arrays import FloatArray, IntArray
-from storage.errors import ConfigError
+from webcrawl.storage.arrays import FloatArray, IntArray
+from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "FreshnessResult",

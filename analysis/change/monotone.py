@@ -1,7 +1,7 @@
 """A vectorised safeguarded Newton root finder for monotone functions (element-wise).
 
 Used by the change-rate estimators (:mod:`analysis.change.estimators`, which re-exports it) and
-the refresh-policy solvers (:mod:`analysis.change.refresh`).
+the refresh-policy solvers (:mod:`webcrawl.analysis.change.refresh`).
 """
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-
-from storage.arrays import BoolArray, FloatArray
-from storage.errors import AnalysisError
+from webcrawl.storage.arrays import BoolArray, FloatArray
+from webcrawl.storage.errors import AnalysisError
 
 __all__ = ["solve_monotone"]
 

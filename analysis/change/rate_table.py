@@ -1,8 +1,8 @@
 """Per-page change-rate estimates of a crawl database, as a table (``export rates``).
 
 The rates are those of ``webcrawl analyze changes``: the visit log of
-:func:`~analysis.change.fetch_history.load_visit_log` and
-:func:`~analysis.change.estimators.estimate_rates` with ``method="auto"``; this module
+:func:`~webcrawl.analysis.change.fetch_history.load_visit_log` and
+:func:`~webcrawl.analysis.change.estimators.estimate_rates` with ``method="auto"``; this module
 only lays them out one row per page with the estimator each page got.
 """
 
@@ -14,9 +14,12 @@ from typing import TextIO
 
 import numpy as np
 from numpy.typing import NDArray
-
-from analysis.change.estimators import auto_estimators, estimate_rates
-from analysis.change.fetch_history import history_visit_log, read_history, resolve_day_seconds
+from webcrawl.analysis.change.estimators import auto_estimators, estimate_rates
+from webcrawl.analysis.change.fetch_history import (
+    history_visit_log,
+    read_history,
+    resolve_day_seconds,
+)
 
 __all__ = ["RATE_COLUMNS", "PageRates", "export_rates", "page_rates"]
 
@@ -56,7 +59,7 @@ def page_rates(db: str | Path, seconds_per_day: float | None = None, *,
         The crawl database (crawl and revisit fetches).
     seconds_per_day : float, optional
         Length of a day on the crawl's clock.  Default: the one the revisit stored
-        (:func:`~analysis.change.fetch_history.resolve_day_seconds`), else 86400.
+        (:func:`~webcrawl.analysis.change.fetch_history.resolve_day_seconds`), else 86400.
     confidence : float, default 0.95
         Level of the intervals.
 
@@ -72,7 +75,7 @@ def page_rates(db: str | Path, seconds_per_day: float | None = None, *,
     References
     ----------
     .. [1] J. Cho and H. Garcia-Molina, "Estimating frequency of change", ACM TOIT 3(3),
-       2003 (the estimators of :mod:`analysis.change.estimators`).
+       2003 (the estimators of :mod:`webcrawl.analysis.change.estimators`).
 
     Examples
     --------
@@ -102,7 +105,7 @@ def export_rates(db: str | Path, out: TextIO, fmt: str = "tsv", *,
     Rates without a value (a page seen once) are empty (JSON ``null``); an unbounded
     upper limit is ``inf``.  Returns the number of rows.
     """
-    from storage.export import write_rows
+    from webcrawl.storage.export import write_rows
 
     r = page_rates(db, seconds_per_day)
     rows = zip(r.urls, r.url_ids.tolist(), r.visits.tolist(), r.changes.tolist(),

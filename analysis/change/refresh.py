@@ -49,11 +49,10 @@ from typing import Literal, get_args
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, special
-
-from analysis.change.estimators import VisitHistory, map_rate, solve_monotone
-from analysis.change.freshness import age_integral
-from storage.arrays import FloatArray
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis.change.estimators import VisitHistory, map_rate, solve_monotone
+from webcrawl.analysis.change.freshness import age_integral
+from webcrawl.storage.arrays import FloatArray
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 __all__ = [
     "POLICIES",

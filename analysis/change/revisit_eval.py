@@ -1,6 +1,6 @@
 """Freshness and age of a revisited collection, from a crawl database.
 
-A revisit run (``webcrawl revisit``, :mod:`crawler.revisit.loop`) leaves in the database,
+A revisit run (``webcrawl revisit``, :mod:`webcrawl.crawler.revisit.loop`) leaves in the database,
 per page of the collection (URLs fetched as HTML by the crawl), its *refreshes*: the
 crawl fetch (the first refresh) and every successful revisit (2xx or 304; a 304 also
 confirms the copy is current).  From them:
@@ -12,8 +12,8 @@ confirms the copy is current).  From them:
 * :func:`estimated_revisit_freshness` computes what the crawler can say about itself
   without truth: the expected freshness and age under rates estimated from its own
   observations (:func:`revisit_rates`, the posterior mode of
-  :func:`analysis.change.estimators.map_rate`), with
-  :func:`analysis.change.freshness.estimated_freshness`.
+  :func:`webcrawl.analysis.change.estimators.map_rate`), with
+  :func:`webcrawl.analysis.change.freshness.estimated_freshness`.
 
 A refresh's time is the midpoint of its request (the server answers in between).
 Pages that went away (404/410) keep their last copy; the truth's change times say
@@ -34,12 +34,15 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-from analysis.change.estimators import VisitHistory, map_rate
-from analysis.change.fetch_history import Refreshes, load_refreshes
-from analysis.change.freshness import FreshnessResult, estimated_freshness, evaluate_freshness
-from storage.arrays import FloatArray
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis.change.estimators import VisitHistory, map_rate
+from webcrawl.analysis.change.fetch_history import Refreshes, load_refreshes
+from webcrawl.analysis.change.freshness import (
+    FreshnessResult,
+    estimated_freshness,
+    evaluate_freshness,
+)
+from webcrawl.storage.arrays import FloatArray
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 __all__ = [
     "Refreshes",
@@ -205,7 +208,7 @@ def estimated_revisit_freshness(
 
     No ground truth: the rates are estimated from the stored changed flags
     (:func:`revisit_rates`) and the expectation taken under the Poisson model
-    (:func:`analysis.change.freshness.estimated_freshness`).  ``day_seconds`` converts wall
+    (:func:`webcrawl.analysis.change.freshness.estimated_freshness`).  ``day_seconds`` converts wall
     seconds to days (the revisit run's; 86400 on the real web).  Window as in
     :func:`evaluate_revisit`.
 

@@ -3,7 +3,7 @@
 :class:`VisitHistory` holds, flat, one entry per interval between two visits of a page:
 its length, whether the visit at its end saw a change, and the time since the page's
 last modification (Last-Modified) when known.  The estimators are in
-:mod:`analysis.change.estimators` (which re-exports this class).
+:mod:`webcrawl.analysis.change.estimators` (which re-exports this class).
 
 References
 ----------
@@ -16,9 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-
-from storage.arrays import BoolArray, FloatArray, IntArray
-from storage.errors import ConfigError
+from webcrawl.storage.arrays import BoolArray, FloatArray, IntArray
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["VisitHistory"]
 

@@ -4,24 +4,24 @@ degree laws, small-world measures and bipartite cores.
 
 from __future__ import annotations
 
-from analysis.graph.bowtie_alg import (
+from webcrawl.analysis.graph.bowtie_alg import (
     BowTie,
     Region,
     bowtie,
 )
-from analysis.graph.captured import (
+from webcrawl.analysis.graph.captured import (
     ANSWERED,
     GRAPH_KINDS,
     CapturedGraph,
     GraphKind,
     check_graph_kind,
 )
-from analysis.graph.connectivity import (
+from webcrawl.analysis.graph.connectivity import (
     Components,
     components,
     reachable,
 )
-from analysis.graph.cores import (
+from webcrawl.analysis.graph.cores import (
     BipartiteCores,
     Core,
     CoreConfig,
@@ -30,7 +30,7 @@ from analysis.graph.cores import (
     eliminate,
     generation_filter,
 )
-from analysis.graph.degree_dist import (
+from webcrawl.analysis.graph.degree_dist import (
     DegreeLaws,
     PowerLawFit,
     degree_distribution,
@@ -38,19 +38,19 @@ from analysis.graph.degree_dist import (
     degrees,
     fit_power_law,
 )
-from analysis.graph.hits_alg import (
+from webcrawl.analysis.graph.hits_alg import (
     HitsResult,
     hits,
 )
-from analysis.graph.loader import (
+from webcrawl.analysis.graph.loader import (
     load_graph,
 )
-from analysis.graph.pagerank_alg import (
+from webcrawl.analysis.graph.pagerank_alg import (
     PageRankResult,
     pagerank,
     transition_transpose,
 )
-from analysis.graph.smallworld_alg import (
+from webcrawl.analysis.graph.smallworld_alg import (
     Clustering,
     PathLengths,
     SmallWorld,

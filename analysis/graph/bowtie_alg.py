@@ -8,9 +8,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis._sparse import as_links
-from analysis.graph.connectivity import components, reachable
+from webcrawl.analysis._sparse import as_links
+from webcrawl.analysis.graph.connectivity import components, reachable
 
 __all__ = ["BowTie", "Region", "bowtie"]
 
@@ -85,7 +84,7 @@ def bowtie(adjacency: Any) -> BowTie:
     ----------
     adjacency : scipy sparse array or matrix, shape (n, n)
         Any non-zero entry ``[i, j]`` is a link from i to j.  A
-        :class:`analysis.graph.captured.CapturedGraph` is accepted too.
+        :class:`webcrawl.analysis.graph.captured.CapturedGraph` is accepted too.
 
     Returns
     -------

@@ -5,7 +5,7 @@ arrays that map nodes back to the crawl (URL, host, crawled or frontier, fetch o
 Analysis functions take the CSR (``graph.adjacency``) or the whole object and return
 numpy arrays indexed by node; URLs are attached only at the edge (CLI, reports).
 
-``load_graph`` (in :mod:`analysis.graph.loader`) builds one from a crawl database;
+``load_graph`` (in :mod:`webcrawl.analysis.graph.loader`) builds one from a crawl database;
 :meth:`CapturedGraph.from_edges` builds one from arrays, for tests and generated graphs.
 
 Which graph
@@ -42,10 +42,9 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
-
-from storage.errors import ConfigError
-from storage.reader import OUTCOMES, outcome_code
-from storage.records import Outcome
+from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.reader import OUTCOMES, outcome_code
+from webcrawl.storage.records import Outcome
 
 __all__ = ["ANSWERED", "GRAPH_KINDS", "CapturedGraph", "GraphKind", "check_graph_kind"]
 
@@ -99,7 +98,7 @@ class CapturedGraph:
     kind : {"pages", "all"}
         Which graph this is (module docstring); generated graphs are ``pages``.
     outcomes : ndarray of int8
-        Each node's outcome code into :data:`storage.reader.OUTCOMES` (``-1``: none).
+        Each node's outcome code into :data:`webcrawl.storage.reader.OUTCOMES` (``-1``: none).
     fetchable : ndarray of bool
         Nodes a virtual crawl may fetch (module docstring).
     truncated_pages : int

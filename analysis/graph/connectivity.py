@@ -8,8 +8,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components
-
-from analysis._sparse import as_links
+from webcrawl.analysis._sparse import as_links
 
 __all__ = ["Components", "components", "reachable"]
 

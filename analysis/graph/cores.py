@@ -36,9 +36,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis._sparse import as_adjacency
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis._sparse import as_adjacency
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 __all__ = [
     "BipartiteCores",

@@ -7,9 +7,8 @@ from typing import Any, Literal
 
 import numpy as np
 from scipy.special import zeta
-
-from analysis._sparse import as_links
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis._sparse import as_links
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 __all__ = [
     "DegreeLaws",
@@ -121,7 +120,7 @@ def degree_laws(adjacency: Any, *, min_tail: int = MIN_TAIL) -> DegreeLaws:
     Parameters
     ----------
     adjacency : scipy sparse array or matrix, shape (n, n)
-        Any non-zero entry is a link.  A :class:`analysis.graph.captured.CapturedGraph` is
+        Any non-zero entry is a link.  A :class:`webcrawl.analysis.graph.captured.CapturedGraph` is
         accepted too.
     min_tail : int, default 50
         Smallest tail a fit may use (see :func:`fit_power_law`).

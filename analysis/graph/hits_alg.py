@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis._sparse import as_adjacency, as_distribution
-from storage.errors import ConfigError, EmptyGraphError, PowerIterationFailedConvergence
+from webcrawl.analysis._sparse import as_adjacency, as_distribution
+from webcrawl.storage.errors import ConfigError, EmptyGraphError, PowerIterationFailedConvergence
 
 __all__ = ["HitsResult", "hits"]
 

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis.graph.captured import ANSWERED, CapturedGraph, GraphKind, check_graph_kind
-from storage.reader import CrawlReader, LinkArrays, outcome_code
-from storage.records import Outcome
+from webcrawl.analysis.graph.captured import ANSWERED, CapturedGraph, GraphKind, check_graph_kind
+from webcrawl.storage.reader import CrawlReader, LinkArrays, outcome_code
+from webcrawl.storage.records import Outcome
 
 __all__ = ["load_graph"]
 
@@ -39,7 +38,7 @@ def load_graph(
         The crawl database (it may still be written by a running crawl; the graph is
         read from one consistent snapshot).
     graph : {"pages", "all"}, default "pages"
-        Which graph (see :mod:`analysis.graph.captured`): ``pages``, the fetched pages
+        Which graph (see :mod:`webcrawl.analysis.graph.captured`): ``pages``, the fetched pages
         (outcome ``fetched``: HTML pages whose out-links are known) and the links among
         them; ``all``, every discovered URL as a node (the pages, the frontier they
         point to, and URLs that ended with another outcome: errors, redirects, ...).
@@ -63,7 +62,7 @@ def load_graph(
     CapturedGraph
         Node ``i`` is the i-th selected URL in URL-id order (``store_ids[i]`` is its
         id); ``crawled`` marks fetched HTML pages; ``fetchable`` the URLs the recorded
-        crawl got an HTTP answer for (:data:`analysis.graph.captured.ANSWERED`), plus,
+        crawl got an HTTP answer for (:data:`webcrawl.analysis.graph.captured.ANSWERED`), plus,
         for URLs without an outcome (an imported graph), those with known out-links;
         ``truncated_pages`` the pages whose links the crawl cut at its per-page cap;
         ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by

@@ -8,9 +8,8 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis._sparse import as_adjacency, as_distribution
-from storage.errors import ConfigError, PowerIterationFailedConvergence
+from webcrawl.analysis._sparse import as_adjacency, as_distribution
+from webcrawl.storage.errors import ConfigError, PowerIterationFailedConvergence
 
 __all__ = ["PageRankResult", "pagerank", "transition_transpose"]
 
@@ -82,7 +81,7 @@ def pagerank(
     adjacency : scipy sparse array or matrix, shape (n, n)
         ``adjacency[i, j]`` is the weight (number of links) from node i to node j.
         Duplicate entries are summed; self-loops are ordinary links.  A
-        :class:`analysis.graph.captured.CapturedGraph` is accepted too.
+        :class:`webcrawl.analysis.graph.captured.CapturedGraph` is accepted too.
     alpha : float, default 0.85
         Damping factor: probability of following a link rather than jumping.
     personalization : array_like of shape (n,), optional

@@ -18,9 +18,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
-
-from analysis._sparse import as_adjacency
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.analysis._sparse import as_adjacency
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
     "Clustering",

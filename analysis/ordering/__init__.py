@@ -5,13 +5,13 @@ the random-web-crawls model.
 
 from __future__ import annotations
 
-from analysis.ordering.along import (
+from webcrawl.analysis.ordering.along import (
     ALONG_MEASURES,
     AlongCrawl,
     measure_along,
     pagerank_power_law,
 )
-from analysis.ordering.compare import (
+from webcrawl.analysis.ordering.compare import (
     RECORDED,
     CompareSettings,
     Comparison,
@@ -20,7 +20,7 @@ from analysis.ordering.compare import (
     virtual_comparison,
     virtual_orders,
 )
-from analysis.ordering.quality import (
+from webcrawl.analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
     crawl_quality,
@@ -38,10 +38,10 @@ from analysis.ordering.quality import (
     top_n_mean_slice,
     top_n_overlap,
 )
-from analysis.ordering.quality_order import (
+from webcrawl.analysis.ordering.quality_order import (
     rank_positions,
 )
-from analysis.ordering.randomweb import (
+from webcrawl.analysis.ordering.randomweb import (
     DEGREE_LAWS,
     GAMMA_IN,
     GAMMA_OUT,
@@ -54,12 +54,12 @@ from analysis.ordering.randomweb import (
     zipf_degree_counts,
     zipf_degrees,
 )
-from analysis.ordering.reach import (
+from webcrawl.analysis.ordering.reach import (
     EXCLUSION_REASONS,
     Reach,
     reach_summary,
 )
-from analysis.ordering.strategies import (
+from webcrawl.analysis.ordering.strategies import (
     BacklinkCount,
     BreadthFirst,
     DepthFirst,
@@ -74,7 +74,7 @@ from analysis.ordering.strategies import (
     get_strategy,
     register_strategy,
 )
-from analysis.ordering.virtual import (
+from webcrawl.analysis.ordering.virtual import (
     VirtualCrawl,
     replay,
     virtual_crawl,

@@ -22,15 +22,14 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis.graph.bowtie_alg import Region, bowtie
-from analysis.graph.captured import CapturedGraph
-from analysis.graph.cores import CoreConfig, bipartite_cores
-from analysis.graph.degree_dist import fit_power_law
-from analysis.graph.pagerank_alg import pagerank
-from analysis.graph.smallworld_alg import clustering
-from analysis.ordering.quality_links import discovery_rate, sink_fraction
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis.graph.bowtie_alg import Region, bowtie
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.cores import CoreConfig, bipartite_cores
+from webcrawl.analysis.graph.degree_dist import fit_power_law
+from webcrawl.analysis.graph.pagerank_alg import pagerank
+from webcrawl.analysis.graph.smallworld_alg import clustering
+from webcrawl.analysis.ordering.quality_links import discovery_rate, sink_fraction
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 __all__ = ["ALONG_MEASURES", "AlongCrawl", "measure_along", "pagerank_power_law"]
 
@@ -147,7 +146,7 @@ def measure_along(
     ----------
     graph : CapturedGraph
         A crawl with its ``fetch_order`` (a recorded crawl, a virtual one or a
-        :func:`analysis.ordering.randomweb.random_web_crawl`).
+        :func:`webcrawl.analysis.ordering.randomweb.random_web_crawl`).
     checkpoints : int or sequence of int, default 10
         Numbers of crawled pages to measure at, or how many, log-spaced from 100 (or
         the crawl's size if smaller) to the whole crawl.
@@ -165,7 +164,7 @@ def measure_along(
 
     Examples
     --------
-    >>> from analysis.ordering.randomweb import random_web_crawl
+    >>> from webcrawl.analysis.ordering.randomweb import random_web_crawl
     >>> web = random_web_crawl(20000, "BFS", max_pages=2000, seed=1)
     >>> a = measure_along(web.graph, [500, 2000], ["sinks", "discovery"])
     >>> a.pages.tolist(), bool(0 < a.values["sinks"][0] < 1)
@@ -176,7 +175,7 @@ def measure_along(
     The cost is one subgraph extraction per checkpoint plus the measures on it:
     linear for degrees, sinks, discovery, bow-tie and PageRank; clustering is
     O(sum of squared degrees); cores run the pruned enumeration of
-    :func:`analysis.graph.cores.bipartite_cores` (``nan`` if it exceeds its limit).
+    :func:`webcrawl.analysis.graph.cores.bipartite_cores` (``nan`` if it exceeds its limit).
     """
     unknown = sorted(set(measures) - set(ALONG_MEASURES))
     if unknown:

@@ -1,12 +1,12 @@
 """Compare crawl orderings: which one finds the important pages first?
 
 Two ways to get the orders, both scored on a final captured graph with
-:func:`analysis.ordering.quality.crawl_quality`:
+:func:`webcrawl.analysis.ordering.quality.crawl_quality`:
 
 * **virtual** (``webcrawl compare --virtual``): crawl once, then replay each strategy
   over the captured graph with :func:`analysis.ordering.virtual.virtual_crawl` (no network),
   inside the recorded crawl's reach (only URLs the crawl got an HTTP answer for are
-  fetched; :mod:`analysis.ordering.reach`); every order is scored against the same
+  fetched; :mod:`webcrawl.analysis.ordering.reach`); every order is scored against the same
   measured graph (``pages`` by default: the fetched pages and the links among them) and
   the same PageRank, and the crawl's own recorded order is added as the curve
   ``recorded``.  On a finished crawl every ordering ends on the recorded crawl's page
@@ -17,7 +17,7 @@ Two ways to get the orders, both scored on a final captured graph with
 
 :func:`compare_crawl` is the library function behind ``webcrawl compare``;
 :func:`compare_orders` scores orders you already have;
-:func:`analysis.report.comparison_files.write_comparison` writes
+:func:`webcrawl.analysis.report.comparison_files.write_comparison` writes
 one PNG per metric and ``comparison.json``.
 
 References
@@ -36,17 +36,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from analysis.graph.captured import CapturedGraph, GraphKind, check_graph_kind
-from analysis.ordering.quality import (
+from webcrawl.analysis.graph.captured import CapturedGraph, GraphKind, check_graph_kind
+from webcrawl.analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
     crawl_quality,
     final_pagerank,
     summary_label,
 )
-from analysis.ordering.reach import Reach, reach_summary
-from storage.errors import ConfigError
+from webcrawl.analysis.ordering.reach import Reach, reach_summary
+from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "RECORDED",
@@ -105,7 +104,7 @@ class Comparison:
     """Quality reports of several crawl orders, with how they were made.
 
     ``graphs`` maps each database name to the measured graph's
-    :meth:`~analysis.graph.captured.CapturedGraph.info`; ``reach`` is the fetchable
+    :meth:`~webcrawl.analysis.graph.captured.CapturedGraph.info`; ``reach`` is the fetchable
     set of a virtual comparison (None for recorded orders).
     """
 
@@ -163,9 +162,9 @@ def virtual_orders(graph: CapturedGraph, strategies: Sequence[str], *,
     """Replay each named strategy over ``graph`` and return its fetch order.
 
     Replays fetch only ``graph.fetchable`` nodes (see
-    :func:`analysis.ordering.virtual.virtual_crawl`).
+    :func:`webcrawl.analysis.ordering.virtual.virtual_crawl`).
     """
-    from analysis.ordering.virtual import virtual_crawl
+    from webcrawl.analysis.ordering.virtual import virtual_crawl
 
     orders = {}
     for name in strategies:
@@ -195,7 +194,7 @@ def compare_orders(graph: CapturedGraph, orders: Mapping[str, np.ndarray | Seque
     Returns
     -------
     dict
-        Label -> :class:`~analysis.ordering.quality.QualityReport`, in the order given.
+        Label -> :class:`~webcrawl.analysis.ordering.quality.QualityReport`, in the order given.
 
     Examples
     --------
@@ -245,9 +244,9 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
     ConfigError
         Unknown strategy, no strategy, or the wrong number of databases.
     StoreError
-        A database cannot be read (from :func:`analysis.graph.loader.load_graph`).
+        A database cannot be read (from :func:`webcrawl.analysis.graph.loader.load_graph`).
     """
-    from analysis.graph.loader import load_graph
+    from webcrawl.analysis.graph.loader import load_graph
 
     settings = settings or CompareSettings()
     names = _check_strategies(strategies)
@@ -356,8 +355,8 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
 
 def _check_strategies(strategies: Sequence[str]) -> list[str]:
     """Strip, de-duplicate and check names against the registry (ConfigError lists them)."""
-    import analysis.ordering.strategies  # noqa: F401  (registers the built-in strategies)
-    from analysis.ordering.strategies.registry import get_strategy
+    import webcrawl.analysis.ordering.strategies  # noqa: F401  (registers the built-in strategies)
+    from webcrawl.analysis.ordering.strategies.registry import get_strategy
 
     names = list(dict.fromkeys(s.strip() for s in strategies if s.strip()))
     if not names:

@@ -44,10 +44,9 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.quality_links import discovery_rate, sink_fraction, top_n_overlap
-from analysis.ordering.quality_order import (
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.quality_links import discovery_rate, sink_fraction, top_n_overlap
+from webcrawl.analysis.ordering.quality_order import (
     default_top_ns,
     pagerank_capture,
     rank_positions,
@@ -57,7 +56,7 @@ from analysis.ordering.quality_order import (
     top_n_fetched,
     top_n_mean_slice,
 )
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
     "QualityReport",
@@ -152,7 +151,7 @@ class QualityReport:
     and per checkpoint (``checkpoint_pages``) respectively.  ``top_mean_slice[N]`` is
     ``(mean slice, fetched)``: the average 1-based slice on which the order fetched the
     top-N pages, and how many of them it fetched (Najork and Wiener).  ``graph`` names
-    the graph measured (:meth:`~analysis.graph.captured.CapturedGraph.info`).
+    the graph measured (:meth:`~webcrawl.analysis.graph.captured.CapturedGraph.info`).
     """
 
     pages: int
@@ -223,7 +222,7 @@ def final_pagerank(
     remote_only : bool
         Count only links between different hosts (Najork and Wiener's variant).
     alpha, tol : float
-        Passed to :func:`analysis.graph.pagerank_alg.pagerank`.
+        Passed to :func:`webcrawl.analysis.graph.pagerank_alg.pagerank`.
 
     Returns
     -------
@@ -233,7 +232,7 @@ def final_pagerank(
     ----------
     .. [1] Najork and Wiener 2001 (see the module docstring).
     """
-    from analysis.graph.pagerank_alg import pagerank
+    from webcrawl.analysis.graph.pagerank_alg import pagerank
 
     if graph.n == 0:
         raise EmptyGraphError("the graph has no nodes")

@@ -2,7 +2,7 @@
 
 :func:`discovery_rate` and :func:`sink_fraction` follow the links found as the crawl
 grows; :func:`top_n_overlap` ranks the partial graph known at each checkpoint.
-:func:`analysis.ordering.quality.crawl_quality` computes them all.
+:func:`webcrawl.analysis.ordering.quality.crawl_quality` computes them all.
 
 Time convention: the page at crawl position ``p`` (0-based) is fetched at time ``2p``
 and its out-links become known at ``2p + 1``; seeds are known at ``-1``.  A URL is
@@ -24,9 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-
-from analysis.ordering.quality_order import rank_positions
-from storage.errors import ConfigError
+from webcrawl.analysis.ordering.quality_order import rank_positions
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["discovery_rate", "sink_fraction", "top_n_overlap"]
 
@@ -164,7 +163,7 @@ def top_n_overlap(
     .. [1] Najork and Wiener 2001, figure 4 (top pages of the graph induced by the
        first days versus the final graph).
     """
-    from analysis.graph.pagerank_alg import pagerank
+    from webcrawl.analysis.graph.pagerank_alg import pagerank
 
     links = _order_links(adjacency, order, np.asarray(seeds))
     final_rank = rank_positions(np.asarray(scores, dtype=np.float64))

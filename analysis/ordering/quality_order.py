@@ -4,7 +4,7 @@ Functions of the crawl order and the final graph's PageRank alone (no links):
 slices of a crawl (:func:`slice_bounds`, :func:`time_slice_bounds`),
 :func:`pagerank_capture`, :func:`slice_mean_pagerank`, :func:`top_n_fetched` and
 :func:`top_n_mean_slice`.
-:func:`analysis.ordering.quality.crawl_quality` computes them all.
+:func:`webcrawl.analysis.ordering.quality.crawl_quality` computes them all.
 
 References
 ----------
@@ -20,8 +20,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
     "default_top_ns",

@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.strategies import Strategy, get_strategy
-from analysis.ordering.virtual import VirtualCrawl, replay
-from storage.errors import ConfigError
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
+from webcrawl.analysis.ordering.virtual import VirtualCrawl, replay
+from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "DEGREE_LAWS",
@@ -337,7 +336,7 @@ def random_web_crawl(
     reading gives every published figure at once.
 
     *Crawl disciplines* are the crawler's own strategy classes driven by
-    :func:`analysis.ordering.virtual.replay`: ``bfs`` (FIFO), ``dfs`` (LIFO), ``backlink``
+    :func:`webcrawl.analysis.ordering.virtual.replay`: ``bfs`` (FIFO), ``dfs`` (LIFO), ``backlink``
     (DEG: most known in-links, ties first discovered) and ``random``.
 
     *Complexity.*  O(n) vectorised set-up plus the part of L a crawl of

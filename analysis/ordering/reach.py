@@ -1,7 +1,7 @@
 """The recorded crawl's reach: which URLs a virtual crawl may fetch, and why not the rest.
 
 A virtual crawl over a crawl database stays inside what the recorded crawl could
-fetch (:attr:`analysis.graph.captured.CapturedGraph.fetchable`): a URL is fetchable
+fetch (:attr:`webcrawl.analysis.graph.captured.CapturedGraph.fetchable`): a URL is fetchable
 exactly when the recorded crawl got an HTTP answer for it.  :func:`reach_summary`
 counts that set and the excluded URLs by reason, which ``webcrawl compare`` prints.
 """
@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.captured import CapturedGraph
 
 __all__ = ["EXCLUSION_REASONS", "Reach", "reach_summary"]
 

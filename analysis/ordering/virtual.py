@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.strategies import Strategy, get_strategy
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 __all__ = ["VirtualCrawl", "replay", "virtual_crawl"]
 
@@ -252,7 +251,7 @@ def virtual_crawl(
 
     Examples
     --------
-    >>> from analysis.graph.captured import CapturedGraph
+    >>> from webcrawl.analysis.graph.captured import CapturedGraph
     >>> g = CapturedGraph.from_edges([0, 0, 1, 2], [1, 2, 3, 4], n=5)
     >>> virtual_crawl(g, "bfs").order.tolist()
     [0, 1, 2, 3, 4]

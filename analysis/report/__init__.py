@@ -5,40 +5,40 @@ The only place that imports matplotlib, always through the :class:`matplotlib.fi
 
 from __future__ import annotations
 
-from analysis.report.along_figures import (
+from webcrawl.analysis.report.along_figures import (
     along_figure,
 )
-from analysis.report.change_figures import (
+from webcrawl.analysis.report.change_figures import (
     plot_change_report,
 )
-from analysis.report.comparison_files import (
+from webcrawl.analysis.report.comparison_files import (
     write_comparison,
 )
-from analysis.report.context import (
+from webcrawl.analysis.report.context import (
     ReportContext,
     ReportInputs,
     ReportSettings,
 )
-from analysis.report.document import (
+from webcrawl.analysis.report.document import (
     SECTIONS,
     ReportSummary,
     build_report,
     compare_orderings,
 )
-from analysis.report.figures import (
+from webcrawl.analysis.report.figures import (
     bowtie_figure,
     degree_figure,
     freshness_figure,
     rate_histogram_figure,
     rate_timeline_figure,
 )
-from analysis.report.html import (
+from webcrawl.analysis.report.html import (
     Section,
     page,
     table,
     url_cell,
 )
-from analysis.report.plots import (
+from webcrawl.analysis.report.plots import (
     METRIC_TITLES,
     Panel,
     fit_title,
@@ -49,7 +49,7 @@ from analysis.report.plots import (
     quality_figures,
     save_png,
 )
-from analysis.report.section_changes import (
+from webcrawl.analysis.report.section_changes import (
     DAY_SECONDS_KEYS,
     changes_section,
 )

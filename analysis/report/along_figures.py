@@ -1,6 +1,6 @@
 """Figures of measurements along a crawl, beside the ranges a paper reports.
 
-Built on :func:`analysis.report.plots.line_figure` (matplotlib ``Figure`` API, no pyplot).
+Built on :func:`webcrawl.analysis.report.plots.line_figure` (matplotlib ``Figure`` API, no pyplot).
 """
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from analysis.ordering.along import AlongCrawl
-from analysis.report.plots import Panel, line_figure
+from webcrawl.analysis.ordering.along import AlongCrawl
+from webcrawl.analysis.report.plots import Panel, line_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

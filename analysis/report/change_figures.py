@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from analysis.change.change_stats import (
+from webcrawl.analysis.change.change_stats import (
     CENSORED_LABEL,
     CHANGE_BUCKETS,
     LIFESPAN_BUCKETS,
     ChangeReport,
 )
-from analysis.report.plots import fit_title, label_log_axes, outside_legend
+from webcrawl.analysis.report.plots import fit_title, label_log_axes, outside_legend
 
 __all__ = ["plot_change_report"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.ordering.compare import Comparison
-from analysis.report.plots import quality_figures, save_png
+from webcrawl.analysis.ordering.compare import Comparison
+from webcrawl.analysis.report.plots import quality_figures, save_png
 
 __all__ = ["write_comparison"]
 

@@ -9,18 +9,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analysis.graph.captured import GraphKind, check_graph_kind
-from storage.checks import check_fields
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis.graph.captured import GraphKind, check_graph_kind
+from webcrawl.storage.checks import check_fields
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
-    from analysis.graph.bowtie_alg import BowTie
-    from analysis.graph.captured import CapturedGraph
-    from analysis.graph.degree_dist import DegreeLaws
-    from analysis.graph.hits_alg import HitsResult
-    from analysis.ordering.compare import Comparison
-    from analysis.ordering.quality import QualityReport
+    from webcrawl.analysis.graph.bowtie_alg import BowTie
+    from webcrawl.analysis.graph.captured import CapturedGraph
+    from webcrawl.analysis.graph.degree_dist import DegreeLaws
+    from webcrawl.analysis.graph.hits_alg import HitsResult
+    from webcrawl.analysis.ordering.compare import Comparison
+    from webcrawl.analysis.ordering.quality import QualityReport
 
 __all__ = ["ReportContext", "ReportInputs", "ReportSettings"]
 
@@ -113,8 +112,8 @@ class ReportContext:
     """Everything read from the database once, and analyses shared between sections."""
 
     def __init__(self, db: Path, settings: ReportSettings, inputs: ReportInputs) -> None:
-        from analysis.change.fetch_history import read_history
-        from analysis.graph.loader import load_graph
+        from webcrawl.analysis.change.fetch_history import read_history
+        from webcrawl.analysis.graph.loader import load_graph
 
         self.db, self.settings, self.inputs = db, settings, inputs
         self.history = read_history(db)
@@ -137,7 +136,7 @@ class ReportContext:
     def pagerank(self) -> np.ndarray:
         """PageRank (sum 1) of the measured graph, computed once."""
         if self._pagerank is None:
-            from analysis.graph.pagerank_alg import pagerank
+            from webcrawl.analysis.graph.pagerank_alg import pagerank
 
             if self.graph.n == 0:
                 raise AnalysisError("no page was crawled")

@@ -40,16 +40,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analysis.report.context import ReportContext, ReportInputs, ReportSettings
-from analysis.report.html import Section, page, table, url_cell
-from analysis.report.section_changes import changes_section
-from storage.errors import AnalysisError
+from webcrawl.analysis.report.context import ReportContext, ReportInputs, ReportSettings
+from webcrawl.analysis.report.html import Section, page, table, url_cell
+from webcrawl.analysis.report.section_changes import changes_section
+from webcrawl.storage.errors import AnalysisError
 
 if TYPE_CHECKING:
-    from analysis.graph.captured import CapturedGraph
-    from analysis.ordering.compare import Comparison
-    from analysis.ordering.quality import QualityReport
+    from webcrawl.analysis.graph.captured import CapturedGraph
+    from webcrawl.analysis.ordering.compare import Comparison
+    from webcrawl.analysis.ordering.quality import QualityReport
 
 __all__ = [
     "SECTIONS",
@@ -80,7 +79,7 @@ class ReportSummary:
     sentence the report shows instead.  ``rate_error`` is the median relative error of
     the change-rate estimates against ``ReportInputs.true_rates`` over ``rate_pages``
     revisited pages (None without revisits or truth).  ``graph`` is the measured
-    graph's :meth:`~analysis.graph.captured.CapturedGraph.info`; ``figures`` the
+    graph's :meth:`~webcrawl.analysis.graph.captured.CapturedGraph.info`; ``figures`` the
     headline numbers of the sections (``pagerank_top``: ``[url, score]`` rows,
     ``bowtie``: region counts, ``quality``: the recorded order's summary,
     ``comparison``: each ordering's summary, ``reach``: the fetchable set), the same
@@ -208,7 +207,7 @@ def webcrawl_version() -> str:
     try:
         return metadata.version("webcrawl")
     except metadata.PackageNotFoundError:
-        from storage._version import __version__
+        from webcrawl.storage._version import __version__
 
         return f"{__version__} (source tree)"
 
@@ -223,7 +222,7 @@ def _provenance(ctx: ReportContext, started: _dt.datetime, ended: _dt.datetime) 
     import shlex
     import sys
 
-    from storage.reader import FETCH_KINDS
+    from webcrawl.storage.reader import FETCH_KINDS
 
     f = ctx.fetches
     rows: list[list[Any]] = [
@@ -254,7 +253,7 @@ def _provenance(ctx: ReportContext, started: _dt.datetime, ended: _dt.datetime) 
 
 # ----------------------------------------------------------------------------- summary
 def _summary(ctx: ReportContext, sec: Section) -> None:
-    from storage.reader import FETCH_KINDS, OUTCOMES
+    from webcrawl.storage.reader import FETCH_KINDS, OUTCOMES
 
     urls, f = ctx.urls, ctx.fetches
     crawl = f["kind"] == FETCH_KINDS.index("crawl")
@@ -300,7 +299,7 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
 
 def _link_cuts(ctx: ReportContext) -> list[tuple[str, int, int]]:
     """Pages cut at ``links_max_per_page``: (URL, kept, dropped), most dropped first."""
-    from storage.reader import CrawlReader
+    from webcrawl.storage.reader import CrawlReader
 
     with CrawlReader(ctx.db) as reader:
         cuts = reader.link_cuts()
@@ -310,7 +309,7 @@ def _link_cuts(ctx: ReportContext) -> list[tuple[str, int, int]]:
 
 
 def _timeline(ctx: ReportContext, sec: Section, ended: np.ndarray) -> None:
-    from analysis.report.figures import rate_timeline_figure
+    from webcrawl.analysis.report.figures import rate_timeline_figure
 
     t = np.sort(ended - ended.min())
     span = float(t[-1])
@@ -324,7 +323,7 @@ def _timeline(ctx: ReportContext, sec: Section, ended: np.ndarray) -> None:
 
 # ----------------------------------------------------------------------------- ranking
 def _ranking(ctx: ReportContext, sec: Section) -> None:
-    from analysis.graph.hits_alg import hits
+    from webcrawl.analysis.graph.hits_alg import hits
 
     scores = ctx.pagerank
     g, k = ctx.graph, ctx.settings.top_k
@@ -350,8 +349,8 @@ def _top_table(title: str, g: CapturedGraph, scores: np.ndarray, indeg: np.ndarr
 
 # ----------------------------------------------------------------------------- structure
 def _bowtie(ctx: ReportContext, sec: Section) -> None:
-    from analysis.graph.bowtie_alg import bowtie
-    from analysis.report.figures import bowtie_figure
+    from webcrawl.analysis.graph.bowtie_alg import bowtie
+    from webcrawl.analysis.report.figures import bowtie_figure
 
     bt = ctx.inputs.bowtie or bowtie(ctx.graph.adjacency)
     ctx.figures["bowtie"] = dict(bt.counts)
@@ -370,8 +369,8 @@ def _bowtie(ctx: ReportContext, sec: Section) -> None:
 
 
 def _degrees(ctx: ReportContext, sec: Section) -> None:
-    from analysis.graph.degree_dist import degree_laws
-    from analysis.report.figures import degree_figure
+    from webcrawl.analysis.graph.degree_dist import degree_laws
+    from webcrawl.analysis.report.figures import degree_figure
 
     laws = ctx.inputs.degree_laws or degree_laws(ctx.graph.adjacency)
     expected = ctx.inputs.expected_exponents
@@ -397,7 +396,7 @@ def _opt(value: float | None) -> str:
 
 # ----------------------------------------------------------------------------- quality
 def _quality(ctx: ReportContext, sec: Section) -> None:
-    from analysis.ordering.quality import crawl_quality
+    from webcrawl.analysis.ordering.quality import crawl_quality
 
     if ctx.graph.fetch_order.size == 0:
         raise AnalysisError("no fetch order was recorded (an imported graph?)")
@@ -444,9 +443,9 @@ def compare_orderings(full_graph: CapturedGraph, graph: CapturedGraph,
                       progress: Progress | None = None) -> Comparison:
     """The report's (and the demo's) virtual comparison: the recorded order and replays
     of ``strategies`` over the ``all`` graph ``full_graph``, measured on ``graph`` (of
-    the same database), with :func:`analysis.ordering.compare.virtual_comparison`, as
+    the same database), with :func:`webcrawl.analysis.ordering.compare.virtual_comparison`, as
     ``webcrawl compare --virtual``."""
-    from analysis.ordering.compare import CompareSettings, virtual_comparison
+    from webcrawl.analysis.ordering.compare import CompareSettings, virtual_comparison
 
     if full_graph.fetch_order.size == 0:
         raise AnalysisError("no page was crawled")
@@ -456,8 +455,8 @@ def compare_orderings(full_graph: CapturedGraph, graph: CapturedGraph,
 
 def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],
                    keys: Sequence[str] | None) -> None:
-    from analysis.ordering.quality import summary_label
-    from analysis.report.plots import METRIC_TITLES, quality_figures
+    from webcrawl.analysis.ordering.quality import summary_label
+    from webcrawl.analysis.report.plots import METRIC_TITLES, quality_figures
 
     summary_keys = list(dict.fromkeys(k for r in reports.values() for k in r.summary))
     rows = [[name, r.pages, *(f"{r.summary.get(k, math.nan):.3f}" for k in summary_keys)]

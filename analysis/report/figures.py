@@ -1,7 +1,7 @@
-"""The figures of the HTML report that :mod:`analysis.report.plots` does not draw.
+"""The figures of the HTML report that :mod:`webcrawl.analysis.report.plots` does not draw.
 
 Every function returns a :class:`matplotlib.figure.Figure` built directly (no pyplot
-state, Agg only, thread-safe); :func:`analysis.report.plots.png_bytes` encodes it.
+state, Agg only, thread-safe); :func:`webcrawl.analysis.report.plots.png_bytes` encodes it.
 
 * :func:`bowtie_figure`: the classic bow-tie drawing of Broder et al. (IN wing, SCC
   knot, OUT wing, tendrils, tubes, disconnected pieces) with each region's size;
@@ -25,15 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import special
-
-from analysis.report.plots import label_log_axes, outside_legend
+from webcrawl.analysis.report.plots import label_log_axes, outside_legend
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-
-    from analysis.graph.bowtie_alg import BowTie
-    from analysis.graph.degree_dist import DegreeLaws, PowerLawFit
+    from webcrawl.analysis.graph.bowtie_alg import BowTie
+    from webcrawl.analysis.graph.degree_dist import DegreeLaws, PowerLawFit
 
 __all__ = [
     "bowtie_figure",
@@ -75,7 +73,7 @@ def bowtie_figure(bt: BowTie, *, title: str | None = None) -> Figure:
     Examples
     --------
     >>> import scipy.sparse as sp
-    >>> from analysis.graph.bowtie_alg import bowtie
+    >>> from webcrawl.analysis.graph.bowtie_alg import bowtie
     >>> A = sp.csr_array(([1.0] * 4, ([0, 1, 2, 1], [1, 0, 0, 3])), shape=(4, 4))
     >>> fig = bowtie_figure(bowtie(A))
     >>> len(fig.axes)

@@ -1,5 +1,5 @@
 """HTML of the crawl report: the page template, tables and sections
-(:mod:`analysis.report.document`).
+(:mod:`webcrawl.analysis.report.document`).
 
 Everything from the database is escaped (:func:`html.escape`); plots are embedded as PNG
 ``data:`` URIs, so the document has no external asset.
@@ -37,7 +37,7 @@ class Section:
         self.parts.append(f"<p>{html.escape(text)}</p>")
 
     def image(self, fig: Figure, alt: str, *, caption: str | None = None) -> None:
-        from analysis.report.plots import png_bytes
+        from webcrawl.analysis.report.plots import png_bytes
 
         data = base64.b64encode(png_bytes(fig)).decode("ascii")
         below = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""

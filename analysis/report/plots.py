@@ -28,8 +28,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from analysis.ordering.quality import QualityReport
+    from webcrawl.analysis.ordering.quality import QualityReport
 
 __all__ = [
     "METRIC_TITLES",
@@ -244,7 +243,7 @@ def quality_figures(reports: Mapping[str, QualityReport], *,
     Parameters
     ----------
     reports : mapping
-        Curve label (strategy name) -> :class:`analysis.ordering.quality.QualityReport`.
+        Curve label (strategy name) -> :class:`webcrawl.analysis.ordering.quality.QualityReport`.
     subtitle : str, optional
         Appended to each figure's title; default the measured graph's description
         (``graph of fetched pages: N pages, M links``).

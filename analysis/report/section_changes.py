@@ -1,9 +1,9 @@
-"""The change section of the crawl report (:mod:`analysis.report.document`): change rates,
+"""The change section of the crawl report (:mod:`webcrawl.analysis.report.document`): change rates,
 freshness.
 
 Rates are posterior modes (:func:`analysis.change.estimators.map_rate`) from the visit log of
 every fetch with an HTTP answer
-(:func:`analysis.change.fetch_history.history_visit_log`, Last-Modified
+(:func:`webcrawl.analysis.change.fetch_history.history_visit_log`, Last-Modified
 on a fitted server clock), compared with the truth when the caller gives it.
 
 References
@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analysis.change.fetch_history import DAY_SECONDS_KEYS, resolve_day_seconds
-from analysis.report.html import Section, table
+from webcrawl.analysis.change.fetch_history import DAY_SECONDS_KEYS, resolve_day_seconds
+from webcrawl.analysis.report.html import Section, table
 
 if TYPE_CHECKING:
-    from analysis.change.change_stats import VisitLog
-    from analysis.change.visit_history import VisitHistory
-    from analysis.report.context import ReportContext
+    from webcrawl.analysis.change.change_stats import VisitLog
+    from webcrawl.analysis.change.visit_history import VisitHistory
+    from webcrawl.analysis.report.context import ReportContext
 
 __all__ = ["DAY_SECONDS_KEYS", "changes_section"]
 
@@ -36,10 +35,10 @@ __all__ = ["DAY_SECONDS_KEYS", "changes_section"]
 
 def changes_section(ctx: ReportContext, sec: Section) -> None:
     """The ``changes`` section: estimated change rates (vs truth if given), freshness."""
-    from analysis.change.estimators import map_rate
-    from analysis.change.fetch_history import history_visit_log
-    from analysis.report.figures import rate_histogram_figure
-    from storage.reader import FETCH_KINDS
+    from webcrawl.analysis.change.estimators import map_rate
+    from webcrawl.analysis.change.fetch_history import history_visit_log
+    from webcrawl.analysis.report.figures import rate_histogram_figure
+    from webcrawl.storage.reader import FETCH_KINDS
 
     revisits = int(np.count_nonzero(ctx.fetches["kind"] == FETCH_KINDS.index("revisit")))
     if revisits == 0:
@@ -118,7 +117,7 @@ class _Window:
 
 def _window(ctx: ReportContext, log: VisitLog, hist: VisitHistory, known: np.ndarray,
             t0: float, day: float) -> _Window:
-    from storage.reader import FETCH_KINDS
+    from webcrawl.storage.reader import FETCH_KINDS
 
     f = ctx.fetches
     rev = f["kind"] == FETCH_KINDS.index("revisit")
@@ -131,7 +130,7 @@ def _window(ctx: ReportContext, log: VisitLog, hist: VisitHistory, known: np.nda
 def _interval_table(sec: Section, log: VisitLog, win: _Window) -> None:
     """Pages by mean change interval, in the buckets the window can tell apart, and the
     censored pages (no change seen) in a column of their own."""
-    from analysis.change.change_stats import (
+    from webcrawl.analysis.change.change_stats import (
         bucket_fractions,
         mean_change_intervals,
         window_buckets,
@@ -159,9 +158,9 @@ def _no_change_rows(hist: VisitHistory, known: np.ndarray) -> list[list[Any]]:
     """Pages with no change seen: their count and the upper bounds on their rates.
 
     Their posterior modes above are the prior's; what the data say is an upper bound
-    (:func:`analysis.change.estimators.no_change_upper_bound`, one-sided 95%).
+    (:func:`webcrawl.analysis.change.estimators.no_change_upper_bound`, one-sided 95%).
     """
-    from analysis.change.estimators import no_change_upper_bound
+    from webcrawl.analysis.change.estimators import no_change_upper_bound
 
     none = known & (hist.n_changed == 0)
     rows: list[list[Any]] = [["pages with a change seen", int((known & ~none).sum())],
@@ -197,8 +196,8 @@ def _freshness(ctx: ReportContext, sec: Section, log: VisitLog, est: np.ndarray,
                clock: tuple[float, float], win: _Window) -> None:
     """Observed freshness at revisits, expected freshness under the estimates, and the
     truth when given; ``clock`` is (wall time of day 0, seconds per day)."""
-    from analysis.change.freshness import estimated_freshness, expected_freshness
-    from analysis.report.figures import freshness_figure
+    from webcrawl.analysis.change.freshness import estimated_freshness, expected_freshness
+    from webcrawl.analysis.report.figures import freshness_figure
 
     pres = log.present
     page, t = log.page[pres], log.time[pres]

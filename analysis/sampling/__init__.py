@@ -3,18 +3,18 @@
 
 from __future__ import annotations
 
-from analysis.sampling.bias import (
+from webcrawl.analysis.sampling.bias import (
     BiasReport,
     DegreeBias,
     bias_report,
 )
-from analysis.sampling.sample import (
+from webcrawl.analysis.sampling.sample import (
     PageSample,
 )
-from analysis.sampling.walk_length import (
+from webcrawl.analysis.sampling.walk_length import (
     bias_by_walk_length,
 )
-from analysis.sampling.walks import (
+from webcrawl.analysis.sampling.walks import (
     METHODS,
     SamplerConfig,
     directed_jump_sample,

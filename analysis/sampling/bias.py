@@ -1,7 +1,7 @@
 """Degree bias of a page sample: how far a sample's degrees are from the population's.
 
 :func:`bias_report` compares the in- and out-degree distributions of a sample (e.g. from
-:func:`analysis.sampling.walks.sample_pages`) with the true ones (chi-square and two-sample
+:func:`webcrawl.analysis.sampling.walks.sample_pages`) with the true ones (chi-square and two-sample
 KS tests, mean ratios).
 
 References
@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 from scipy import stats
-
-from analysis._sparse import as_adjacency
-from analysis.sampling.sample import PageSample
-from storage.errors import ConfigError
+from webcrawl.analysis._sparse import as_adjacency
+from webcrawl.analysis.sampling.sample import PageSample
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["BiasReport", "DegreeBias", "bias_report"]
 

@@ -17,7 +17,7 @@ class PageSample:
     Attributes
     ----------
     method : str
-        The sampler's name (one of :data:`analysis.sampling.walks.METHODS`).
+        The sampler's name (one of :data:`webcrawl.analysis.sampling.walks.METHODS`).
     nodes : ndarray of int64, shape (size,)
         Sampled node indices in the order accepted; repeats are possible.
     population : ndarray of bool, shape (n,)

@@ -13,9 +13,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from analysis.sampling.bias import BiasReport, bias_report
-from analysis.sampling.walks import SamplerConfig, sample_pages
-from storage.errors import ConfigError
+from webcrawl.analysis.sampling.bias import BiasReport, bias_report
+from webcrawl.analysis.sampling.walks import SamplerConfig, sample_pages
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["bias_by_walk_length"]
 
@@ -43,7 +43,7 @@ def bias_by_walk_length(
         (the paper's burn-in, ``burn_in = L``); recording then goes on in rounds of
         ``config.walk_length`` until ``size`` pages are accepted.
     method : str, default "undirected"
-        Any of :data:`analysis.sampling.walks.METHODS`.
+        Any of :data:`webcrawl.analysis.sampling.walks.METHODS`.
     config : SamplerConfig, optional
         The other settings (walkers, estimate length, ...).
     seed : int, default 0
@@ -68,7 +68,7 @@ def bias_by_walk_length(
     A short walk (and a sample drawn in few rounds) stays near its start pages and
     over-represents them and their neighbourhood; the bias (KS distance and
     chi-square of the sample's degrees against the population's,
-    :func:`analysis.sampling.bias.bias_report`) falls as L grows past the mixing
+    :func:`webcrawl.analysis.sampling.bias.bias_report`) falls as L grows past the mixing
     time.  Cost: the sum over lengths of one sample each.
     """
     lengths = [int(v) for v in walk_lengths]

@@ -2,7 +2,7 @@
 
 Four samplers that use only what a crawler could know while walking the web, plus a
 plain random walk as the biased baseline.  :func:`bias_report` (in
-:mod:`analysis.sampling.bias`, re-exported here) compares a sample's in- and out-degree
+:mod:`webcrawl.analysis.sampling.bias`, re-exported here) compares a sample's in- and out-degree
 distributions with the true ones.
 
 =============  =========================================================  ==========
@@ -40,12 +40,11 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
-
-from analysis._sparse import as_adjacency
-from analysis.graph.pagerank_alg import pagerank
-from analysis.sampling.bias import BiasReport, DegreeBias, bias_report
-from analysis.sampling.sample import PageSample
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis._sparse import as_adjacency
+from webcrawl.analysis.graph.pagerank_alg import pagerank
+from webcrawl.analysis.sampling.bias import BiasReport, DegreeBias, bias_report
+from webcrawl.analysis.sampling.sample import PageSample
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 __all__ = [
     "METHODS",

@@ -3,7 +3,7 @@
 Each sub-command lives in its own module here and exposes ``register(subparsers)``,
 which adds its parser and sets ``func`` to a handler ``(args) -> int``.  Handlers import
 heavy libraries (numpy, scipy, matplotlib) lazily so that ``webcrawl --help`` is fast.
-Library errors (:class:`storage.errors.WebcrawlError`) become one-line messages here,
+Library errors (:class:`webcrawl.storage.errors.WebcrawlError`) become one-line messages here,
 at the edge, with a non-zero exit status.
 """
 
@@ -16,24 +16,24 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from crawler.cli._help import attach_examples
-from storage._version import __version__
-from storage.errors import WebcrawlError
+from webcrawl.crawler.cli._help import attach_examples
+from webcrawl.storage._version import __version__
+from webcrawl.storage.errors import WebcrawlError
 
 __all__ = ["build_parser", "main"]
 
 # Sub-command modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
-    "crawler.cli.demo",
-    "crawler.cli.fixture",
-    "crawler.cli.crawl",
-    "crawler.cli.revisit",
-    "crawler.cli.analyze",
-    "crawler.cli.compare",
-    "crawler.cli.simulate",
-    "crawler.cli.ingest",
-    "crawler.cli.export",
-    "crawler.cli.report",
+    "webcrawl.crawler.cli.demo",
+    "webcrawl.crawler.cli.fixture",
+    "webcrawl.crawler.cli.crawl",
+    "webcrawl.crawler.cli.revisit",
+    "webcrawl.crawler.cli.analyze",
+    "webcrawl.crawler.cli.compare",
+    "webcrawl.crawler.cli.simulate",
+    "webcrawl.crawler.cli.ingest",
+    "webcrawl.crawler.cli.export",
+    "webcrawl.crawler.cli.report",
 )
 
 EXIT_ERROR = 1

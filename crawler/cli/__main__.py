@@ -1,5 +1,5 @@
 import sys
 
-from crawler.cli import main
+from webcrawl.crawler.cli import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "add_db_option",
@@ -121,7 +121,7 @@ def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str)
     Their defaults are None: :func:`politeness_settings` returns only the options
     given, so that stored settings and ``--config`` apply to the rest.
     """
-    from crawler.settings import CrawlSettings
+    from webcrawl.crawler.settings import CrawlSettings
 
     d = CrawlSettings()
     parser.add_argument("--resolve", action="append", default=None, metavar="PATTERN=ADDR",
@@ -199,7 +199,7 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
 def settings_layers(args: argparse.Namespace, options: dict[str, Any]) -> list[dict[str, Any]]:
     """The command line's settings layers, weakest first: ``--config``, the dedicated
     ``options`` (field -> value, only those given), ``--set``."""
-    from crawler.config import load_toml, parse_assignments
+    from webcrawl.crawler.config import load_toml, parse_assignments
 
     config = load_toml(args.config) if args.config is not None else {}
     return [config, options, parse_assignments(args.set_settings)]

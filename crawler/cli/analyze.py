@@ -10,10 +10,10 @@ import importlib
 from typing import Any
 
 TOPIC_MODULES = (
-    "crawler.cli.analyze_graph",     # pagerank, hits, bowtie, degrees
-    "crawler.cli.analyze_quality",   # quality
-    "crawler.cli.analyze_changes",   # changes
-    "crawler.cli.analyze_structure",  # sample, smallworld, cores
+    "webcrawl.crawler.cli.analyze_graph",     # pagerank, hits, bowtie, degrees
+    "webcrawl.crawler.cli.analyze_quality",   # quality
+    "webcrawl.crawler.cli.analyze_changes",   # changes
+    "webcrawl.crawler.cli.analyze_structure",  # sample, smallworld, cores
 )
 
 

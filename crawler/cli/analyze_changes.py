@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_db_option,
     add_json_option,
     existing_db,
@@ -23,8 +23,8 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
-from crawler.cli._help import add_deprecated_alias
-from storage.errors import ConfigError
+from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.storage.errors import ConfigError
 
 
 def register(sub: Any) -> None:
@@ -45,13 +45,13 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.change.change_stats import (
+    from webcrawl.analysis.change.change_stats import (
         CENSORED_LABEL,
         CHANGE_BUCKETS,
         LIFESPAN_BUCKETS,
         change_report,
     )
-    from analysis.change.fetch_history import (
+    from webcrawl.analysis.change.fetch_history import (
         history_visit_log,
         read_history,
         resolve_day_seconds,
@@ -140,6 +140,6 @@ def _print_rates(report: Any) -> None:
 
 
 def _plot(report: Any, out: Path) -> list[Path]:
-    from analysis.report.change_figures import plot_change_report
+    from webcrawl.analysis.report.change_figures import plot_change_report
 
     return plot_change_report(report, out)

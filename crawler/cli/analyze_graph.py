@@ -2,7 +2,7 @@
 
 Each topic loads the graph with :func:`analysis.graph.loader.load_graph` and calls one library
 function (:func:`analysis.graph.pagerank_alg.pagerank`, :func:`analysis.graph.hits_alg.hits`,
-:func:`analysis.graph.bowtie_alg.bowtie`, :func:`analysis.graph.degree_dist.degree_laws`);
+:func:`analysis.graph.bowtie_alg.bowtie`, :func:`webcrawl.analysis.graph.degree_dist.degree_laws`);
 URLs are attached
 here, at the edge.  Tables by default, ``--json`` for scripts.
 """
@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any, Literal
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_db_option,
     add_graph_option,
     add_json_option,
@@ -25,7 +25,7 @@ from crawler.cli._common import (
     print_json,
     print_table,
 )
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 DEFAULT_TOP = 20
 
@@ -74,7 +74,7 @@ def _topic(sub: Any, name: str, help_text: str, description: str) -> argparse.Ar
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from analysis.graph.loader import load_graph
+    from webcrawl.analysis.graph.loader import load_graph
 
     if args.top < 1:
         raise ConfigError(f"--top must be at least 1, got {args.top}")
@@ -107,7 +107,7 @@ def _print_ranked(rows: list[dict[str, Any]], title: str) -> None:
 
 
 def run_pagerank(args: argparse.Namespace) -> int:
-    from analysis.graph.pagerank_alg import pagerank
+    from webcrawl.analysis.graph.pagerank_alg import pagerank
 
     graph = _load(args)
     normalize: Literal["sum", "mean"] = "mean" if args.mean else "sum"
@@ -125,7 +125,7 @@ def run_pagerank(args: argparse.Namespace) -> int:
 
 
 def run_hits(args: argparse.Namespace) -> int:
-    from analysis.graph.hits_alg import hits
+    from webcrawl.analysis.graph.hits_alg import hits
 
     graph = _load(args)
     result = hits(graph.adjacency, tol=args.tol)
@@ -143,7 +143,7 @@ def run_hits(args: argparse.Namespace) -> int:
 
 
 def run_bowtie(args: argparse.Namespace) -> int:
-    from analysis.graph.bowtie_alg import bowtie
+    from webcrawl.analysis.graph.bowtie_alg import bowtie
 
     graph = _load(args)
     result = bowtie(graph.adjacency)
@@ -173,7 +173,7 @@ def run_bowtie(args: argparse.Namespace) -> int:
 
 
 def run_degrees(args: argparse.Namespace) -> int:
-    from analysis.graph.degree_dist import degree_laws
+    from webcrawl.analysis.graph.degree_dist import degree_laws
 
     graph = _load(args)
     laws = degree_laws(graph.adjacency, min_tail=args.min_tail)

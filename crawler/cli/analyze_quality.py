@@ -1,7 +1,7 @@
 """``webcrawl analyze quality``: quality over time of one crawl's recorded order.
 
-A thin layer over :func:`analysis.ordering.quality.crawl_quality` on the graph loaded by
-:func:`analysis.graph.loader.load_graph`.
+A thin layer over :func:`webcrawl.analysis.ordering.quality.crawl_quality` on the graph loaded by
+:func:`webcrawl.analysis.graph.loader.load_graph`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_db_option,
     add_graph_option,
     add_json_option,
@@ -50,9 +50,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.graph.loader import load_graph
-    from analysis.ordering.quality import QualitySettings, crawl_quality
-    from analysis.report.plots import quality_figures, save_png
+    from webcrawl.analysis.graph.loader import load_graph
+    from webcrawl.analysis.ordering.quality import QualitySettings, crawl_quality
+    from webcrawl.analysis.report.plots import quality_figures, save_png
 
     settings = QualitySettings(slices=args.slices, by=args.by, checkpoints=args.checkpoints,
                                remote_only=args.remote_only)
@@ -67,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
         json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
         written.append(json_path)
         if along is not None:
-            from analysis.ordering.randomweb import PAPER_RANGES
-            from analysis.report.along_figures import along_figure
+            from webcrawl.analysis.ordering.randomweb import PAPER_RANGES
+            from webcrawl.analysis.report.along_figures import along_figure
             written.append(save_png(along_figure(along, PAPER_RANGES), args.out / "along.png"))
     result = report.to_dict()
     if along is not None:
@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print_report(report)
     if along is not None:
-        from analysis.ordering.randomweb import PAPER_RANGES
-        from crawler.cli.simulate import print_along
+        from webcrawl.analysis.ordering.randomweb import PAPER_RANGES
+        from webcrawl.crawler.cli.simulate import print_along
         print()
         print_along(along, PAPER_RANGES, title="The crawl graph as the crawl progressed "
                     "(columns: pages fetched)")
@@ -89,14 +89,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _along(graph: Any, args: argparse.Namespace) -> Any:
-    from analysis.ordering.along import measure_along
-    from crawler.cli.simulate import parse_measures
+    from webcrawl.analysis.ordering.along import measure_along
+    from webcrawl.crawler.cli.simulate import parse_measures
 
     return measure_along(graph, max(args.along_points, 1), parse_measures(args.along))
 
 
 def _print_report(report: Any) -> None:
-    from analysis.ordering.quality import summary_label
+    from webcrawl.analysis.ordering.quality import summary_label
 
     pr = "remote-links PageRank" if report.remote_only else "PageRank"
     print_table(["figure", "value"],

@@ -1,10 +1,10 @@
 """``webcrawl analyze sample|smallworld|cores``: structure measurements of a crawl's graph.
 
-Thin layers over :func:`analysis.sampling.walks.sample_pages` (with
+Thin layers over :func:`webcrawl.analysis.sampling.walks.sample_pages` (with
 :func:`analysis.sampling.walks.bias_report`), :func:`analysis.graph.smallworld_alg.smallworld` (and
-:func:`analysis.graph.smallworld_alg.smallworld_along_order`) and
-:func:`analysis.graph.cores.bipartite_cores`, on the graph loaded by
-:func:`analysis.graph.loader.load_graph`.
+:func:`webcrawl.analysis.graph.smallworld_alg.smallworld_along_order`) and
+:func:`webcrawl.analysis.graph.cores.bipartite_cores`, on the graph loaded by
+:func:`webcrawl.analysis.graph.loader.load_graph`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import dataclasses
 import sys
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_db_option,
     add_graph_option,
     add_json_option,
@@ -25,8 +25,8 @@ from crawler.cli._common import (
     print_table,
     seed_int,
 )
-from crawler.cli._help import add_deprecated_alias
-from storage.errors import ConfigError
+from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.storage.errors import ConfigError
 
 SAMPLE_METHODS = ("directed", "directed-jump", "undirected", "pagerank", "regular", "plain")
 
@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from analysis.graph.loader import load_graph
+    from webcrawl.analysis.graph.loader import load_graph
 
     graph = load_graph(existing_db(args.db), graph=args.graph)
     if graph.n == 0:
@@ -84,8 +84,7 @@ def _register_sample(sub: Any) -> None:
 
 def run_sample(args: argparse.Namespace) -> int:
     import numpy as np
-
-    from analysis.sampling.walks import SamplerConfig, bias_report, sample_pages
+    from webcrawl.analysis.sampling.walks import SamplerConfig, bias_report, sample_pages
 
     config = SamplerConfig(walkers=args.walkers, burn_in=args.burn_in,
                            walk_length=args.walk_length)
@@ -124,7 +123,7 @@ def run_sample(args: argparse.Namespace) -> int:
 
 
 def _run_walk_lengths(graph: Any, config: Any, args: argparse.Namespace) -> int:
-    from analysis.sampling.walk_length import bias_by_walk_length
+    from webcrawl.analysis.sampling.walk_length import bias_by_walk_length
 
     try:
         lengths = [int(v) for v in args.walk_lengths.split(",") if v.strip()]
@@ -190,7 +189,7 @@ def _register_smallworld(sub: Any) -> None:
 
 
 def run_smallworld(args: argparse.Namespace) -> int:
-    from analysis.graph.smallworld_alg import smallworld, smallworld_along_order
+    from webcrawl.analysis.graph.smallworld_alg import smallworld, smallworld_along_order
 
     graph = _load(args)
     sources = args.sources or None
@@ -274,7 +273,7 @@ def _register_cores(sub: Any) -> None:
 
 
 def run_cores(args: argparse.Namespace) -> int:
-    from analysis.graph.cores import CoreConfig, bipartite_cores
+    from webcrawl.analysis.graph.cores import CoreConfig, bipartite_cores
 
     config = CoreConfig(max_i=args.max_i, max_j=args.max_j, min_i=args.min_i,
                         min_j=args.min_j, diverse=args.diverse, examples=args.examples)

@@ -1,6 +1,6 @@
 """``webcrawl compare``: which crawl ordering finds the important pages first?
 
-A thin layer over :func:`analysis.ordering.compare.compare_crawl`: prints the summary table
+A thin layer over :func:`webcrawl.analysis.ordering.compare.compare_crawl`: prints the summary table
 (or ``--json``), writes one PNG per metric and ``comparison.json`` into ``--out``.
 """
 
@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_graph_option,
     add_json_option,
     existing_db,
@@ -21,7 +21,7 @@ from crawler.cli._common import (
     print_table,
     seed_int,
 )
-from crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._help import add_deprecated_alias
 
 DEFAULT_STRATEGIES = "bfs,dfs,random,backlink,pagerank,opic"
 
@@ -61,9 +61,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from analysis.ordering.compare import CompareSettings, compare_crawl
-    from analysis.ordering.quality import QualitySettings
-    from analysis.report.comparison_files import write_comparison
+    from webcrawl.analysis.ordering.compare import CompareSettings, compare_crawl
+    from webcrawl.analysis.ordering.quality import QualitySettings
+    from webcrawl.analysis.report.comparison_files import write_comparison
 
     paths = [existing_db(p) for p in args.db]
     settings = CompareSettings(

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_politeness_options,
     add_settings_options,
     add_warc_option,
@@ -18,14 +18,14 @@ from crawler.cli._common import (
     settings_layers,
     warc_settings,
 )
-from crawler.cli._help import add_deprecated_alias
-from storage.errors import ConfigError
+from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["register", "run"]
 
 
 def register(sub: Any) -> None:
-    from crawler.settings import CrawlSettings
+    from webcrawl.crawler.settings import CrawlSettings
 
     d = CrawlSettings()
     p = sub.add_parser("crawl", help="crawl from seed URLs into a crawl database",
@@ -95,7 +95,7 @@ _CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
 
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The settings the command line gives (``--config`` < options < ``--set``)."""
-    from crawler.config import merge_layers
+    from webcrawl.crawler.config import merge_layers
 
     options = {**politeness_settings(args), **warc_settings(args)}
     options.update({name: getattr(args, dest) for dest, name in _CRAWL_FIELDS.items()
@@ -109,8 +109,8 @@ def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
-    from crawler import eventloop
-    from storage.lock import WriterLock
+    from webcrawl.crawler import eventloop
+    from webcrawl.storage.lock import WriterLock
 
     if not args.seeds and not args.resume:
         raise ConfigError("give at least one SEED_URL (or --resume)")
@@ -119,16 +119,16 @@ def run(args: argparse.Namespace) -> int:
     if args.db.exists():
         WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
 
-    from analysis.ordering.strategies import get_strategy
-    from crawler.progress import Progress, format_summary, stop_on_signals
-    from crawler.shard import open_crawler
+    from webcrawl.analysis.ordering.strategies import get_strategy
+    from webcrawl.crawler.progress import Progress, format_summary, stop_on_signals
+    from webcrawl.crawler.shard import open_crawler
 
     given = _given_settings(args)
     if "frontier_strategy" in given:
         get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
     # The library restores a resumed crawl's stored settings and strategy.
     if args.ray is not None:
-        from crawler.shard.ray_transport import open_ray_crawler
+        from webcrawl.crawler.shard.ray_transport import open_ray_crawler
 
         crawler = open_ray_crawler(args.db, args.seeds, address=args.ray, resume=args.resume,
                                    overrides=given)
@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
 
     async def main() -> None:
-        from crawler.scope import describe_scope
+        from webcrawl.crawler.scope import describe_scope
 
         used = crawler.settings  # a resumed crawl's stored settings, with any overrides
         progress = Progress(crawler.stats, interval=used.progress_interval,

@@ -1,7 +1,7 @@
 """``webcrawl demo [--pages N] [--hosts H] [--random-seed N] [--out DIR] [--force] [--json]``.
 
 The whole product in one command, with no network: a fixture web served on loopback,
-a polite crawl, the analyses and the HTML report (see :mod:`crawler.cli.demo_job`).
+a polite crawl, the analyses and the HTML report (see :mod:`webcrawl.crawler.cli.demo_job`).
 The environment variables ``WEBCRAWL_DEMO_PAGES``, ``WEBCRAWL_DEMO_HOSTS`` and
 ``WEBCRAWL_DEMO_REVISIT_SECONDS`` change the size defaults (the README's tests run the
 README's demo command as written, at a small size).
@@ -14,14 +14,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import add_graph_option, nonneg_float, nonneg_int, positive_int
-from crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._common import add_graph_option, nonneg_float, nonneg_int, positive_int
+from webcrawl.crawler.cli._help import add_deprecated_alias
 
 __all__ = ["register", "run"]
 
 
 def register(sub: Any) -> None:
-    from crawler.cli.demo_job import DemoSettings
+    from webcrawl.crawler.cli.demo_job import DemoSettings
 
     d = DemoSettings()
     env = os.environ.get
@@ -61,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl demo``."""
     import sys
 
-    from crawler.cli._common import print_json
-    from crawler.cli.demo_job import DemoSettings, run_demo
+    from webcrawl.crawler.cli._common import print_json
+    from webcrawl.crawler.cli.demo_job import DemoSettings, run_demo
 
     settings = DemoSettings(pages=args.pages, hosts=args.hosts, seed=args.seed,
                             revisit_seconds=args.revisit_seconds, force=args.force,

@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
-    from analysis.graph.captured import CapturedGraph, GraphKind
-    from analysis.report import ReportInputs, ReportSummary
-    from crawler.engine import CrawlStats
-    from crawler.settings import CrawlSettings
-    from fixtures import FixtureWeb, ProcessFixtureServer
+    from webcrawl.analysis.graph.captured import CapturedGraph, GraphKind
+    from webcrawl.analysis.report import ReportInputs, ReportSummary
+    from webcrawl.crawler.engine import CrawlStats
+    from webcrawl.crawler.settings import CrawlSettings
+    from webcrawl.fixtures import FixtureWeb, ProcessFixtureServer
 
 __all__ = ["DEMO_STRATEGIES", "DemoResult", "DemoSettings", "run_demo"]
 
@@ -89,7 +89,7 @@ class DemoSettings:
     graph: GraphKind = "pages"
 
     def __post_init__(self) -> None:
-        if self.graph not in ("pages", "all"):  # analysis.graph.GRAPH_KINDS (not imported:
+        if self.graph not in ("pages", "all"):  # webcrawl.analysis.graph.GRAPH_KINDS (not imported:
             # --help builds a DemoSettings and must not load numpy)
             raise ConfigError(f"unknown graph {self.graph!r}: choose 'pages' or 'all'")
         if self.pages < 1 or self.hosts < 1:
@@ -108,7 +108,7 @@ class DemoSettings:
             raise ConfigError("audit_gap_fraction must be in (0, 1]")
 
     def crawl_settings(self) -> CrawlSettings:
-        from crawler.settings import CrawlSettings
+        from webcrawl.crawler.settings import CrawlSettings
 
         return CrawlSettings(
             polite_min_delay=self.polite_min_delay, polite_delay_factor=self.polite_delay_factor,
@@ -191,7 +191,7 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
     ConfigError
         Bad settings, or ``out_dir/crawl.db`` exists and ``force`` is false.
     """
-    from fixtures import FixtureConfig, FixtureWeb, serve_in_process
+    from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_process
 
     if overrides:
         base = settings or DemoSettings()
@@ -216,8 +216,8 @@ def run_demo(out_dir: str | Path = "demo-out", settings: DemoSettings | None = N
     finally:
         server_cm.__exit__(None, None, None)
     with steps.step("report", f"writing the report {result.report}"):
-        from analysis.report.context import ReportSettings
-        from analysis.report.document import build_report
+        from webcrawl.analysis.report.context import ReportSettings
+        from webcrawl.analysis.report.document import build_report
 
         result.report_summary = build_report(db, result.report, inputs=inputs,
                                              settings=ReportSettings(graph=s.graph))
@@ -240,9 +240,9 @@ def _prepare_out(out: Path, force: bool) -> Path:
 def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer,
                        db: Path, steps: _Steps, result: DemoResult) -> ReportInputs:
     """Steps 2-8, while the fixture server runs."""
-    from analysis.graph.loader import load_graph
-    from analysis.report import ReportInputs
-    from fixtures import describe_failures
+    from webcrawl.analysis.graph.loader import load_graph
+    from webcrawl.analysis.report import ReportInputs
+    from webcrawl.fixtures import describe_failures
 
     with steps.step("crawl", f"crawling politely with bfs into {db}"):
         stats = _crawl(s, server.seed_url, db, steps.stream)
@@ -270,9 +270,9 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
 
 
 def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlStats:
-    from crawler.engine import Crawler
-    from crawler.progress import Progress, format_summary
-    from crawler.scope import describe_scope
+    from webcrawl.crawler.engine import Crawler
+    from webcrawl.crawler.progress import Progress, format_summary
+    from webcrawl.crawler.scope import describe_scope
 
     settings = s.crawl_settings()
     crawler = Crawler(db, [seed_url], settings)
@@ -312,13 +312,12 @@ def _analyses(s: DemoSettings, full: CapturedGraph, graph: CapturedGraph, steps:
               result: DemoResult) -> dict[str, Any]:
     """Steps 3-7; returns the :class:`ReportInputs` fields they computed."""
     import numpy as np
-
-    from analysis.graph.bowtie_alg import bowtie
-    from analysis.graph.degree_dist import degree_laws
-    from analysis.graph.hits_alg import hits
-    from analysis.graph.pagerank_alg import pagerank
-    from analysis.ordering.quality import crawl_quality, summary_label
-    from analysis.report.document import compare_orderings
+    from webcrawl.analysis.graph.bowtie_alg import bowtie
+    from webcrawl.analysis.graph.degree_dist import degree_laws
+    from webcrawl.analysis.graph.hits_alg import hits
+    from webcrawl.analysis.graph.pagerank_alg import pagerank
+    from webcrawl.analysis.ordering.quality import crawl_quality, summary_label
+    from webcrawl.analysis.report.document import compare_orderings
 
     fig = result.figures
     fig["graph"] = graph.info()
@@ -347,7 +346,7 @@ def _analyses(s: DemoSettings, full: CapturedGraph, graph: CapturedGraph, steps:
         fig["capture_key"] = summary_label(key)
         fig["capture"] = {name: r.summary.get(key, float("nan")) for name, r in reports.items()}
         fig["comparison"] = {name: dict(r.summary) for name, r in reports.items()}
-    from fixtures import FixtureConfig
+    from webcrawl.fixtures import FixtureConfig
 
     config = FixtureConfig(model=s.model)
     expected = ((config.zipf_in_exponent, config.zipf_out_exponent) if s.model == "zipf"
@@ -362,8 +361,8 @@ def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db:
              steps: _Steps, result: DemoResult) -> dict[str, Any]:
     """Step 8: revisit the collection on the accelerated clock, then measure its true
     freshness against the fixture's change times; hand the truth to the report."""
-    from analysis.change.revisit_eval import SimClock, evaluate_revisit
-    from crawler.revisit.loop import RevisitCrawler, RevisitSettings
+    from webcrawl.analysis.change.revisit_eval import SimClock, evaluate_revisit
+    from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
 
     if s.revisit_seconds == 0:
         steps.say("      skipped (revisit_seconds = 0)")

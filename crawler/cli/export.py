@@ -1,7 +1,7 @@
 """``webcrawl export edges|pages|fetches|rates --db crawl.db [--format F] [--output FILE]``.
 
 A thin layer over :func:`storage.export.export_edges`, :func:`~storage.export.export_pages`,
-:func:`~storage.export.export_fetches` and :func:`analysis.change.rate_table.export_rates`
+:func:`~storage.export.export_fetches` and :func:`webcrawl.analysis.change.rate_table.export_rates`
 (columns and formats documented there).
 """
 
@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from crawler.cli._common import add_db_option, check_output, existing_db, positive_float
-from crawler.cli._help import add_deprecated_alias
-from storage.errors import ConfigError
+from webcrawl.crawler.cli._common import add_db_option, check_output, existing_db, positive_float
+from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["register"]
 
@@ -56,7 +56,7 @@ def register(sub: Any) -> None:
 
 
 def _exporter(args: argparse.Namespace) -> Any:
-    from storage.export import EDGE_FORMATS, TABLE_FORMATS
+    from webcrawl.storage.export import EDGE_FORMATS, TABLE_FORMATS
 
     formats = EDGE_FORMATS if args.what == "edges" else TABLE_FORMATS
     if args.format not in formats:
@@ -67,7 +67,7 @@ def _exporter(args: argparse.Namespace) -> Any:
     if args.ids != (args.nodes is not None):
         raise ConfigError("--ids and --nodes FILE go together")
     if args.what == "edges":
-        from storage.export import export_edges
+        from webcrawl.storage.export import export_edges
 
         def edges(db: Path, out: TextIO) -> int:
             if not args.ids:
@@ -76,11 +76,11 @@ def _exporter(args: argparse.Namespace) -> Any:
                 return export_edges(db, out, args.format, ids=True, nodes_out=nodes)
         return edges
     if args.what == "rates":
-        from analysis.change.rate_table import export_rates
+        from webcrawl.analysis.change.rate_table import export_rates
 
         return lambda db, out: export_rates(db, out, args.format,
                                             seconds_per_day=args.seconds_per_day)
-    from storage.export import export_fetches, export_pages
+    from webcrawl.storage.export import export_fetches, export_pages
 
     export = export_pages if args.what == "pages" else export_fetches
     return lambda db, out: export(db, out, args.format)

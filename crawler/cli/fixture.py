@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     float_range,
     fraction,
     int_range,
@@ -22,8 +22,8 @@ from crawler.cli._common import (
     positive_int,
     seed_int,
 )
-from crawler.cli._help import add_deprecated_alias
-from storage.errors import ConfigError
+from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["add_web_arguments", "config_from_args", "register"]
 
@@ -59,7 +59,7 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
 
 def config_from_args(args: argparse.Namespace) -> Any:
     """A validated FixtureConfig from the shared arguments (FixtureError if invalid)."""
-    from fixtures import FaultSpec, FixtureConfig
+    from webcrawl.fixtures import FaultSpec, FixtureConfig
 
     if not 0 <= args.port <= 65535:
         raise ConfigError(f"--port must be in 0..65535, got {args.port}")
@@ -121,7 +121,7 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _build(args: argparse.Namespace) -> Any:
-    from fixtures import FixtureWeb
+    from webcrawl.fixtures import FixtureWeb
 
     config = config_from_args(args)
     print(f"building {config.model} web: {config.pages} pages on {config.hosts} hosts, "
@@ -133,7 +133,7 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    from fixtures import FixtureServer
+    from webcrawl.fixtures import FixtureServer
 
     web = _build(args)
 
@@ -161,8 +161,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _truth(args: argparse.Namespace) -> int:
-    from crawler.cli._common import check_output
-    from fixtures import write_truth
+    from webcrawl.crawler.cli._common import check_output
+    from webcrawl.fixtures import write_truth
 
     check_output(args.out, folder=True)
     web = _build(args)
@@ -196,8 +196,8 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from crawler.cli._common import check_output
-    from fixtures.static import export_static
+    from webcrawl.crawler.cli._common import check_output
+    from webcrawl.fixtures.static import export_static
 
     check_output(args.out, folder=True)
     web = _build(args)

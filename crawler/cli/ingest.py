@@ -1,7 +1,7 @@
 """``webcrawl import edges|warc``: bring your own data into a crawl database.
 
-A thin layer over :func:`storage.edgelist.import_edges` (published web graphs) and
-:func:`crawler.ingest.import_warc` (WARC files from any crawler).
+A thin layer over :func:`webcrawl.storage.edgelist.import_edges` (published web graphs) and
+:func:`webcrawl.crawler.ingest.import_warc` (WARC files from any crawler).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import add_json_option
+from webcrawl.crawler.cli._common import add_json_option
 
 __all__ = ["register"]
 
@@ -64,7 +64,7 @@ def _say(line: str) -> None:
 
 
 def run_edges(args: argparse.Namespace) -> int:
-    from storage.edgelist import import_edges
+    from webcrawl.storage.edgelist import import_edges
 
     result = import_edges(args.file, args.db, vertices=args.vertices, seeds=args.seed,
                           progress=None if args.json else _say)
@@ -78,7 +78,7 @@ def run_edges(args: argparse.Namespace) -> int:
 
 
 def run_warc(args: argparse.Namespace) -> int:
-    from crawler.ingest import import_warc
+    from webcrawl.crawler.ingest import import_warc
 
     result = import_warc(args.files, args.db, skip_bad=args.skip_bad,
                          progress=not (args.quiet or args.json))

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_db_option,
     add_graph_option,
     check_output,
@@ -19,7 +19,7 @@ from crawler.cli._common import (
     positive_float,
     positive_int,
 )
-from crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._help import add_deprecated_alias
 
 __all__ = ["register", "run"]
 
@@ -57,12 +57,12 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl report``."""
     import sys
 
-    from analysis.report import ReportSettings, build_report
+    from webcrawl.analysis.report import ReportSettings, build_report
 
     compare = tuple(name.strip() for name in args.compare.split(",") if name.strip())
     if compare:
-        import analysis.ordering.strategies  # noqa: F401  (registers the built-in orderings)
-        from analysis.ordering.strategies.registry import get_strategy
+        import webcrawl.analysis.ordering.strategies  # noqa: F401  (registers the built-in orderings)
+        from webcrawl.analysis.ordering.strategies.registry import get_strategy
 
         for name in compare:
             get_strategy(name)  # unknown names: one line listing the known ones
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     summary = build_report(db, args.out, settings=settings,
                            progress=None if args.quiet else progress)
     if args.json:
-        from crawler.cli._common import print_json
+        from webcrawl.crawler.cli._common import print_json
 
         print_json({"path": str(summary.path), "size_bytes": summary.size_bytes,
                     "images": summary.images, "pages": summary.pages, "urls": summary.urls,

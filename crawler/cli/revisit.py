@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_politeness_options,
     add_settings_options,
     add_warc_option,
@@ -19,7 +19,7 @@ from crawler.cli._common import (
     settings_layers,
     warc_settings,
 )
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["parse_budget", "read_true_rates", "register", "run"]
 
@@ -114,7 +114,7 @@ def register(sub: Any) -> None:
 def _crawl_settings(args: argparse.Namespace) -> Any:
     """The crawl's stored settings with the command line's on top, and a note if any
     option changed one of them."""
-    from crawler.config import build_settings, changed_settings, revisit_base_settings
+    from webcrawl.crawler.config import build_settings, changed_settings, revisit_base_settings
 
     stored = revisit_base_settings(args.db)
     layers = settings_layers(args, {**politeness_settings(args), **warc_settings(args)})
@@ -136,8 +136,8 @@ def _crawl_settings(args: argparse.Namespace) -> Any:
 
 def _day_seconds(args: argparse.Namespace) -> float:
     """``--day-seconds``, else the day length an earlier revisit stored, else 86400."""
-    from analysis.change.fetch_history import resolve_day_seconds
-    from storage.reader import CrawlReader
+    from webcrawl.analysis.change.fetch_history import resolve_day_seconds
+    from webcrawl.storage.reader import CrawlReader
 
     with CrawlReader(args.db) as reader:
         return resolve_day_seconds(reader.meta(), args.day_seconds)[0]
@@ -147,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl revisit``."""
     import asyncio
 
-    from crawler.cli._common import check_output, existing_db, print_json
-    from storage.lock import WriterLock
+    from webcrawl.crawler.cli._common import check_output, existing_db, print_json
+    from webcrawl.storage.lock import WriterLock
 
     budget = parse_budget(args.budget)
     if args.policy not in _POLICIES:
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     if args.warc is not None:
         check_output(args.warc, folder=True)
 
-    from crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
+    from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
                                duration=args.duration, max_visits=args.max_visits,

@@ -1,9 +1,9 @@
 """``webcrawl simulate random-web``: Bennouas and de Montgolfier's random web crawls.
 
-Generates a crawl with :func:`analysis.ordering.randomweb.random_web_crawl` (in- and
+Generates a crawl with :func:`webcrawl.analysis.ordering.randomweb.random_web_crawl` (in- and
 out-degrees preset from Zipf laws 2.1 and 2.72, links drawn from the list L at crawl
 time, the Unvisited set a queue, stack, heap or uniform), measures it along the crawl
-with :func:`analysis.ordering.along.measure_along` and prints each figure of the paper
+with :func:`webcrawl.analysis.ordering.along.measure_along` and prints each figure of the paper
 beside the range the paper reports.  ``--out DIR`` writes ``random_web_along.png``,
 ``random_web_along.json`` and the crawl's edge list (``random_web.edges``: one
 ``src<TAB>dst`` line per link, nodes in discovery order), which ``webcrawl fixture
@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from crawler.cli._common import (
+from webcrawl.crawler.cli._common import (
     add_json_option,
     float_range,
     int_at_least,
@@ -26,7 +26,7 @@ from crawler.cli._common import (
     print_table,
     seed_int,
 )
-from crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._help import add_deprecated_alias
 
 
 def register(sub: Any) -> None:
@@ -84,8 +84,8 @@ def register(sub: Any) -> None:
 
 def parse_measures(text: str) -> tuple[str, ...]:
     """``"all"`` or a comma-separated list of :data:`analysis.ordering.along.ALONG_MEASURES`."""
-    from analysis.ordering.along import ALONG_MEASURES
-    from storage.errors import ConfigError
+    from webcrawl.analysis.ordering.along import ALONG_MEASURES
+    from webcrawl.storage.errors import ConfigError
 
     if text == "all":
         return ALONG_MEASURES
@@ -101,16 +101,15 @@ def run_random_web(args: argparse.Namespace) -> int:
     import sys
 
     import numpy as np
-
-    from analysis.ordering.along import measure_along
-    from analysis.ordering.randomweb import (
+    from webcrawl.analysis.ordering.along import measure_along
+    from webcrawl.analysis.ordering.randomweb import (
         PAPER_CURVES,
         PAPER_RANGES,
         paper_curve,
         random_web_crawl,
     )
-    from crawler.cli._common import check_output
-    from storage.errors import ConfigError
+    from webcrawl.crawler.cli._common import check_output
+    from webcrawl.storage.errors import ConfigError
 
     measures = parse_measures(args.measures)
     if args.out is not None:
@@ -169,10 +168,9 @@ def print_along(along: Any, ranges: dict[str, tuple[float, float, str]], *,
 
 def _write(out: Path, web: Any, along: Any, result: dict[str, Any]) -> list[Path]:
     import numpy as np
-
-    from analysis.ordering.randomweb import PAPER_RANGES
-    from analysis.report.along_figures import along_figure
-    from analysis.report.plots import save_png
+    from webcrawl.analysis.ordering.randomweb import PAPER_RANGES
+    from webcrawl.analysis.report.along_figures import along_figure
+    from webcrawl.analysis.report.plots import save_png
 
     out.mkdir(parents=True, exist_ok=True)
     fits = {k: np.asarray(c["at_pages"]) for k, c in result["paper_curves"].items()}

@@ -9,8 +9,8 @@ order), streaming with bounded memory (one record's payload at a time, capped at
                  over the body, as the crawler computes it), ETag, Last-Modified, time
                  from ``WARC-Date``.  Classified as the crawler does: 3xx with a Location
                  is a ``redirect`` whose target is the page's one link; 2xx HTML is
-                 ``fetched`` and gives links through :func:`crawler.links.extract_links`
-                 and :func:`crawler.urls.normalize_url`; other 2xx ``not_html``; 304
+                 ``fetched`` and gives links through :func:`webcrawl.crawler.links.extract_links`
+                 and :func:`webcrawl.crawler.urls.normalize_url`; other 2xx ``not_html``; 304
                  ``not_modified``; the rest ``http_error``.  A second response for a
                  URL is another attempt of its crawl fetch when that failed (no answer or
                  status >= 400: a retry, or wget's second spelling of the URL), else a
@@ -23,7 +23,7 @@ others           ``warcinfo``, ``request``, ``metadata``, ``resource``: skipped.
 
 Seeds are the fetched URLs that no earlier page linked to (a crawl's seeds, or the
 start of each wget run); depth is counted from them.  Damaged records (bad gzip,
-bad headers, truncated data) raise :class:`~storage.errors.InputFormatError` with the
+bad headers, truncated data) raise :class:`~webcrawl.storage.errors.InputFormatError` with the
 file and the record's byte offset, after committing every record before it; with
 ``skip_bad`` the record is reported and the import resumes at the next record start.
 
@@ -47,13 +47,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from crawler.fetcher import decode_body, is_html
-from crawler.links import extract_links, link_ids
-from crawler.settings import CrawlSettings
-from crawler.urls import host_key, normalize_url
-from storage.errors import ConfigError, InputFormatError
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.crawler.fetcher import decode_body, is_html
+from webcrawl.crawler.links import extract_links, link_ids
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.urls import host_key, normalize_url
+from webcrawl.storage.errors import ConfigError, InputFormatError
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 __all__ = ["WarcImport", "import_warc"]
 

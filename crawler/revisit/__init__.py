@@ -1,14 +1,14 @@
 """The revisit loop: keep a crawled collection fresh within a fetch budget (incremental crawl).
 
-See :mod:`crawler.revisit.loop` for the contract.
+See :mod:`webcrawl.crawler.revisit.loop` for the contract.
 """
 
 from __future__ import annotations
 
-from crawler.revisit.link_history import (
+from webcrawl.crawler.revisit.link_history import (
     LinkHistory,
 )
-from crawler.revisit.loop import (
+from webcrawl.crawler.revisit.loop import (
     REVISIT_POLICIES,
     RevisitCrawler,
     RevisitSettings,
@@ -19,7 +19,7 @@ from crawler.revisit.loop import (
     run_with_progress,
     volatile_pattern,
 )
-from crawler.revisit.window import (
+from webcrawl.crawler.revisit.window import (
     NewPage,
     PageWindow,
 )

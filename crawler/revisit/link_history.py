@@ -10,10 +10,10 @@ are recorded as new URLs (discovered by this fetch, depth + 1, not fetched: a la
 
 from __future__ import annotations
 
-from crawler.links import extract_links, link_ids
-from crawler.settings import CrawlSettings
-from crawler.urls import host_key
-from storage.store import CrawlStore, HostRow, ResumeState, UrlRow
+from webcrawl.crawler.links import extract_links, link_ids
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.urls import host_key
+from webcrawl.storage.store import CrawlStore, HostRow, ResumeState, UrlRow
 
 __all__ = ["LinkHistory"]
 

@@ -8,8 +8,8 @@ says is due, forever or for ``duration`` seconds:
 * **Budget**: a token bucket allows at most ``budget`` fetch starts per second overall
   (``burst`` tokens at most saved up; the default 1 means no burst at all).  The planner
   allocates ``budget * day_seconds`` fetches per planner day.
-* **Politeness**: the crawl's rules (:class:`~crawler.politeness.PolitenessPolicy`, one
-  :class:`~crawler.politeness.HostSlot` per host): one request in flight per host, the
+* **Politeness**: the crawl's rules (:class:`~webcrawl.crawler.politeness.PolitenessPolicy`, one
+  :class:`~webcrawl.crawler.politeness.HostSlot` per host): one request in flight per host, the
   Mercator delay after each request, robots.txt ``Crawl-delay`` and ``Retry-After``.
   robots.txt rules come from the bodies the crawl stored (not refetched); a page they
   disallow is dropped from the collection at start.
@@ -28,7 +28,7 @@ says is due, forever or for ``duration`` seconds:
   replayed at start uses the changed flags only.
 * **New pages** (``add_new``, Cho's page window): a page linked from a revisited page
   on a collection host, not yet in the collection, joins it
-  (:class:`~crawler.revisit.window.PageWindow`): due at once, recorded with its outcome
+  (:class:`~webcrawl.crawler.revisit.window.PageWindow`): due at once, recorded with its outcome
   so the next run loads it.
 * **Gone pages** (404/410): recorded (outcome ``http_error``, ``changed`` NULL) and
   retired: the copy is gone, the page is not revisited again (in this run the planner
@@ -60,30 +60,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
-from crawler.fetcher import Fetcher, FetchResult
-from crawler.politeness import HostSlot, PolitenessPolicy
-from crawler.resume import restore_host
-from crawler.revisit.link_history import LinkHistory
-from crawler.revisit.progress import RevisitStats, run_with_progress
-from crawler.revisit.settings import (
+from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
+from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
+from webcrawl.crawler.resume import restore_host
+from webcrawl.crawler.revisit.link_history import LinkHistory
+from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
+from webcrawl.crawler.revisit.settings import (
     REVISIT_POLICIES,
     RevisitSettings,
     body_digest,
     volatile_pattern,
 )
-from crawler.revisit.window import PageWindow
-from crawler.robots import RobotsCache
-from crawler.settings import CrawlSettings
-from crawler.tasks import FetchTasks
-from crawler.token_bucket import TokenBucket
-from storage.errors import ConfigError, FetchError, FetchTimeoutError
-from storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.crawler.revisit.window import PageWindow
+from webcrawl.crawler.robots import RobotsCache
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.tasks import FetchTasks
+from webcrawl.crawler.token_bucket import TokenBucket
+from webcrawl.storage.errors import ConfigError, FetchError, FetchTimeoutError
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
 
 if TYPE_CHECKING:
-    from analysis.change.refresh import RevisitPlanner
-    from storage.store import CrawlStore, HostRow
+    from webcrawl.analysis.change.refresh import RevisitPlanner
+    from webcrawl.storage.store import CrawlStore, HostRow
 
 __all__ = [
     "REVISIT_POLICIES",
@@ -138,8 +137,8 @@ class _History:
 
 def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
     """Read the collection (pages fetched as HTML) and its visits from the database."""
-    from analysis.change.fetch_history import read_history
-    from storage.reader import OUTCOMES
+    from webcrawl.analysis.change.fetch_history import read_history
+    from webcrawl.storage.reader import OUTCOMES
 
     history = read_history(db)
     table, f = history.urls, history.fetches
@@ -201,7 +200,7 @@ class RevisitCrawler:
     settings : RevisitSettings, optional
     crawl_settings : CrawlSettings, optional
         Fetching, politeness, robots, TLS and ``resolve`` settings.  Default: the ones
-        the crawl stored (:func:`crawler.config.revisit_base_settings`), so the revisit
+        the crawl stored (:func:`webcrawl.crawler.config.revisit_base_settings`), so the revisit
         connects as the crawl did.
     true_rates : mapping of URL to rate per day, optional
         Known change rates (an oracle for benchmarks): the planner allocates with
@@ -214,7 +213,7 @@ class RevisitCrawler:
         self.db_path = Path(db)
         self.settings = settings or RevisitSettings()
         if crawl_settings is None:
-            from crawler.config import build_settings, revisit_base_settings
+            from webcrawl.crawler.config import build_settings, revisit_base_settings
 
             crawl_settings = build_settings(revisit_base_settings(self.db_path))
         self.crawl_settings = crawl_settings
@@ -246,7 +245,7 @@ class RevisitCrawler:
 
     async def run(self) -> RevisitStats:
         """Revisit until ``duration`` ends or :meth:`stop`; return the statistics."""
-        from storage.store import CrawlStore
+        from webcrawl.storage.store import CrawlStore
 
         cs = self.crawl_settings
         async with Fetcher(cs) as fetcher:
@@ -309,7 +308,7 @@ class RevisitCrawler:
             restore_host(h, slot, self.robots, self.politeness)
 
     def _planner(self, n_pages: int) -> RevisitPlanner:
-        from analysis.change.refresh import PlannerSettings, RevisitPlanner
+        from webcrawl.analysis.change.refresh import PlannerSettings, RevisitPlanner
 
         s = self.settings
         every = s.recompute_every or int(np.clip(n_pages // 20, 1, 1000))

@@ -101,9 +101,9 @@ async def run_with_progress(crawler: RevisitRun, *, show: bool = True,
                             stream: TextIO | None = None) -> RevisitStats:
     """Run ``crawler`` with signal handling and its progress: a live line on a terminal,
     a log line every ``progress_log_interval`` seconds elsewhere (see
-    :class:`crawler.progress.Progress`), with the ETA of a run bounded by ``duration``
+    :class:`webcrawl.crawler.progress.Progress`), with the ETA of a run bounded by ``duration``
     or ``max_visits``."""
-    from crawler.progress import Progress, format_clock, stop_on_signals
+    from webcrawl.crawler.progress import Progress, format_clock, stop_on_signals
 
     settings, stats = crawler.settings, crawler.stats
 

@@ -7,7 +7,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["REVISIT_POLICIES", "RevisitSettings", "body_digest", "volatile_pattern"]
 
@@ -50,7 +50,7 @@ class RevisitSettings:
     add_new : bool
         Cho and Garcia-Molina's page window (default False): pages that revisited
         pages link to, on the collection's hosts, join the collection
-        (:mod:`crawler.revisit.window`), so births and lifespans of new pages can be
+        (:mod:`webcrawl.crawler.revisit.window`), so births and lifespans of new pages can be
         measured.
     progress_log_interval : float
         Seconds between progress log lines when stderr is not a terminal (default 10;

@@ -8,7 +8,7 @@ of sites), allowed by robots.txt, not already in the collection.  A URL the craw
 discovered but never fetched (its frontier, or abandoned when it stopped) or found
 missing (an HTTP error: a page not born yet is 404) joins under its stored id; an
 unknown one is recorded through the revisit's URL registry
-(:class:`crawler.revisit.link_history.LinkHistory`), so ids stay unique.  Links are
+(:class:`webcrawl.crawler.revisit.link_history.LinkHistory`), so ids stay unique.  Links are
 read from revisits that return a body (2xx): a 304 means the page, and so its links,
 did not change.
 
@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from crawler.links import extract_links
-from crawler.urls import host_key
-from storage.records import Outcome
-from storage.store import HostRow, UrlRow
+from webcrawl.crawler.links import extract_links
+from webcrawl.crawler.urls import host_key
+from webcrawl.storage.records import Outcome
+from webcrawl.storage.store import HostRow, UrlRow
 
 __all__ = ["NewPage", "PageWindow"]
 
@@ -59,7 +59,7 @@ class PageWindow:
         robots.txt check.
     url_id : callable ``(url, depth, seq) -> int``
         The id of a URL the store did not hold at start, recording it if needed
-        (:meth:`crawler.revisit.link_history.LinkHistory.url_id`).
+        (:meth:`webcrawl.crawler.revisit.link_history.LinkHistory.url_id`).
     """
 
     def __init__(self, urls: Iterable[UrlRow], hosts: Iterable[HostRow],

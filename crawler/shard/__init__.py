@@ -2,11 +2,11 @@
 
 Roles (Mercator, BUbiNG: hosts are assigned to agents by a stable hash):
 
-* the **coordinator** (:class:`ShardedCrawler`, :mod:`crawler.shard.coordinator`) is
-  the engine (:class:`crawler.engine.Crawler`) with fetching handed out: the only
+* the **coordinator** (:class:`ShardedCrawler`, :mod:`webcrawl.crawler.shard.coordinator`) is
+  the engine (:class:`webcrawl.crawler.engine.Crawler`) with fetching handed out: the only
   SQLite writer; owner of the URL registry (dedup, ids, depth), scope, robots.txt rules,
   frontier and strategy, so global rankings (backlink, pagerank, opic) stay global;
-* **workers** (:mod:`crawler.shard.worker`, child processes over pipes, or Ray actors)
+* **workers** (:mod:`webcrawl.crawler.shard.worker`, child processes over pipes, or Ray actors)
   each own the hosts ``shard_of(host, N)`` gives them: their politeness clocks, their
   kept-alive connections, the retry loop, decoding, link extraction and normalisation
   (the CPU half of a crawl).  No database, no registry.
@@ -15,11 +15,11 @@ Why one writer fed by the workers rather than per-worker shards behind one reade
 every analysis reads one crawl database as today, URL ids stay dense and global (a
 shard per worker would need a merge of ids and links, and a global strategy would need
 the links of every shard anyway), and exactness after a kill stays the engine's
-(:mod:`crawler.resume`): the database is the only truth.  The writer's cost is a dict
-lookup per link and batched ``executemany`` writes (:mod:`storage.store`); the
+(:mod:`webcrawl.crawler.resume`): the database is the only truth.  The writer's cost is a dict
+lookup per link and batched ``executemany`` writes (:mod:`webcrawl.storage.store`); the
 coordinator is profiled in README "Sharded crawl".
 
-Protocol (:mod:`crawler.shard.protocol`, /work/notes/shard-protocol.md): picklable
+Protocol (:mod:`webcrawl.crawler.shard.protocol`, /work/notes/shard-protocol.md): picklable
 dataclasses in batches over a three-method :class:`Transport`.  A host's turn sends
 its worker a window of up to ``shard_window`` of the host's best URLs (refilled as
 results return), each with ``wait``, the coordinator's view of the host's remaining
@@ -38,7 +38,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from crawler.shard.protocol import (
+from webcrawl.crawler.shard.protocol import (
     Attempt,
     FetchPage,
     FetchRobots,
@@ -52,7 +52,7 @@ from crawler.shard.protocol import (
     await_answer,
     shard_of,
 )
-from crawler.shard.transport import (
+from webcrawl.crawler.shard.transport import (
     PipeTransport,
     Transport,
     encode_frame,
@@ -60,16 +60,16 @@ from crawler.shard.transport import (
 )
 
 if TYPE_CHECKING:
-    from crawler.shard.coordinator import (
+    from webcrawl.crawler.shard.coordinator import (
         DISPATCH_LEAD,
         ShardedCrawler,
         open_crawler,
         spawn_process,
     )
-    from crawler.shard.pool import (
+    from webcrawl.crawler.shard.pool import (
         WorkerPool,
     )
-    from crawler.shard.ray_transport import (
+    from webcrawl.crawler.shard.ray_transport import (
         RayShardWorker,
         RayTransport,
         cluster_cpus,
@@ -77,26 +77,26 @@ if TYPE_CHECKING:
         open_ray_crawler,
         spawn_actor,
     )
-    from crawler.shard.worker import (
+    from webcrawl.crawler.shard.worker import (
         ShardWorker,
         serve,
     )
 
 #: Public name -> the module that defines it, imported on first use.
 _LAZY: dict[str, str] = {
-    "DISPATCH_LEAD": "crawler.shard.coordinator",
-    "RayShardWorker": "crawler.shard.ray_transport",
-    "RayTransport": "crawler.shard.ray_transport",
-    "ShardWorker": "crawler.shard.worker",
-    "ShardedCrawler": "crawler.shard.coordinator",
-    "WorkerPool": "crawler.shard.pool",
-    "cluster_cpus": "crawler.shard.ray_transport",
-    "connect_ray": "crawler.shard.ray_transport",
-    "open_crawler": "crawler.shard.coordinator",
-    "open_ray_crawler": "crawler.shard.ray_transport",
-    "serve": "crawler.shard.worker",
-    "spawn_actor": "crawler.shard.ray_transport",
-    "spawn_process": "crawler.shard.coordinator",
+    "DISPATCH_LEAD": "webcrawl.crawler.shard.coordinator",
+    "RayShardWorker": "webcrawl.crawler.shard.ray_transport",
+    "RayTransport": "webcrawl.crawler.shard.ray_transport",
+    "ShardWorker": "webcrawl.crawler.shard.worker",
+    "ShardedCrawler": "webcrawl.crawler.shard.coordinator",
+    "WorkerPool": "webcrawl.crawler.shard.pool",
+    "cluster_cpus": "webcrawl.crawler.shard.ray_transport",
+    "connect_ray": "webcrawl.crawler.shard.ray_transport",
+    "open_crawler": "webcrawl.crawler.shard.coordinator",
+    "open_ray_crawler": "webcrawl.crawler.shard.ray_transport",
+    "serve": "webcrawl.crawler.shard.worker",
+    "spawn_actor": "webcrawl.crawler.shard.ray_transport",
+    "spawn_process": "webcrawl.crawler.shard.coordinator",
 }
 
 __all__ = [

@@ -1,5 +1,5 @@
 """``python -m crawler.shard``: run one shard worker on stdin/stdout (the pipe transport)."""
 
-from crawler.shard.worker import main
+from webcrawl.crawler.shard.worker import main
 
 main()

@@ -1,8 +1,8 @@
 """The coordinator of a sharded crawl: the engine, with fetching handed to workers.
 
-:class:`ShardedCrawler` is a :class:`~crawler.engine.Crawler` whose two fetching steps,
+:class:`ShardedCrawler` is a :class:`~webcrawl.crawler.engine.Crawler` whose two fetching steps,
 a page and a robots.txt, are orders to the worker owning the host
-(:class:`~crawler.shard.pool.WorkerPool`).  A host's turn hands its worker a *window*
+(:class:`~webcrawl.crawler.shard.pool.WorkerPool`).  A host's turn hands its worker a *window*
 of up to ``shard_window`` of its best URLs at once, refilled one for one as results
 come back, while no other host waits for a slot: the worker fetches them one at a time
 on the host's politeness clock, so a host's next request never waits for a round trip
@@ -28,13 +28,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from analysis.ordering.strategies import Strategy
-from crawler.engine import Crawler, CrawlStats
-from crawler.fetcher import FetchResult
-from crawler.frontier import Taken
-from crawler.settings import CrawlSettings
-from crawler.shard.pool import Spawn, WorkerPool
-from crawler.shard.protocol import (
+from webcrawl.analysis.ordering.strategies import Strategy
+from webcrawl.crawler.engine import Crawler, CrawlStats
+from webcrawl.crawler.fetcher import FetchResult
+from webcrawl.crawler.frontier import Taken
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shard.pool import Spawn, WorkerPool
+from webcrawl.crawler.shard.protocol import (
     Attempt,
     FetchPage,
     FetchRobots,
@@ -43,9 +43,9 @@ from crawler.shard.protocol import (
     StartWorker,
     WorkerDone,
 )
-from crawler.shard.transport import PipeTransport, Transport
-from storage import _testhooks
-from storage.store import ResumeState
+from webcrawl.crawler.shard.transport import PipeTransport, Transport
+from webcrawl.storage import _testhooks
+from webcrawl.storage.store import ResumeState
 
 __all__ = ["DISPATCH_LEAD", "ShardedCrawler", "open_crawler", "spawn_process"]
 
@@ -109,7 +109,7 @@ async def spawn_process(worker: int, generation: int) -> Transport:
 class ShardedCrawler(Crawler):
     """A crawl whose fetching runs in ``settings.workers`` worker processes.
 
-    Takes the :class:`~crawler.engine.Crawler` arguments, and ``spawn`` (default:
+    Takes the :class:`~webcrawl.crawler.engine.Crawler` arguments, and ``spawn`` (default:
     :func:`spawn_process`), which starts one worker and returns its transport.
     """
 
@@ -275,7 +275,7 @@ def open_crawler(db: str | Path, seeds: Iterable[str] = (), *, resume: bool = Fa
                  overrides: Mapping[str, Any] | None = None) -> Crawler:
     """The crawl to run: a :class:`ShardedCrawler` when its settings ask for workers > 1.
 
-    The settings are those of :class:`~crawler.engine.Crawler` (on resume, the stored
+    The settings are those of :class:`~webcrawl.crawler.engine.Crawler` (on resume, the stored
     ones with ``overrides`` applied), so ``--workers`` can change on a resume.
     """
     seeds = list(seeds)

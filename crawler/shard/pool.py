@@ -1,9 +1,9 @@
 """The coordinator's side of the workers: who owns a host, batching, losses and restarts.
 
 A :class:`WorkerPool` starts each worker on its first order (through a ``spawn``
-function returning a :class:`~crawler.shard.transport.Transport`, so child processes
+function returning a :class:`~webcrawl.crawler.shard.transport.Transport`, so child processes
 and Ray actors are interchangeable), sends it the orders for its hosts
-(:func:`~crawler.shard.protocol.shard_of`) in batches -- every order made during one
+(:func:`~webcrawl.crawler.shard.protocol.shard_of`) in batches -- every order made during one
 turn of the event loop goes in one send -- and hands each result to the callback its order was
 submitted with (:meth:`WorkerPool.submit`: no task or future per order) or resolves the
 future of :meth:`WorkerPool.request`.
@@ -14,7 +14,7 @@ A worker that is lost (its transport reports the end) is started again with the 
 worker respects the politeness delay from the host's last possible contact).  Nothing
 was written for those orders (a result is written only when it arrives), so the graph
 stays exact.  After ``max_restarts`` losses of one worker the crawl stops with a
-:class:`~storage.errors.CrawlError` (resumable).
+:class:`~webcrawl.storage.errors.CrawlError` (resumable).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from crawler.shard.protocol import (
+from webcrawl.crawler.shard.protocol import (
     FetchPage,
     FetchRobots,
     OnDone,
@@ -34,8 +34,8 @@ from crawler.shard.protocol import (
     await_answer,
     shard_of,
 )
-from crawler.shard.transport import Transport
-from storage.errors import CrawlError
+from webcrawl.crawler.shard.transport import Transport
+from webcrawl.storage.errors import CrawlError
 
 __all__ = ["WorkerPool"]
 

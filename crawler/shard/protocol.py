@@ -1,11 +1,11 @@
 """The shard protocol: the messages between the crawl coordinator and its workers.
 
 Every message is a plain frozen dataclass of builtins (and one
-:class:`~crawler.settings.CrawlSettings`), so any transport that pickles can carry it:
-pipes to child processes (:mod:`crawler.shard.transport`) or Ray actors.  Messages
+:class:`~webcrawl.crawler.settings.CrawlSettings`), so any transport that pickles can carry it:
+pipes to child processes (:mod:`webcrawl.crawler.shard.transport`) or Ray actors.  Messages
 travel in batches: one ``list[WorkerOrder]`` per send to a worker, one ``list[WorkerDone]`` per
 send back.  The full contract (roles, exactness after a kill) is in the package
-docstring (:mod:`crawler.shard`).
+docstring (:mod:`webcrawl.crawler.shard`).
 
 Coordinator to worker: :class:`StartWorker` (first), then batches of :class:`FetchPage` and
 :class:`FetchRobots`; :class:`StopWorker` ends the worker.  Worker to coordinator: batches
@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
-from crawler.links import PageLinks
-from crawler.settings import CrawlSettings
-from storage.records import Outcome
+from webcrawl.crawler.links import PageLinks
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.records import Outcome
 
 __all__ = [
     "Attempt",
@@ -136,7 +136,7 @@ class PageDone:
     failed: tuple[Attempt, ...]
     #: the response that ends the URL; None when the retry loop ended with an error
     result: Attempt | None
-    #: the page's links (:func:`crawler.links.extract_links`) when ``result`` is a
+    #: the page's links (:func:`webcrawl.crawler.links.extract_links`) when ``result`` is a
     #: 2xx HTML page within the size cap
     links: PageLinks | None
     #: seconds from now before the host may be contacted again

@@ -1,14 +1,14 @@
 """The shard protocol on Ray actors: ``webcrawl crawl --ray ADDRESS`` (issue 18).
 
 Ray (the optional extra ``webcrawl[cluster]``) replaces only the transport: the
-coordinator (:class:`~crawler.shard.coordinator.ShardedCrawler`: the single SQLite
+coordinator (:class:`~webcrawl.crawler.shard.coordinator.ShardedCrawler`: the single SQLite
 writer, the URL registry, frontier and strategy) runs where the command runs, and each
-worker (:class:`~crawler.shard.worker.ShardWorker`: the politeness clocks, connections,
+worker (:class:`~webcrawl.crawler.shard.worker.ShardWorker`: the politeness clocks, connections,
 retries and link extraction of the hosts ``shard_of(host, N)`` gives it) runs in a Ray
 actor, one process per actor, placed by Ray on any node of the cluster (``SPREAD``:
 one per node before two on one).
 
-:class:`RayTransport` is the three-method :class:`~crawler.shard.transport.Transport`
+:class:`RayTransport` is the three-method :class:`~webcrawl.crawler.shard.transport.Transport`
 over one actor: ``send`` is a remote call handing the actor a batch of orders,
 ``receive`` a long-poll remote call returning the batch of results finished since the
 last one (everything that finished while the previous batch travelled).  What crosses
@@ -17,11 +17,11 @@ response metadata and normalised links back; never page bodies), plus Ray's own
 control traffic.
 
 A lost actor (its process killed, its node gone) makes ``receive`` return None; the
-:class:`~crawler.shard.pool.WorkerPool` then starts a new actor for the same hosts --
+:class:`~webcrawl.crawler.shard.pool.WorkerPool` then starts a new actor for the same hosts --
 Ray places it on a node that is still alive -- and re-sends every unanswered order,
 re-timed from the moment of the loss.  Nothing was written for those orders, and
 everything that was is in the crawl database (the coordinator's whole state:
-:mod:`crawler.resume`), so the graph stays exact; a lost coordinator is a
+:mod:`webcrawl.crawler.resume`), so the graph stays exact; a lost coordinator is a
 ``--resume`` away.
 
 ``ray`` is imported only when a Ray crawl starts (never by ``webcrawl --help``), and
@@ -39,9 +39,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from crawler.engine import Crawler
-from crawler.shard.coordinator import ShardedCrawler
-from crawler.shard.protocol import (
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.shard.coordinator import ShardedCrawler
+from webcrawl.crawler.shard.protocol import (
     FetchPage,
     FetchRobots,
     StartWorker,
@@ -49,9 +49,9 @@ from crawler.shard.protocol import (
     WorkerDone,
     WorkerOrder,
 )
-from crawler.shard.transport import Transport
-from crawler.shard.worker import ShardWorker
-from storage.errors import ConfigError
+from webcrawl.crawler.shard.transport import Transport
+from webcrawl.crawler.shard.worker import ShardWorker
+from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "RayShardWorker",
@@ -228,7 +228,7 @@ def cluster_cpus() -> int:
 def open_ray_crawler(db: str | Path, seeds: Iterable[str] = (), *, address: str,
                      resume: bool = False,
                      overrides: Mapping[str, Any] | None = None) -> Crawler:
-    """A :class:`~crawler.shard.coordinator.ShardedCrawler` whose workers are Ray actors.
+    """A :class:`~webcrawl.crawler.shard.coordinator.ShardedCrawler` whose workers are Ray actors.
 
     Joins the cluster at ``address``; the number of actors is the settings' ``workers``
     when above 1, else one per CPU of the cluster (each actor reserves one CPU).

@@ -1,13 +1,13 @@
 """How orders and results travel: the :class:`Transport` interface and its pipe version.
 
 A transport connects the coordinator to one worker.  The coordinator sends batches of
-orders (:data:`~crawler.shard.protocol.WorkerOrder`) and receives batches of results
-(:data:`~crawler.shard.protocol.WorkerDone`); ``receive`` returning None means the
+orders (:data:`~webcrawl.crawler.shard.protocol.WorkerOrder`) and receives batches of results
+(:data:`~webcrawl.crawler.shard.protocol.WorkerDone`); ``receive`` returning None means the
 worker is gone (killed, crashed), and the coordinator then starts a new one.  Three
 methods, so the same coordinator drives child processes (:class:`PipeTransport`) or
 Ray actors.
 
-:class:`PipeTransport` runs ``python -m crawler.shard`` with its stdin and stdout
+:class:`PipeTransport` runs ``python -m webcrawl.crawler.shard`` with its stdin and stdout
 as pipes carrying frames: a 4-byte big-endian length, then a pickle of one batch
 (a list).  Pickle is safe here: both ends are this program, on this machine.  The
 worker's stderr is the coordinator's (its log lines show up as the crawl's).
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from crawler.shard.protocol import WorkerDone, WorkerOrder
+from webcrawl.crawler.shard.protocol import WorkerDone, WorkerOrder
 
 __all__ = ["PipeTransport", "Transport", "encode_frame", "read_frame"]
 
@@ -72,7 +72,7 @@ class Transport(Protocol):
 
 
 class PipeTransport:
-    """A worker child process over pipes (``python -m crawler.shard``)."""
+    """A worker child process over pipes (``python -m webcrawl.crawler.shard``)."""
 
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self._process = process
@@ -91,7 +91,7 @@ class PipeTransport:
         full["PYTHONPATH"] = os.pathsep.join(
             p for p in (_SOURCE_ROOT, full.get("PYTHONPATH", "")) if p)
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "crawler.shard",
+            sys.executable, "-m", "webcrawl.crawler.shard",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             env=full, limit=_PIPE_LIMIT)
         return cls(process)

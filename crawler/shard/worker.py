@@ -1,29 +1,29 @@
 """A shard worker: fetches, decodes and extracts links for the hosts it owns.
 
 A worker holds no database and no URL registry.  It owns its hosts' politeness
-clocks (one :class:`~crawler.politeness.HostSlot` per host, the engine's
-:class:`~crawler.politeness.PolitenessPolicy`), its own kept-alive connections
-(:class:`~crawler.fetcher.Fetcher`, one connection per host) and the retry loop
-(:class:`~crawler.retry.RetryPolicy`), and answers each order of the coordinator.
+clocks (one :class:`~webcrawl.crawler.politeness.HostSlot` per host, the engine's
+:class:`~webcrawl.crawler.politeness.PolitenessPolicy`), its own kept-alive connections
+(:class:`~webcrawl.crawler.fetcher.Fetcher`, one connection per host) and the retry loop
+(:class:`~webcrawl.crawler.retry.RetryPolicy`), and answers each order of the coordinator.
 The coordinator sends a host's URLs ahead of need (``shard_window`` of them): each
 host's orders run one at a time, in the order they arrived, by one task per host with
 work (a per-host back queue, as in Mercator), so the host's next fetch starts the
 moment its politeness wait ends, with no round trip to the coordinator in between:
 
-* :class:`~crawler.shard.protocol.FetchPage`: wait out the host's delay (its own clock,
+* :class:`~webcrawl.crawler.shard.protocol.FetchPage`: wait out the host's delay (its own clock,
   and at least the order's ``wait``: the coordinator's view, which is how a restarted
   worker respects a host's last contact), fetch with retries, and for a 2xx HTML page
-  extract and normalise its links (:func:`crawler.links.extract_links`, in a thread
+  extract and normalise its links (:func:`webcrawl.crawler.links.extract_links`, in a thread
   above ``links_thread_above`` bytes);
-* :class:`~crawler.shard.protocol.FetchRobots`: fetch robots.txt
-  (:func:`crawler.robots.fetch_robots_file`); the coordinator parses it.
+* :class:`~webcrawl.crawler.shard.protocol.FetchRobots`: fetch robots.txt
+  (:func:`webcrawl.crawler.robots.fetch_robots_file`); the coordinator parses it.
 
 Results leave in batches: everything that finished in the same event-loop turn (or,
 with ``shard_flush_interval`` > 0, within that many seconds of the first one; at most
 :data:`FLUSH_SIZE`) goes in one frame.  The worker exits
 when its input ends (the coordinator closed it, or died), dropping orders in flight,
 and on Linux asks the kernel to SIGKILL it when its parent dies, so no orphan keeps
-contacting a host.  Run as ``python -m crawler.shard`` (the pipe transport does it).
+contacting a host.  Run as ``python -m webcrawl.crawler.shard`` (the pipe transport does it).
 """
 
 from __future__ import annotations
@@ -36,14 +36,14 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import replace
 
-from crawler import eventloop
-from crawler.fetcher import Fetcher, FetchResult
-from crawler.links import PageLinks, extract_links
-from crawler.politeness import HostSlot, PolitenessPolicy, sleep_for, sleep_until
-from crawler.retry import RetryPolicy, is_retryable_status
-from crawler.robots import fetch_robots_file
-from crawler.scope import Scope
-from crawler.shard.protocol import (
+from webcrawl.crawler import eventloop
+from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler.links import PageLinks, extract_links
+from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy, sleep_for, sleep_until
+from webcrawl.crawler.retry import RetryPolicy, is_retryable_status
+from webcrawl.crawler.robots import fetch_robots_file
+from webcrawl.crawler.scope import Scope
+from webcrawl.crawler.shard.protocol import (
     Attempt,
     FetchPage,
     FetchRobots,
@@ -56,10 +56,10 @@ from crawler.shard.protocol import (
     WorkerOrder,
     await_answer,
 )
-from crawler.shard.transport import encode_frame, read_frame
-from storage import _testhooks
-from storage.errors import FetchError, FetchTimeoutError, HTTPStatusError
-from storage.records import Outcome
+from webcrawl.crawler.shard.transport import encode_frame, read_frame
+from webcrawl.storage import _testhooks
+from webcrawl.storage.errors import FetchError, FetchTimeoutError, HTTPStatusError
+from webcrawl.storage.records import Outcome
 
 __all__ = ["ShardWorker", "serve"]
 
@@ -302,7 +302,7 @@ async def _stdio_main() -> None:
 
 
 def main() -> None:
-    """Entry point of ``python -m crawler.shard`` (orders on stdin, results on stdout)."""
+    """Entry point of ``python -m webcrawl.crawler.shard`` (orders on stdin, results on stdout)."""
     _die_with_parent()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="webcrawl worker: %(message)s")

@@ -7,8 +7,8 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.storage.records import FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 
 def write_crawl(path: Path, urls: Sequence[str], links: Mapping[int, Sequence[int]],

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
-
-from crawler.settings import CrawlSettings
+from webcrawl.crawler.settings import CrawlSettings
 
 
 @dataclass
@@ -144,7 +143,7 @@ def read_db(path: Any) -> dict[str, Any]:
     """Outcomes, fetch rows and the edge set (URL pairs) of a crawl database."""
     import sqlite3
 
-    from storage._sqlite import decode_ids
+    from webcrawl.storage._sqlite import decode_ids
 
     conn = sqlite3.connect(path)
     try:

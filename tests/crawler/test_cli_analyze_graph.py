@@ -8,8 +8,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from crawldb import write_crawl
-
-from crawler.cli import main
+from webcrawl.crawler.cli import main
 
 URLS = [
     "http://a.test/", "http://a.test/x", "http://a.test/y",  # host 0

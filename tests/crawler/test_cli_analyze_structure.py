@@ -7,8 +7,7 @@ import json
 import networkx as nx
 import pytest
 from crawldb import write_crawl
-
-from crawler.cli import main
+from webcrawl.crawler.cli import main
 
 # Host a.test: fans 0, 1, 2 each link to centers 3, 4, 5 on host b.test (a K(3,3)
 # across hosts), plus a second K(2,2) inside host a.test: 0, 1 -> 6, 7.
@@ -146,9 +145,9 @@ def test_library_errors_are_one_line(crawl_db, capsys, argv):
 
 
 def test_sample_bias_against_walk_length(crawl_db, capsys):
-    from analysis.graph.loader import load_graph
-    from analysis.sampling.walk_length import bias_by_walk_length
-    from analysis.sampling.walks import SamplerConfig
+    from webcrawl.analysis.graph.loader import load_graph
+    from webcrawl.analysis.sampling.walk_length import bias_by_walk_length
+    from webcrawl.analysis.sampling.walks import SamplerConfig
 
     out = run_json(capsys, "analyze", "sample", "--db", str(crawl_db), "--size", "40",
                    "--walk-lengths", "1,5,50", "--walkers", "4", "--json")

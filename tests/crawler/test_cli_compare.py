@@ -7,13 +7,12 @@ import json
 
 import numpy as np
 import pytest
-
-from analysis.ordering.virtual import virtual_crawl
-from crawler.cli import main
-from fixtures.config import FixtureConfig
-from fixtures.web import FixtureWeb
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.analysis.ordering.virtual import virtual_crawl
+from webcrawl.crawler.cli import main
+from webcrawl.fixtures.config import FixtureConfig
+from webcrawl.fixtures.web import FixtureWeb
+from webcrawl.storage.records import FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 HOSTS = 3
 
@@ -52,7 +51,7 @@ def write_crawl_db(path, src, dst, n, order, hosts):
 def crawl_db(tmp_path_factory):
     """A bfs crawl of the first 300 pages of a 600-page zipf fixture web."""
     web = FixtureWeb.build(FixtureConfig(model="zipf", pages=600, hosts=HOSTS, seed=3))
-    from analysis.graph.captured import CapturedGraph
+    from webcrawl.analysis.graph.captured import CapturedGraph
 
     full = CapturedGraph.from_edges(web.src, web.dst, web.pages, seeds=[0])
     # Renumber nodes in bfs discovery order, like a crawler assigning URL ids.

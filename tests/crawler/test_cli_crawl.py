@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 from miniweb import MiniWeb, html
-
-from crawler.cli import main
-from crawler.engine import CrawlStats
-from crawler.progress import Progress, format_summary
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.engine import CrawlStats
+from webcrawl.crawler.progress import Progress, format_summary
 
 
 @pytest.mark.parametrize("argv", [

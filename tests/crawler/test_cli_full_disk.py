@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import webcrawl.storage.export
 from crawldb import write_crawl
-
-import storage.export
-from crawler.cli import main
+from webcrawl.crawler.cli import main
 
 URLS = [f"http://a.test/{i}" for i in range(4)]
 LINKS = {0: [1, 2], 1: [3], 2: [0]}
@@ -35,14 +34,14 @@ def _check(tmp_path: Path, out: Path, code: int, err: str) -> None:
 def test_export_on_a_full_disk_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     db = write_crawl(tmp_path / "c.db", URLS, LINKS)
-    real = storage.export.export_pages
+    real = webcrawl.storage.export.export_pages
 
     def half_then_full(db: Path, out: Any, fmt: str) -> int:
         out.write("url\tstatus\n" + "http://a.test/0\t200\n" * 100)
         _full()
         return real(db, out, fmt)  # pragma: no cover
 
-    monkeypatch.setattr(storage.export, "export_pages", half_then_full)
+    monkeypatch.setattr(webcrawl.storage.export, "export_pages", half_then_full)
     out = tmp_path / "pages.tsv"
     code = main(["export", "pages", "--db", str(db), "-o", str(out)])
     _check(tmp_path, out, code, capsys.readouterr().err)

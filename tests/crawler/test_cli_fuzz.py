@@ -2,7 +2,7 @@
 
 The options are read from the real parser, so a new sub-command or option is covered
 without editing this file.  Every numeric option must use a range validator of
-``crawler.cli._common`` (which declares its range); hypothesis then feeds each one
+``webcrawl.crawler.cli._common`` (which declares its range); hypothesis then feeds each one
 values outside that range, non-numbers, nan and infinities.  Every ``--db`` gets a
 directory, a device, a missing file, a file in a missing folder and a non-database
 file; every other path option a path under ``/dev/null`` or a missing file.  The
@@ -22,8 +22,7 @@ import pytest
 from crawldb import write_crawl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from crawler.cli import build_parser, main
+from webcrawl.crawler.cli import build_parser, main
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -7,9 +7,8 @@ import argparse
 import re
 
 import pytest
-
-from crawler.cli import build_parser, main
-from crawler.cli._help import iter_parsers
+from webcrawl.crawler.cli import build_parser, main
+from webcrawl.crawler.cli._help import iter_parsers
 
 PARSERS = iter_parsers(build_parser())
 IDS = [path or "webcrawl" for path, _ in PARSERS]

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from crawldb import write_crawl
+from webcrawl.crawler.cli import EXIT_BROKEN_PIPE, main
 
-from crawler.cli import EXIT_BROKEN_PIPE, main
-
-WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 
 
 def test_unknown_command_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

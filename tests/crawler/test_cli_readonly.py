@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 from crawldb import write_crawl
-
-from storage.reader import CrawlReader
+from webcrawl.storage.reader import CrawlReader
 
 URLS = [f"http://a.test/{i}" for i in range(6)]
 LINKS = {0: [1, 2, 3], 1: [0, 2], 2: [4], 3: [5, 0], 4: [0]}
@@ -33,7 +32,7 @@ def _can_mount_read_only(tmp: Path) -> bool:
 
 
 def _run(args: list[str], read_only: Path | None = None) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "crawler.cli", *args]
+    cmd = [sys.executable, "-m", "webcrawl.crawler.cli", *args]
     if read_only is not None:
         quoted = " ".join(f"'{a}'" for a in cmd)
         cmd = ["unshare", "-m", "sh", "-c",
@@ -78,7 +77,7 @@ def test_immutable_fallback_refuses_a_leftover_wal(tmp_path: Path) -> None:
 
 
 def test_reader_reports_directory_and_device(tmp_path: Path) -> None:
-    from storage.errors import StoreError
+    from webcrawl.storage.errors import StoreError
 
     with pytest.raises(StoreError, match="is a directory"):
         CrawlReader(tmp_path)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
-
-from crawler.cli import main
+from webcrawl.crawler.cli import main
 
 
 def test_random_web_writes_figure_json_and_edges(tmp_path, capsys):
@@ -42,10 +41,9 @@ def test_random_web_table_and_bad_input(capsys):
 
 def test_analyze_quality_along_matches_the_library(tmp_path, capsys):
     from crawldb import write_crawl
-
-    from analysis.graph.loader import load_graph
-    from analysis.ordering.along import measure_along
-    from analysis.ordering.randomweb import random_web_crawl
+    from webcrawl.analysis.graph.loader import load_graph
+    from webcrawl.analysis.ordering.along import measure_along
+    from webcrawl.analysis.ordering.randomweb import random_web_crawl
 
     # A random web crawl written as a crawl database, fetched in the model's order.
     web = random_web_crawl(20_000, "BFS", max_pages=600, seed=3)
@@ -77,8 +75,8 @@ def _renumber(links, crawled, is_crawled):
 
 
 def test_random_web_degree_law_and_paper_curves(capsys):
-    from analysis.ordering.along import measure_along
-    from analysis.ordering.randomweb import paper_curve, random_web_crawl
+    from webcrawl.analysis.ordering.along import measure_along
+    from webcrawl.analysis.ordering.randomweb import paper_curve, random_web_crawl
 
     assert main(["simulate", "random-web", "--pages", "50000", "--crawl", "2000",
                  "--checkpoints", "3", "--degree-law", "counts", "--measures",

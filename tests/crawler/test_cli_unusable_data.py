@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 from crawldb import write_crawl
-
-from crawler.cli import main
+from webcrawl.crawler.cli import main
 
 
 @pytest.fixture

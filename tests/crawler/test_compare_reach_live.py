@@ -14,13 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from analysis.graph.loader import load_graph
-from analysis.ordering.compare import RECORDED, virtual_orders
-from crawler.cli import main
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FaultSpec, FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.analysis.graph.loader import load_graph
+from webcrawl.analysis.ordering.compare import RECORDED, virtual_orders
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureServer, FixtureWeb
 
 STRATEGIES = ("bfs", "dfs", "random", "backlink", "pagerank", "opic")
 

@@ -11,17 +11,16 @@ from typing import Any
 
 import pytest
 from miniweb import MiniWeb, html
-
-from crawler.cli import main
-from crawler.config import (
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.config import (
     build_settings,
     load_toml,
     parse_assignments,
     settings_dict,
     stored_settings,
 )
-from crawler.settings import CrawlSettings
-from storage.errors import ConfigError
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import ConfigError
 
 #: A text for every field and the value it must give (a value unlike the default).
 TEXTS: dict[str, tuple[str, Any]] = {

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 from miniweb import MiniWeb, Page, html
-
-from crawler.cli import main
-from crawler.engine import Crawler
-from storage.export import export_edges
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.engine import Crawler
+from webcrawl.storage.export import export_edges
 
 ROBOTS_PAD = "# " + "x" * 78 + "\n"
 
@@ -89,14 +88,14 @@ async def test_robots_product_token_configured_and_checked(
 def test_version_matches_pyproject() -> None:
     import tomllib
 
-    from crawler.settings import VERSION
-    from storage._version import __version__
+    from webcrawl.crawler.settings import VERSION
+    from webcrawl.storage._version import __version__
 
     root = Path(__file__).resolve().parents[2]
     pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
-    # The version is dynamic: setuptools reads it from storage._version, as the UA does.
+    # The version is dynamic: setuptools reads it from webcrawl.storage._version, as the UA does.
     assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {
-        "attr": "storage._version.__version__"}
+        "attr": "webcrawl.storage._version.__version__"}
     assert __version__ == VERSION
 
 
@@ -116,7 +115,7 @@ async def test_user_agent_names_product_version_contact(mini_web: MiniWeb,
     mini_web.add("a.test", "/", html())
     await crawl(mini_web, tmp_path, [mini_web.url("a.test")], fetch_contact="ops@example.org")
     agents = {h["User-Agent"] for h in mini_web.headers}
-    from storage._version import __version__
+    from webcrawl.storage._version import __version__
 
     assert agents == {f"webcrawl/{__version__} (+https://github.com/webcrawl/webcrawl; "
                       "contact: ops@example.org)"}
@@ -240,7 +239,7 @@ async def test_5000_links_kept_by_default(mini_web: MiniWeb, tmp_path: Path) -> 
     mini_web.add("a.test", "/", many_links(5000))
     db = await crawl(mini_web, tmp_path, [mini_web.url("a.test")], scope_max_pages=1)
     assert len(exported_edges(db)) == 5000
-    from storage.reader import CrawlReader
+    from webcrawl.storage.reader import CrawlReader
 
     with CrawlReader(db) as reader:
         assert reader.link_cuts() == []
@@ -259,7 +258,7 @@ async def test_cut_page_flagged_in_store_summary_and_report(
     edges = exported_edges(db)
     assert edges == {(mini_web.url("a.test"), mini_web.url("a.test", f"/p{i}"))
                      for i in range(120)}
-    from storage.reader import CrawlReader
+    from webcrawl.storage.reader import CrawlReader
 
     with CrawlReader(db) as reader:
         cuts = reader.link_cuts()

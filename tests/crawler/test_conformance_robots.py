@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from crawler.robots import RobotsTxt, is_valid_product_token, robots_path
+from webcrawl.crawler.robots import RobotsTxt, is_valid_product_token, robots_path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -4,7 +4,7 @@
 * ``data/urltestdata-http.json``: web-platform-tests ``url/resources/urltestdata.json``
   (3-Clause BSD licence; source and filter recorded in the file), the cases whose input,
   base or result is an http(s) URL.  Our documented normalisation
-  (:mod:`crawler.urls`: fragment, user info, empty query and trailing host dots
+  (:mod:`webcrawl.crawler.urls`: fragment, user info, empty query and trailing host dots
   dropped; escapes normalised) is applied to each expected URL, then it must equal
   ours exactly; a failure must give None.
 * w3lib (github.com/scrapy/w3lib, BSD licence) ``tests/test_url.py`` IDNA, encoding,
@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from crawler.encodings import lookup_label
-from crawler.links import extract_links
-from crawler.urls import normalize_escapes, normalize_url, remove_dot_segments
+from webcrawl.crawler.encodings import lookup_label
+from webcrawl.crawler.links import extract_links
+from webcrawl.crawler.urls import normalize_escapes, normalize_url, remove_dot_segments
 
 DATA = Path(__file__).parent / "data" / "urltestdata-http.json"
 README = Path(__file__).resolve().parents[2] / "README.md"

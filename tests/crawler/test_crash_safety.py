@@ -1,7 +1,7 @@
 """kill -9 of a real ``webcrawl crawl`` at many points, then resume: nothing lost, nothing twice.
 
 Kills land at fetch counts chosen at random (seeded) and, through the test-only hooks
-of :mod:`storage._testhooks` (``WEBCRAWL_TEST_PAUSE``), deterministically inside a
+of :mod:`webcrawl.storage._testhooks` (``WEBCRAWL_TEST_PAUSE``), deterministically inside a
 batch transaction of the store and inside a PageRank recomputation (the live one in
 its worker thread, and the one a resume runs while replaying the stored crawl).
 After every kill the file passes ``PRAGMA integrity_check`` and every URL whose
@@ -25,12 +25,11 @@ from typing import Any
 
 import pytest
 from miniweb import read_db
-
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 pytestmark = pytest.mark.timeout(120)
 
-WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 #: Enough pages for PageRank's first live recomputation (every 1000 fetches).
 PAGES = 1300
 

@@ -7,13 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
-
-from analysis.change import resolve_day_seconds
-from analysis.report.document import SECTIONS
-from crawler.cli import main
-from crawler.cli.demo_job import DemoSettings, run_demo
-from storage.errors import ConfigError
-from storage.reader import CrawlReader
+from webcrawl.analysis.change import resolve_day_seconds
+from webcrawl.analysis.report.document import SECTIONS
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.cli.demo_job import DemoSettings, run_demo
+from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.reader import CrawlReader
 
 
 def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 from miniweb import MiniWeb, Page, html, read_db
-
-from crawler.engine import Crawler
+from webcrawl.crawler.engine import Crawler
 
 
 async def crawl(web: MiniWeb, tmp_path: Path, seeds: list[str], **settings: object) -> dict:
@@ -252,8 +251,7 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import logging
 
-    import crawler.engine as engine
-
+    import webcrawl.crawler.engine as engine
     real = engine.extract_links
 
     def flaky(text: str, page_url: str, **kw: object) -> object:
@@ -262,7 +260,7 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
         return real(text, page_url, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(engine, "extract_links", flaky)
-    logging.getLogger("crawler.engine").disabled = True
+    logging.getLogger("webcrawl.crawler.engine").disabled = True
     try:
         w = mini_web
         w.add("a.test", "/", html("/bad", "/good"))
@@ -270,7 +268,7 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
         w.add("a.test", "/good", html())
         data = await crawl(w, tmp_path, [w.url("a.test")])
     finally:
-        logging.getLogger("crawler.engine").disabled = False
+        logging.getLogger("webcrawl.crawler.engine").disabled = False
     o = data["outcomes"]
     assert o[w.url("a.test", "/bad")] == "network_error"
     assert o[w.url("a.test", "/good")] == "fetched"

@@ -1,6 +1,6 @@
 """The live frontier drives every part of the Strategy interface, and on one host with
 zero delay its order equals the strategy's own order
-(analysis.ordering.virtual.replay as oracle)."""
+(webcrawl.analysis.ordering.virtual.replay as oracle)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 from miniweb import MiniWeb, html, read_db
-
-from analysis.ordering.strategies import PriorityUpdates, Strategy, get_strategy
-from analysis.ordering.virtual import replay
-from crawler.engine import Crawler
+from webcrawl.analysis.ordering.strategies import PriorityUpdates, Strategy, get_strategy
+from webcrawl.analysis.ordering.virtual import replay
+from webcrawl.crawler.engine import Crawler
 
 
 def build_site(web: MiniWeb, n: int = 50, seed: int = 3) -> dict[int, list[int]]:

@@ -7,9 +7,8 @@ import importlib.util
 import time
 
 import pytest
-
-from crawler import eventloop
-from crawler.politeness import sleep_for, sleep_until
+from webcrawl.crawler import eventloop
+from webcrawl.crawler.politeness import sleep_for, sleep_until
 
 HAVE_UVLOOP = importlib.util.find_spec("uvloop") is not None
 LOOPS = ["asyncio", pytest.param("uvloop", marks=pytest.mark.skipif(

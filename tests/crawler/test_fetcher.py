@@ -7,8 +7,7 @@ import asyncio
 import pytest
 from miniweb import MiniWeb, Page, html
 from rawweb import RawRequest, RawServer, response
-
-from crawler.fetcher import Fetcher, _charset, decode_body, is_html
+from webcrawl.crawler.fetcher import Fetcher, _charset, decode_body, is_html
 
 
 async def test_user_agent_and_conditional_get(mini_web: MiniWeb) -> None:

@@ -9,10 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from miniweb import read_db
-
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FaultSpec, FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureServer, FixtureWeb
 
 
 def truth_sets(web: FixtureWeb, port: int) -> tuple[set[str], set[tuple[str, str]], np.ndarray]:

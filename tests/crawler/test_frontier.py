@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 from miniweb import MiniWeb, html, read_db
-
-from crawler.engine import Crawler
-from crawler.frontier import Frontier
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.frontier import Frontier
 
 
 def brute_rank(prio: dict[int, float], url_id: int) -> int:
@@ -290,8 +289,7 @@ def test_ranks_after_bulk_rebuild_are_exact(seed: int) -> None:
 
 def test_large_frontiers_take_chunked_updates(monkeypatch: pytest.MonkeyPatch) -> None:
     """Above BULK_MAX_FRONTIER a whole-frontier batch is not applied by one rebuild."""
-    import crawler.frontier as frontier_module
-
+    import webcrawl.crawler.frontier as frontier_module
     frontier = Frontier(record_rank=False)
     for url_id in range(3000):
         frontier.add(url_id, url_id % 7, 0.0)

@@ -15,17 +15,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from analysis.graph.bowtie_alg import bowtie
-from analysis.graph.loader import load_graph
-from analysis.graph.pagerank_alg import pagerank
-from analysis.ordering.compare import CompareSettings, virtual_comparison
-from analysis.ordering.quality import crawl_quality
-from analysis.report.context import ReportSettings
-from analysis.report.document import build_report
-from crawler.cli import main
-from crawler.cli.demo_job import DEMO_STRATEGIES, DemoResult, DemoSettings, run_demo
-from storage.reader import CrawlReader
+from webcrawl.analysis.graph.bowtie_alg import bowtie
+from webcrawl.analysis.graph.loader import load_graph
+from webcrawl.analysis.graph.pagerank_alg import pagerank
+from webcrawl.analysis.ordering.compare import CompareSettings, virtual_comparison
+from webcrawl.analysis.ordering.quality import crawl_quality
+from webcrawl.analysis.report.context import ReportSettings
+from webcrawl.analysis.report.document import build_report
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.cli.demo_job import DEMO_STRATEGIES, DemoResult, DemoSettings, run_demo
+from webcrawl.storage.reader import CrawlReader
 
 
 @pytest.fixture(scope="module")

@@ -16,11 +16,10 @@ from pathlib import Path
 
 import pytest
 from miniweb import MiniWeb, Page, html
-
-from crawler.codings import PIECE, BodyDecoder, CorruptBody, UnsupportedCoding
-from crawler.engine import Crawler
-from crawler.fetcher import Fetcher
-from fixtures.bombs import brotli_bomb, deflate_bomb, gzip_bomb
+from webcrawl.crawler.codings import PIECE, BodyDecoder, CorruptBody, UnsupportedCoding
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.fetcher import Fetcher
+from webcrawl.fixtures.bombs import brotli_bomb, deflate_bomb, gzip_bomb
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -183,8 +182,8 @@ async def test_big_pages_are_parsed_off_the_event_loop(
     """Pages of links_thread_above bytes or more are parsed in a worker thread."""
     import threading
 
-    import crawler.engine
-    from crawler.links import extract_links
+    import webcrawl.crawler.engine
+    from webcrawl.crawler.links import extract_links
 
     threads: dict[str, str] = {}
 
@@ -192,7 +191,7 @@ async def test_big_pages_are_parsed_off_the_event_loop(
         threads[url] = threading.current_thread().name
         return extract_links(body, url, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(crawler.engine, "extract_links", spy)
+    monkeypatch.setattr(webcrawl.crawler.engine, "extract_links", spy)
     w = mini_web
     w.add("a.test", "/", html("/big", "/small"))
     w.add("a.test", "/big", html("/from-big") + "<p>x</p>" * 5000)  # ~40 KB

@@ -19,12 +19,11 @@ import pytest
 from aiohttp import web as aioweb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from crawler.fetcher import decode_body
-from crawler.links import extract_links
-from crawler.urls import normalize_url
-from fixtures import FaultSpec, FixtureConfig, FixtureWeb
-from fixtures.html import PageRenderer
+from webcrawl.crawler.fetcher import decode_body
+from webcrawl.crawler.links import extract_links
+from webcrawl.crawler.urls import normalize_url
+from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureWeb
+from webcrawl.fixtures.html import PageRenderer
 
 PAGE = "http://site.test:8080/dir/page.html?q=1"
 MAX_LINKS = 50
@@ -153,9 +152,9 @@ ANCHOR = b'<a href="/p%d.html">x</a>'
 
 CHILD = textwrap.dedent("""
     import asyncio, json, resource, sys
-    from crawler.fetcher import Fetcher
-    from crawler.links import extract_links
-    from crawler.settings import CrawlSettings
+    from webcrawl.crawler.fetcher import Fetcher
+    from webcrawl.crawler.links import extract_links
+    from webcrawl.crawler.settings import CrawlSettings
 
     url, cap, max_links = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     settings = CrawlSettings.polite_off(fetch_max_body=cap, links_max_per_page=max_links)

@@ -21,10 +21,9 @@ from typing import Any
 import pytest
 from aiohttp import web as aioweb
 from miniweb import MiniWeb, html, read_db
-
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FaultSpec, FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureServer, FixtureWeb
 
 pytestmark = pytest.mark.timeout(90)
 

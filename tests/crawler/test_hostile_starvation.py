@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 from miniweb import Hit, MiniWeb, Page, html, read_db
-
-from crawler.engine import Crawler
-from storage.records import Outcome
+from webcrawl.crawler.engine import Crawler
+from webcrawl.storage.records import Outcome
 
 pytestmark = pytest.mark.timeout(90)
 

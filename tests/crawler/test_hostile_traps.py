@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 from aiohttp import web as aioweb
 from miniweb import html
-
-from crawler.engine import Crawler
-from crawler.progress import format_summary
-from crawler.settings import CrawlSettings
-from crawler.traps import TRAP_RULES, TrapGuard, path_pattern
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.progress import format_summary
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.traps import TRAP_RULES, TrapGuard, path_pattern
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import webcrawl.crawler.http1
 from rawweb import RawRequest, RawServer, response
-
-import crawler.http1
-from crawler.http1 import HEADER_LIMIT, Http1Client, Http1Response
-from crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
-from storage.errors import FetchTimeoutError, NetworkError
+from webcrawl.crawler.http1 import HEADER_LIMIT, Http1Client, Http1Response
+from webcrawl.crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
+from webcrawl.storage.errors import FetchTimeoutError, NetworkError
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -404,7 +403,7 @@ async def test_default_tls_context_is_built_at_the_first_https_request(
         made.append(real(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(crawler.http1.ssl, "create_default_context", counting)
+    monkeypatch.setattr(webcrawl.crawler.http1.ssl, "create_default_context", counting)
     resolver = HostGlobResolver(parse_rules(["*.test=127.0.0.1"]))
     async with RawServer() as plain, RawServer(ssl_context=tls[0]) as secure, \
             client_of(resolver=resolver) as client:
@@ -464,8 +463,8 @@ def test_the_fetch_path_imports_no_aiohttp() -> None:
     import subprocess
     import sys
 
-    script = ("import sys, crawler.fetcher, crawler.engine, crawler.shard.worker, "
-              "crawler.resolve\nprint('aiohttp' in sys.modules)")
+    script = ("import sys, crawler.fetcher, crawler.engine, webcrawl.crawler.shard.worker, "
+              "webcrawl.crawler.resolve\nprint('aiohttp' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=60, check=True)
     assert out.stdout.strip() == "False"

@@ -11,10 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from selectolax.lexbor import LexborHTMLParser
-
-from crawler.encodings import decode_page, page_encoding, url_encoding
-from crawler.links import PageLinks, _Resolver, extract_links
-from crawler.urls import normalize_url
+from webcrawl.crawler.encodings import decode_page, page_encoding, url_encoding
+from webcrawl.crawler.links import PageLinks, _Resolver, extract_links
+from webcrawl.crawler.urls import normalize_url
 
 PAGE = "http://site1.test:8400/a/b/page.html?x=1"
 

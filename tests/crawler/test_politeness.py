@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from crawler.politeness import HostSlot, PolitenessPolicy, parse_retry_after
-from crawler.robots import RobotsCache, RobotsState
-from crawler.settings import CrawlSettings
-from storage.errors import ConfigError
+from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy, parse_retry_after
+from webcrawl.crawler.robots import RobotsCache, RobotsState
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import ConfigError
 
 
 @pytest.mark.parametrize(("elapsed", "crawl_delay", "retry_after", "expected"), [

@@ -7,11 +7,11 @@ import io
 import re
 import time
 
-from crawler.engine import CrawlStats
-from crawler.frontier import Frontier
-from crawler.progress import Progress, format_clock, format_line
-from crawler.settings import CrawlSettings
-from storage.records import Outcome
+from webcrawl.crawler.engine import CrawlStats
+from webcrawl.crawler.frontier import Frontier
+from webcrawl.crawler.progress import Progress, format_clock, format_line
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.records import Outcome
 
 
 def _stats(pages: int, seconds: float) -> CrawlStats:

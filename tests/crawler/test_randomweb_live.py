@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from analysis.graph.loader import load_graph
-from analysis.ordering.along import measure_along
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.analysis.graph.loader import load_graph
+from webcrawl.analysis.ordering.along import measure_along
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
 
 
 async def test_live_crawl_of_the_random_web(tmp_path: Path) -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
-from crawler.registry import CrawlRegistry
-from crawler.tasks import FetchTasks
-from storage.store import HostRow, UrlRow
+from webcrawl.crawler.registry import CrawlRegistry
+from webcrawl.crawler.tasks import FetchTasks
+from webcrawl.storage.store import HostRow, UrlRow
 
 
 def test_ids_are_dense_in_discovery_order_and_hosts_are_shared() -> None:

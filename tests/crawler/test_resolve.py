@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-
-from crawler.fetcher import Fetcher
-from crawler.resolve import HostGlobResolver, parse_rule, parse_rules
-from crawler.settings import CrawlSettings
-from storage.errors import ConfigError, NetworkError
+from webcrawl.crawler.fetcher import Fetcher
+from webcrawl.crawler.resolve import HostGlobResolver, parse_rule, parse_rules
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import ConfigError, NetworkError
 
 
 @pytest.mark.parametrize(("rule", "host", "port", "expected"), [

@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 from miniweb import read_db
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
-
-WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 
 
 def crawl_cmd(seed: str, db: Path, *extra: str) -> list[str]:

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 from miniweb import read_db
-
-from analysis.ordering.strategies import BreadthFirst, PageRankOrder
-from crawler.engine import Crawler
-from crawler.resume import resume_settings, settings_json
-from crawler.settings import CrawlSettings
-from fixtures import FixtureServer, FixtureWeb
-from storage.errors import ConfigError
+from webcrawl.analysis.ordering.strategies import BreadthFirst, PageRankOrder
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.resume import resume_settings, settings_json
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureServer, FixtureWeb
+from webcrawl.storage.errors import ConfigError
 
 # After 0 and 1 are fetched, 3 has in-links from both: PageRank takes it before 2, and
 # breadth-first takes 2 first (it was discovered first).

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
 
 
 @dataclass

@@ -17,9 +17,8 @@ from pathlib import Path
 
 import pytest
 from miniweb import MiniWeb, Page, html, read_db
-
-from crawler.engine import Crawler
-from crawler.urls import host_key
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.urls import host_key
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -111,7 +110,7 @@ async def test_cli_resolve_star_does_not_widen_scope(mini_web: MiniWeb, outside:
                                                      tmp_path: Path) -> None:
     build_site(mini_web, outside)
     db = tmp_path / "c.db"
-    cmd = [sys.executable, "-m", "crawler.cli", "crawl", mini_web.url("site.test", "/"),
+    cmd = [sys.executable, "-m", "webcrawl.crawler.cli", "crawl", mini_web.url("site.test", "/"),
            "--db", str(db), "--resolve", "*=127.0.0.1", "--delay-factor", "0",
            "--min-delay", "0", "--max-delay", "0", "--timeout", "5", "--quiet"]
     import asyncio

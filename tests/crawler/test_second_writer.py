@@ -19,8 +19,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web as aioweb
 from miniweb import html
-
-from storage.lock import lock_path
+from webcrawl.storage.lock import lock_path
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -29,7 +28,7 @@ TRIES = 20
 
 async def _run(*args: str) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "crawler.cli", *args, stdout=asyncio.subprocess.PIPE,
+        sys.executable, "-m", "webcrawl.crawler.cli", *args, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONPATH": os.getcwd()})
     out, err = await proc.communicate()
     assert proc.returncode is not None
@@ -98,7 +97,7 @@ async def _two_writers(w: HangingSite, tmp_path: Path) -> None:
     common = ["--db", str(db), "--resolve", "*.test=127.0.0.1", "--min-delay", "0",
               "--delay-factor", "0", "--max-delay", "0", "--quiet"]
     first = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "crawler.cli", "crawl", w.url(), *common,
+        sys.executable, "-m", "webcrawl.crawler.cli", "crawl", w.url(), *common,
         "--timeout", "600", stderr=asyncio.subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": os.getcwd()})
     try:

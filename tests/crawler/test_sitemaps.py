@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 from miniweb import MiniWeb, Page, html, read_db
-
-from crawler.engine import Crawler
-from crawler.sitemaps import parse_sitemap
-from storage.export import export_edges
-from storage.reader import CrawlReader
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.sitemaps import parse_sitemap
+from webcrawl.storage.export import export_edges
+from webcrawl.storage.reader import CrawlReader
 
 NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
 
@@ -158,7 +157,7 @@ async def test_disallowed_sitemap_not_fetched(mini_web: MiniWeb, tmp_path: Path,
 async def test_cli_sitemaps_option(mini_web: MiniWeb, tmp_path: Path) -> None:
     import asyncio
 
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     w = mini_web
     w.add("a.test", "/", html())

@@ -15,11 +15,10 @@ from html import escape
 from pathlib import Path
 
 import pytest
+import webcrawl.storage
 from miniweb import MiniWeb, Page, html, read_db
-
-import storage
-from crawler.engine import Crawler
-from crawler.urls import normalize_url
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.urls import normalize_url
 
 EVIL = [
     "/it's';DROP TABLE urls;--",
@@ -102,7 +101,7 @@ def _formatted_sql(path: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", sorted(Path(storage.__file__).parent.glob("*.py")),
+@pytest.mark.parametrize("path", sorted(Path(webcrawl.storage.__file__).parent.glob("*.py")),
                          ids=lambda p: p.name)
 def test_no_sql_is_built_from_data(path: Path) -> None:
     formatted = set(_formatted_sql(path))

@@ -14,18 +14,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from miniweb import read_db
-
-from analysis.graph.loader import load_graph
-from analysis.ordering.strategies import (
+from webcrawl.analysis.graph.loader import load_graph
+from webcrawl.analysis.ordering.strategies import (
     PageRankOrder,
     PageRankOrderSettings,
     Strategy,
     register_strategy,
 )
-from analysis.ordering.virtual import virtual_crawl
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FixtureServer, FixtureWeb
+from webcrawl.analysis.ordering.virtual import virtual_crawl
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureServer, FixtureWeb
 
 # 0 -> 1, 2; 1 -> 3, 4; 2 -> 5, 6; 3 -> 7 (page 0 is the site root, the seed).
 TREE = [(0, 1), (0, 2), (1, 3), (1, 4), (2, 5), (2, 6), (3, 7)]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from crawler.urls import host_key, normalize_url, remove_dot_segments
+from webcrawl.crawler.urls import host_key, normalize_url, remove_dot_segments
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""`import edges` (storage.edgelist): published edge-list layouts against an independent
+"""`import edges` (webcrawl.storage.edgelist): published edge-list layouts against an independent
 reading of the same lines (networkx as the oracle), and the analyses on the result."""
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
-
-from analysis.graph import load_graph, pagerank
-from crawler.cli import main
-from storage.edgelist import import_edges
-from storage.errors import ConfigError, StoreError
-from storage.export import export_edges
-from storage.reader import CrawlReader
+from webcrawl.analysis.graph import load_graph, pagerank
+from webcrawl.crawler.cli import main
+from webcrawl.storage.edgelist import import_edges
+from webcrawl.storage.errors import ConfigError, StoreError
+from webcrawl.storage.export import export_edges
+from webcrawl.storage.reader import CrawlReader
 
 
 def random_edges(n: int = 60, m: int = 400, seed: int = 1) -> list[tuple[int, int]]:
@@ -206,8 +205,8 @@ def test_jsonl_edges_match_tsv(tmp_path: Path) -> None:
 
 
 def test_import_is_refused_while_another_writer_holds_the_database(tmp_path: Path) -> None:
-    from storage.errors import StoreLockedError
-    from storage.lock import WriterLock
+    from webcrawl.storage.errors import StoreLockedError
+    from webcrawl.storage.lock import WriterLock
 
     edges = write(tmp_path / "e.txt", "0 1\n1 2\n2 0\n")
     db = tmp_path / "g.db"
@@ -218,7 +217,7 @@ def test_import_is_refused_while_another_writer_holds_the_database(tmp_path: Pat
 
 
 def test_ids_beyond_int32_fall_back_to_int64_and_keep_their_names(tmp_path: Path) -> None:
-    from storage.edgelist import read_edge_arrays
+    from webcrawl.storage.edgelist import read_edge_arrays
 
     small = write(tmp_path / "s.txt", "0 1\n1 2\n2 0\n")
     assert str(read_edge_arrays(small)[0].type) == "int32"  # the narrow type when ids fit
@@ -243,8 +242,7 @@ def test_many_statements_give_the_same_database(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunked inserts (nodes and links split over many statements, one page with more
     links than a chunk) store exactly what one statement stores."""
-    import storage.edgelist as edgelist
-
+    import webcrawl.storage.edgelist as edgelist
     edges = random_edges(n=50, m=300, seed=7)
     hub = edges[0][0]
     edges += [(hub, b) for _, b in random_edges(n=50, m=40, seed=8)]  # a page > LINK_CHUNK
@@ -267,7 +265,7 @@ def test_many_statements_give_the_same_database(tmp_path: Path,
 
 _KILLED_IMPORT = """
 import os, signal, sys
-from storage.edgelist import import_edges
+from webcrawl.storage.edgelist import import_edges
 
 def progress(line):
     if line.startswith("wrote") and "nodes" in line:  # nodes written, links not yet
@@ -314,7 +312,7 @@ def test_an_existing_database_is_left_intact(tmp_path: Path) -> None:
 def test_integer_names_are_written_in_text_order() -> None:
     """The urls rows of integer ids go in the text order of their names (the unique
     url index then grows at its end): the order equals Python's sort of the strings."""
-    from storage.edgelist import _url_order
+    from webcrawl.storage.edgelist import _url_order
 
     rng = np.random.default_rng(1)
     for ids in (np.arange(2000), np.unique(rng.integers(0, 2**32, 5000)),
@@ -339,8 +337,7 @@ def test_parsed_in_parts_gives_the_same_database(tmp_path: Path, monkeypatch: py
     (a page's links may straddle two parts): many small parts store exactly what one
     part stores, for ids already 0..n-1, ids with gaps (the id-indexed table) and
     sparse ids (np.unique), in a file sorted by source or not; both against networkx."""
-    import storage.edgelist as edgelist
-
+    import webcrawl.storage.edgelist as edgelist
     rng = random.Random(11)
     names = {"dense": list(range(60)), "gaps": rng.sample(range(200), 60),
              "sparse": rng.sample(range(10**9, 10**9 + 10**7), 60)}[ids]
@@ -373,8 +370,7 @@ def test_a_failed_links_writer_is_one_store_error_and_leaves_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The links are written by a second thread: its SQLite error reaches the caller
     as the mapped StoreError, and neither the database nor a temporary file is left."""
-    import storage.edgelist as edgelist
-
+    import webcrawl.storage.edgelist as edgelist
     def full(*_args: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
@@ -390,8 +386,7 @@ def test_outcomes_by_case_or_by_update_are_the_same(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Nodes without out-links are left NULL either by a per-row CASE or, when they are
     few, by an UPDATE after inserting every row as fetched: the same rows either way."""
-    import storage.edgelist as edgelist
-
+    import webcrawl.storage.edgelist as edgelist
     edges = random_edges(n=80, m=150, seed=4)  # many nodes without out-links
     path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
     for name, fraction in (("case.db", 0.0), ("update.db", 1.0)):
@@ -409,8 +404,7 @@ def test_the_links_writer_stops_between_chunks_when_told(monkeypatch: pytest.Mon
     further chunk (so a failed or interrupted import does not wait for every link)."""
     import threading
 
-    import storage.edgelist as edgelist
-
+    import webcrawl.storage.edgelist as edgelist
     monkeypatch.setattr(edgelist, "LINK_CHUNK", 2)
     indptr = np.array([0, 2, 4, 6])
     counts, dst = np.diff(indptr), np.array([1, 2, 0, 2, 0, 1], np.int32)

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from webcrawl.crawler.cli import main
+from webcrawl.storage.export import EDGE_COLUMNS, PAGE_COLUMNS, export_edges, export_pages
 
-from crawler.cli import main
-from storage.export import EDGE_COLUMNS, PAGE_COLUMNS, export_edges, export_pages
 from tests.storage.conftest import SMALL_FETCHED, SMALL_URLS
 
 
@@ -77,7 +77,7 @@ def test_cli_missing_db_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_fetches_every_attempt_tsv_and_jsonl(small_db: Path) -> None:
-    from storage.export import FETCH_COLUMNS, export_fetches
+    from webcrawl.storage.export import FETCH_COLUMNS, export_fetches
 
     out = io.StringIO()
     assert export_fetches(small_db, out) == 3

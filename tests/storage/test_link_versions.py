@@ -8,12 +8,11 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
-
-from analysis.graph import load_graph
-from storage._sqlite import decode_ids
-from storage.reader import CrawlReader
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.analysis.graph import load_graph
+from webcrawl.storage._sqlite import decode_ids
+from webcrawl.storage.reader import CrawlReader
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 
 def fetch(url_id: int, seq: int, kind: FetchKind = FetchKind.CRAWL) -> FetchRecord:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from webcrawl.storage.errors import StoreError
+from webcrawl.storage.reader import OUTCOMES, CrawlReader, outcome_code
+from webcrawl.storage.records import Outcome
 
-from storage.errors import StoreError
-from storage.reader import OUTCOMES, CrawlReader, outcome_code
-from storage.records import Outcome
 from tests.storage.conftest import SMALL_URLS
 
 
@@ -56,7 +56,7 @@ def test_small_tables_and_order(small_db: Path) -> None:
 def test_empty_tables_give_empty_arrays(tmp_path: Path) -> None:
     import asyncio
 
-    from storage.store import CrawlStore
+    from webcrawl.storage.store import CrawlStore
 
     async def make() -> None:
         await (await CrawlStore.open(tmp_path / "e.db")).aclose()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from storage.reader import CrawlReader
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.storage.reader import CrawlReader
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 
 async def test_version_1_file_read_then_upgraded(tmp_path: Path) -> None:

@@ -13,11 +13,16 @@ import time
 from pathlib import Path
 
 import pytest
-
-from storage.errors import SchemaVersionError, StoreError, StoreFullError, StoreReadOnlyError
-from storage.reader import CrawlReader
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+import webcrawl.storage.store
+from webcrawl.storage.errors import (
+    SchemaVersionError,
+    StoreError,
+    StoreFullError,
+    StoreReadOnlyError,
+)
+from webcrawl.storage.reader import CrawlReader
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -134,8 +139,8 @@ async def test_background_writer_commits_by_size_and_interval(tmp_path: Path) ->
 
 _CHILD = textwrap.dedent("""
     import asyncio, sys, os
-    from storage.store import CrawlStore, HostRow, UrlRow
-    from storage.records import FetchRecord, Outcome
+    from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
+    from webcrawl.storage.records import FetchRecord, Outcome
 
     def page(store, i):
         # All records of one fetch, no await in between: one transaction.
@@ -334,7 +339,7 @@ async def test_read_only_file_by_permissions(tmp_path: Path) -> None:
 
 async def test_second_writer_is_refused_between_commits_until_the_first_closes(
         tmp_path: Path) -> None:
-    from storage.errors import StoreLockedError
+    from webcrawl.storage.errors import StoreLockedError
     path = tmp_path / "c.db"
     store = await CrawlStore.open(path)
     store.set_meta("k", "v")
@@ -352,13 +357,12 @@ async def test_foreign_sqlite_write_lock_is_reported(
     """A non-webcrawl process mid-transaction: SQLite's own lock, mapped to one line."""
     import sqlite3
 
-    import storage.store
     path = tmp_path / "c.db"
     store = await CrawlStore.open(path)
     await store.aclose()
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
-    monkeypatch.setattr(storage.store, "BUSY_TIMEOUT_MS", 0)
+    monkeypatch.setattr(webcrawl.storage.store, "BUSY_TIMEOUT_MS", 0)
     try:
         with pytest.raises(StoreError, match="locked by another process"):
             await CrawlStore.open(path, resume=True)
@@ -445,7 +449,7 @@ async def test_concurrent_reader_sees_commits_while_the_crawl_writes(tmp_path: P
     ({"batch_size": 0}, "batch_size"), ({"flush_interval": 0}, "flush_interval")],
     ids=["batch", "interval"])
 async def test_bad_settings(tmp_path: Path, kwargs: dict[str, float], match: str) -> None:
-    from storage.errors import ConfigError
+    from webcrawl.storage.errors import ConfigError
     with pytest.raises(ConfigError, match=match):
         await CrawlStore.open(tmp_path / "c.db", **kwargs)  # type: ignore[arg-type]
 
@@ -454,7 +458,7 @@ async def test_backlog_holds_a_producer_back_until_the_commit(tmp_path: Path) ->
     """``backlogged`` turns on past DRAIN_BATCHES batches of pending records, and
     ``on_commit`` tells a producer that never awaits the store when the writer caught
     up (also after a failed commit, whose error the next call raises)."""
-    from storage.store import DRAIN_BATCHES
+    from webcrawl.storage.store import DRAIN_BATCHES
 
     path = tmp_path / "c.db"
     store = await CrawlStore.open(path, batch_size=2, flush_interval=60)

@@ -1,7 +1,7 @@
 """A full disk or a read-only database under a real ``webcrawl crawl``: one line, clean stop.
 
 Tests must not need root, and root ignores ``chmod``; so the failures are produced by
-the test-only hooks of :mod:`storage._testhooks` (``WEBCRAWL_TEST_MAX_PAGE_COUNT``:
+the test-only hooks of :mod:`webcrawl.storage._testhooks` (``WEBCRAWL_TEST_MAX_PAGE_COUNT``:
 SQLite's ``max_page_count``, which fails writes with SQLITE_FULL exactly like a full
 disk; ``WEBCRAWL_TEST_OPEN_MODE=ro``: the writer opens the file read-only, like a
 read-only mount) and, with no hook at all, by a file-size rlimit
@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 pytestmark = pytest.mark.timeout(60)
 
-WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 
 
 def crawl(seed: str | None, db: Path, *, env: dict[str, str] | None = None,
@@ -66,7 +65,7 @@ def intact(db: Path) -> dict[str, int]:
 
 
 def edges(db: Path) -> set[tuple[str, str]]:
-    from storage._sqlite import decode_ids
+    from webcrawl.storage._sqlite import decode_ids
 
     with sqlite3.connect(db) as conn:
         urls = dict(conn.execute("SELECT id, url FROM urls"))

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
-from analysis.ordering.strategies._growable import GrowableArray
-from analysis.ordering.strategies.base import PriorityUpdates, Strategy
-from analysis.ordering.strategies.registry import register_strategy
+from webcrawl.analysis.ordering.strategies._growable import GrowableArray
+from webcrawl.analysis.ordering.strategies.base import PriorityUpdates, Strategy
+from webcrawl.analysis.ordering.strategies.registry import register_strategy
 
 __all__ = ["BacklinkCount"]
 

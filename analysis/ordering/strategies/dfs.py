@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from analysis.ordering.strategies.base import Strategy
-from analysis.ordering.strategies.registry import register_strategy
+from webcrawl.analysis.ordering.strategies.base import Strategy
+from webcrawl.analysis.ordering.strategies.registry import register_strategy
 
 __all__ = ["DepthFirst"]
 

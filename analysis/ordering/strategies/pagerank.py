@@ -15,11 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-
-from analysis.ordering.strategies._growable import EdgeList, GrowableArray
-from analysis.ordering.strategies.base import PriorityUpdates, Strategy
-from analysis.ordering.strategies.registry import register_strategy
-from storage.errors import ConfigError
+from webcrawl.analysis.ordering.strategies._growable import EdgeList, GrowableArray
+from webcrawl.analysis.ordering.strategies.base import PriorityUpdates, Strategy
+from webcrawl.analysis.ordering.strategies.registry import register_strategy
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["PageRankOrder", "PageRankOrderSettings", "PageRankSnapshot"]
 
@@ -193,8 +192,7 @@ class PageRankOrder(Strategy):
     def recompute(snapshot: PageRankSnapshot) -> PriorityUpdates:
         """PageRank of the snapshot's graph (mean 1); updates for its unfetched URLs."""
         import scipy.sparse as sp
-
-        from analysis.graph.pagerank_alg import pagerank
+        from webcrawl.analysis.graph.pagerank_alg import pagerank
 
         n, s = snapshot.n, snapshot.settings
         if n == 0:

@@ -2,7 +2,7 @@
 
 Register a custom ordering without touching the crawler::
 
-    from analysis.ordering.strategies import Strategy, register_strategy
+    from webcrawl.analysis.ordering.strategies import Strategy, register_strategy
 
     @register_strategy
     class ShortestUrlFirst(Strategy):
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from analysis.ordering.strategies.base import Strategy
-from storage.errors import ConfigError
+from webcrawl.analysis.ordering.strategies.base import Strategy
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["available_strategies", "get_strategy", "register_strategy"]
 

@@ -7,8 +7,7 @@ import json
 
 import numpy as np
 import pytest
-
-from analysis.change.change_stats import (
+from webcrawl.analysis.change.change_stats import (
     CENSORED_LABEL,
     CHANGE_BUCKETS,
     VisitLog,
@@ -20,8 +19,8 @@ from analysis.change.change_stats import (
     unchanged_curve,
     visible_lifespans,
 )
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 
 def daily_log(rng, lam, days, *, last_modified=False, host=None, periodic=False):
@@ -142,7 +141,7 @@ async def _write_db(path, rng):
 
 
 async def test_cli_on_a_store_written_database(tmp_path, capsys):
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     db = tmp_path / "crawl.db"
     await _write_db(db, np.random.default_rng(4))
@@ -163,7 +162,7 @@ async def test_cli_on_a_store_written_database(tmp_path, capsys):
 
 
 def test_cli_missing_db_is_one_line_error(tmp_path, capsys):
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     assert main(["analyze", "changes", "--db", str(tmp_path / "nope.db")]) != 0
     err = capsys.readouterr().err
@@ -171,7 +170,7 @@ def test_cli_missing_db_is_one_line_error(tmp_path, capsys):
 
 
 def test_report_on_empty_log_raises():
-    from storage.errors import EmptyGraphError
+    from webcrawl.storage.errors import EmptyGraphError
 
     with pytest.raises(EmptyGraphError):
         change_report(VisitLog.from_arrays([], [], [], []))

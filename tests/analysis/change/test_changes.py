@@ -8,8 +8,7 @@ import importlib
 import numpy as np
 import pytest
 from scipy import optimize, stats
-
-from analysis.change.estimators import (
+from webcrawl.analysis.change.estimators import (
     VisitHistory,
     bias_reduced_rate,
     estimate_rates,
@@ -18,7 +17,7 @@ from analysis.change.estimators import (
     mle_rate,
     naive_rate,
 )
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 PAGES = 4000
 
@@ -46,7 +45,7 @@ def median_rel_error(est, lam):
 
 
 def test_doctests():
-    mod = importlib.import_module("analysis.change.estimators")
+    mod = importlib.import_module("webcrawl.analysis.change.estimators")
     assert doctest.testmod(mod).failed == 0
 
 
@@ -243,8 +242,8 @@ def test_bad_input_raises_config_error():
 
 def test_fixture_web_rates_recovered_at_the_floor():
     # 100 simulated days of daily visits to the fixture web's pages with known rates.
-    web_mod = pytest.importorskip("fixtures.web")
-    config = importlib.import_module("fixtures.config")
+    web_mod = pytest.importorskip("webcrawl.fixtures.web")
+    config = importlib.import_module("webcrawl.fixtures.config")
     web = web_mod.FixtureWeb.build(config.FixtureConfig(pages=2000, hosts=5, seed=9))
     days, interval = 100, 1.0
     lam = web.rates

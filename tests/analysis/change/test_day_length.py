@@ -10,17 +10,16 @@ import re
 from pathlib import Path
 
 import pytest
-
-from analysis.change import (
+from webcrawl.analysis.change import (
     META_DAY_SECONDS,
     change_report,
     load_visit_log,
     page_rates,
     resolve_day_seconds,
 )
-from storage.errors import ConfigError
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 LN20 = math.log(20.0)
 
@@ -65,7 +64,7 @@ async def _write(path: Path, day: float, *, store_day: bool) -> None:
 
 def test_every_analysis_reads_the_stored_day(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     db = tmp_path / "crawl.db"
     asyncio.run(_write(db, 2.0, store_day=True))
@@ -105,7 +104,7 @@ def test_every_analysis_reads_the_stored_day(tmp_path: Path,
 
 def test_without_a_stored_day_the_default_is_said(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     db = tmp_path / "crawl.db"
     asyncio.run(_write(db, 86400.0, store_day=False))

@@ -7,15 +7,14 @@ import importlib
 
 import numpy as np
 import pytest
-
-from analysis.change.estimators import VisitHistory, estimate_rates
-from analysis.change.freshness import (
+from webcrawl.analysis.change.estimators import VisitHistory, estimate_rates
+from webcrawl.analysis.change.freshness import (
     estimated_freshness,
     evaluate_freshness,
     expected_age,
     expected_freshness,
 )
-from analysis.change.refresh import mean_age, mean_freshness
+from webcrawl.analysis.change.refresh import mean_age, mean_freshness
 
 
 def test_doctests():
@@ -124,8 +123,8 @@ def test_never_refreshed_page_is_stale_from_start():
 
 
 def test_fixture_web_ground_truth():
-    fixtures_web = pytest.importorskip("fixtures.web")
-    config = importlib.import_module("fixtures.config")
+    fixtures_web = pytest.importorskip("webcrawl.fixtures.web")
+    config = importlib.import_module("webcrawl.fixtures.config")
     web = fixtures_web.FixtureWeb.build(config.FixtureConfig(pages=300, hosts=3, seed=4))
     horizon, f = 100.0, 1.0
     pages = np.arange(web.pages)

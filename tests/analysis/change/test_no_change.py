@@ -9,8 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from analysis.change import (
+from webcrawl.analysis.change import (
     VisitHistory,
     change_report,
     estimate_rates,
@@ -18,9 +17,9 @@ from analysis.change import (
     no_change_upper_bound,
     poisson_test,
 )
-from analysis.change.change_stats import VisitLog
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.analysis.change.change_stats import VisitLog
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 LN20 = math.log(20.0)
 
@@ -120,7 +119,7 @@ async def _write_all_304(path: Path, *, day: float = 86400.0) -> None:
 
 async def test_cli_all_304_prints_upper_bounds_and_matches_the_library(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     db = tmp_path / "crawl.db"
     await _write_all_304(db)
@@ -145,7 +144,7 @@ async def test_cli_all_304_prints_upper_bounds_and_matches_the_library(
 async def test_report_change_section_states_the_upper_bounds(tmp_path: Path) -> None:
     import re
 
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     db = tmp_path / "crawl.db"
     await _write_all_304(db)

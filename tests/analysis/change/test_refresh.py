@@ -8,8 +8,7 @@ import importlib
 import numpy as np
 import pytest
 from scipy import optimize
-
-from analysis.change.refresh import (
+from webcrawl.analysis.change.refresh import (
     PlannerSettings,
     RevisitPlanner,
     allocate,
@@ -18,11 +17,11 @@ from analysis.change.refresh import (
     optimal_age_allocation,
     optimal_freshness_allocation,
 )
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 
 def test_doctests():
-    assert doctest.testmod(importlib.import_module("analysis.change.refresh")).failed == 0
+    assert doctest.testmod(importlib.import_module("webcrawl.analysis.change.refresh")).failed == 0
 
 
 def test_published_example_rates_one_to_five():
@@ -152,7 +151,7 @@ def test_freshness_allocation_with_a_budget_far_above_the_rates() -> None:
     # A budget like 1e4 fetches/s on a 86400 s day: mu ~ 1e-18, where lambertw's argument
     # rounds onto the branch point (it gave nan).  For r = lam/f -> 0, h(r) ~ r^2/2, so
     # the Lagrange condition gives f proportional to sqrt(w lam).
-    from analysis.change.refresh import optimal_freshness_allocation
+    from webcrawl.analysis.change.refresh import optimal_freshness_allocation
 
     lam = np.array([1e-3, 1 / 7, 0.5, 5.0, 5.0, 20.0])
     budget = 1e9

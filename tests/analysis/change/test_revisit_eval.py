@@ -7,18 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from analysis.change.freshness import estimated_freshness, evaluate_freshness
-from analysis.change.revisit_eval import (
+from webcrawl.analysis.change.freshness import estimated_freshness, evaluate_freshness
+from webcrawl.analysis.change.revisit_eval import (
     SimClock,
     estimated_revisit_freshness,
     evaluate_revisit,
     load_refreshes,
     revisit_rates,
 )
-from storage.errors import AnalysisError, ConfigError
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.storage.errors import AnalysisError, ConfigError
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 A, B, C = "http://h.test/a", "http://h.test/b", "http://h.test/c"
 T0 = 1_700_000_000.0  # wall seconds

@@ -7,11 +7,10 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from analysis.graph.bowtie_alg import Region, bowtie
-from analysis.graph.captured import CapturedGraph
-from analysis.graph.connectivity import components, reachable
-from storage.errors import EmptyGraphError
+from webcrawl.analysis.graph.bowtie_alg import Region, bowtie
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.connectivity import components, reachable
+from webcrawl.storage.errors import EmptyGraphError
 
 
 def graph_of(edges, n):

@@ -8,16 +8,15 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from analysis.graph.captured import CapturedGraph
-from analysis.graph.cores import (
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.cores import (
     CoreConfig,
     bipartite_cores,
     drop_same_host_links,
     eliminate,
     generation_filter,
 )
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 
 def _adj(src, dst, n):

@@ -8,9 +8,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.special import zeta
-
-from analysis.graph.degree_dist import degree_distribution, degree_laws, degrees, fit_power_law
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.analysis.graph.degree_dist import (
+    degree_distribution,
+    degree_laws,
+    degrees,
+    fit_power_law,
+)
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 X_MAX = 10**6  # truncation of the sampler: the mass beyond is below 1e-6 for alpha >= 2
 
@@ -122,8 +126,8 @@ def test_degree_laws_on_a_configuration_graph():
 
 def test_degree_laws_on_the_fixture_web():
     """The zipf fixture web is built with in 2.1, out 2.72 (Broder et al.)."""
-    config_mod = pytest.importorskip("fixtures.config")
-    models = pytest.importorskip("fixtures.models")
+    config_mod = pytest.importorskip("webcrawl.fixtures.config")
+    models = pytest.importorskip("webcrawl.fixtures.models")
     config = config_mod.FixtureConfig(model="zipf", pages=50_000, seed=1)
     rng = np.random.default_rng(config.seed)
     src, dst = models.generate_edges(config, models.assign_hosts(config, rng), rng)
@@ -151,5 +155,5 @@ def test_bad_parameters(kwargs):
 
 
 def test_docstring_examples_run():
-    result = doctest.testmod(importlib.import_module("analysis.graph.degree_dist"))
+    result = doctest.testmod(importlib.import_module("webcrawl.analysis.graph.degree_dist"))
     assert result.failed == 0 and result.attempted > 0

@@ -7,9 +7,8 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from analysis.graph.hits_alg import hits
-from storage.errors import ConfigError, EmptyGraphError, PowerIterationFailedConvergence
+from webcrawl.analysis.graph.hits_alg import hits
+from webcrawl.storage.errors import ConfigError, EmptyGraphError, PowerIterationFailedConvergence
 
 
 def reference_hits(edges, n, iterations=3000):
@@ -113,6 +112,6 @@ def test_bad_parameters(kwargs):
 
 
 def test_docstring_examples_run():
-    module = importlib.import_module("analysis.graph.hits_alg")
+    module = importlib.import_module("webcrawl.analysis.graph.hits_alg")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0

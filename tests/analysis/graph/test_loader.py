@@ -8,11 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from analysis.graph.loader import load_graph
-from storage.errors import ConfigError, StoreError
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.analysis.graph.loader import load_graph
+from webcrawl.storage.errors import ConfigError, StoreError
+from webcrawl.storage.records import FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 # A tiny crawl.  URL id -> (url, host id, outcome, seq, discovered_seq)
 URLS = {

@@ -7,10 +7,9 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from analysis.graph.captured import CapturedGraph
-from analysis.graph.pagerank_alg import pagerank, transition_transpose
-from storage.errors import ConfigError, EmptyGraphError, PowerIterationFailedConvergence
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.pagerank_alg import pagerank, transition_transpose
+from webcrawl.storage.errors import ConfigError, EmptyGraphError, PowerIterationFailedConvergence
 
 
 def reference_pagerank(edges, n, alpha=0.85, p=None, d=None, iterations=2000):
@@ -216,6 +215,6 @@ def test_bad_input_raises(kwargs, error):
 
 
 def test_docstring_examples_run():
-    module = importlib.import_module("analysis.graph.pagerank_alg")
+    module = importlib.import_module("webcrawl.analysis.graph.pagerank_alg")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0

@@ -6,16 +6,15 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
-from analysis.graph.captured import CapturedGraph
-from analysis.graph.smallworld_alg import (
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.smallworld_alg import (
     clustering,
     path_lengths,
     smallworld,
     smallworld_along_order,
     undirected_simple,
 )
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 
 def _random_digraph(n, m, seed):
@@ -52,7 +51,7 @@ def test_clustering_matches_networkx(seed):
 
 
 def test_clustering_blocks_give_the_same_triangles(monkeypatch):
-    import analysis.graph.smallworld_alg as sw
+    import webcrawl.analysis.graph.smallworld_alg as sw
     adj = _random_digraph(80, 600, 9)
     whole = clustering(adj).triangles
     monkeypatch.setattr(sw, "_TRIANGLE_BLOCK_WORK", 50)  # many small row blocks
@@ -110,7 +109,7 @@ def test_sampled_sources_estimate_the_exact_value():
                                                           rel=0.05)
     assert sampled.diameter <= exact.diameter
     # Sources in small batches give the same distribution.
-    import analysis.graph.smallworld_alg as sw
+    import webcrawl.analysis.graph.smallworld_alg as sw
     old = sw._DISTANCE_BLOCK_BYTES
     try:
         sw._DISTANCE_BLOCK_BYTES = 8 * 300 * 7

@@ -5,11 +5,10 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.along import measure_along, pagerank_power_law
-from analysis.ordering.randomweb import PAPER_RANGES, paper_curve, random_web_crawl
-from storage.errors import ConfigError
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.along import measure_along, pagerank_power_law
+from webcrawl.analysis.ordering.randomweb import PAPER_RANGES, paper_curve, random_web_crawl
+from webcrawl.storage.errors import ConfigError
 
 
 def _in_range(key: str, value: float) -> bool:

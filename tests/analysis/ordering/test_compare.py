@@ -6,10 +6,9 @@ import json
 
 import numpy as np
 import pytest
-
-import analysis.graph.loader
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.compare import (
+import webcrawl.analysis.graph.loader
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.compare import (
     RECORDED,
     CompareSettings,
     Comparison,
@@ -17,12 +16,12 @@ from analysis.ordering.compare import (
     compare_orders,
     virtual_orders,
 )
-from analysis.ordering.quality import QualitySettings, final_pagerank, pagerank_capture
-from analysis.report.comparison_files import write_comparison
-from analysis.report.plots import METRIC_TITLES, png_bytes, quality_figures
-from fixtures.config import FixtureConfig
-from fixtures.web import FixtureWeb
-from storage.errors import ConfigError
+from webcrawl.analysis.ordering.quality import QualitySettings, final_pagerank, pagerank_capture
+from webcrawl.analysis.report.comparison_files import write_comparison
+from webcrawl.analysis.report.plots import METRIC_TITLES, png_bytes, quality_figures
+from webcrawl.fixtures.config import FixtureConfig
+from webcrawl.fixtures.web import FixtureWeb
+from webcrawl.storage.errors import ConfigError
 
 STRATEGIES = ["bfs", "dfs", "random", "backlink", "pagerank", "opic"]
 
@@ -77,7 +76,8 @@ def test_compare_orders_share_the_final_pagerank():
 
 def fake_db(monkeypatch, graphs):
     """Make ``load_graph(path)`` return ``graphs[path.name]`` (no database needed)."""
-    monkeypatch.setattr(analysis.graph.loader, "load_graph", lambda path, **kw: graphs[path.name])
+    monkeypatch.setattr(webcrawl.analysis.graph.loader, "load_graph",
+                        lambda path, **kw: graphs[path.name])
 
 
 def small_graph(order):

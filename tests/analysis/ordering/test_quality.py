@@ -8,9 +8,8 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.quality import (
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.quality import (
     QualitySettings,
     crawl_quality,
     default_top_ns,
@@ -26,7 +25,7 @@ from analysis.ordering.quality import (
     top_n_fetched,
     top_n_overlap,
 )
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 # A 6-node graph (seed 0) whose discovery rates and sinks are worked out by hand below.
 HAND_EDGES = [(0, 1), (0, 2), (1, 2), (1, 3), (2, 0), (2, 4), (3, 5), (5, 1)]

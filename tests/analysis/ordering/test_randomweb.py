@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats
-
-from analysis.graph.pagerank_alg import pagerank
-from analysis.ordering.randomweb import (
+from webcrawl.analysis.graph.pagerank_alg import pagerank
+from webcrawl.analysis.ordering.randomweb import (
     GAMMA_IN,
     GAMMA_OUT,
     PAPER_CURVES,
@@ -16,8 +15,8 @@ from analysis.ordering.randomweb import (
     zipf_degree_counts,
     zipf_degrees,
 )
-from analysis.ordering.virtual import virtual_crawl
-from storage.errors import ConfigError
+from webcrawl.analysis.ordering.virtual import virtual_crawl
+from webcrawl.storage.errors import ConfigError
 
 
 def _zipf_mle(degrees: np.ndarray, x_min: int) -> tuple[float, float]:

@@ -13,14 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from analysis.graph.loader import load_graph
-from analysis.ordering.compare import CompareSettings, virtual_comparison
-from analysis.ordering.quality import QualitySettings
-from analysis.ordering.reach import EXCLUSION_REASONS, reach_summary
-from analysis.ordering.virtual import virtual_crawl
-from storage.records import FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.analysis.graph.loader import load_graph
+from webcrawl.analysis.ordering.compare import CompareSettings, virtual_comparison
+from webcrawl.analysis.ordering.quality import QualitySettings
+from webcrawl.analysis.ordering.reach import EXCLUSION_REASONS, reach_summary
+from webcrawl.analysis.ordering.virtual import virtual_crawl
+from webcrawl.storage.records import FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 STRATEGIES = ("bfs", "dfs", "random", "backlink", "pagerank", "opic")
 

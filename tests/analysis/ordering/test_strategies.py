@@ -1,7 +1,7 @@
 """Unit tests of each crawl ordering's priorities, on hand-made graphs.
 
 ``_drive`` is a tiny pure-Python reference frontier (a dict and ``max``), independent
-of ``analysis.ordering.virtual``'s heap, so these tests pin the strategies' own semantics.
+of ``webcrawl.analysis.ordering.virtual``'s heap, so these tests pin the strategies' own semantics.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from scipy import stats
-
-from analysis.ordering.strategies import (
+from webcrawl.analysis.ordering.strategies import (
     BacklinkCount,
     DepthFirst,
     OnlinePageImportance,
@@ -24,7 +23,7 @@ from analysis.ordering.strategies import (
     available_strategies,
     get_strategy,
 )
-from storage.errors import ConfigError
+from webcrawl.storage.errors import ConfigError
 
 # 0 -> 1, 2; 1 -> 3, 4; 2 -> 5, 6; 3 -> 7 : a binary tree of three levels and a tail.
 TREE = {0: [1, 2], 1: [3, 4], 2: [5, 6], 3: [7]}
@@ -278,7 +277,7 @@ def test_strategy_memory_is_flat_arrays() -> None:
 
 
 def test_pagerank_recomputes_on_growth_for_large_crawls() -> None:
-    from analysis.ordering.strategies.pagerank import PageRankOrder, PageRankOrderSettings
+    from webcrawl.analysis.ordering.strategies.pagerank import PageRankOrder, PageRankOrderSettings
 
     s = PageRankOrder(settings=PageRankOrderSettings(every_fetches=100, every_growth=0.1))
     s.discovered(0, 0)

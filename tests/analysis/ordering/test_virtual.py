@@ -5,9 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 import pytest
-
-from analysis.graph.captured import CapturedGraph
-from analysis.ordering.strategies import (
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.strategies import (
     PageRankOrder,
     PageRankOrderSettings,
     Strategy,
@@ -15,8 +14,8 @@ from analysis.ordering.strategies import (
     get_strategy,
     register_strategy,
 )
-from analysis.ordering.virtual import replay, virtual_crawl
-from storage.errors import ConfigError, EmptyGraphError
+from webcrawl.analysis.ordering.virtual import replay, virtual_crawl
+from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 BUILTINS = ["bfs", "dfs", "random", "backlink", "pagerank", "opic"]
 

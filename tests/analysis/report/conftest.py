@@ -11,13 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from analysis.report.document import ReportInputs, ReportSettings, ReportSummary, build_report
-from analysis.report.html import Section
-from crawler.engine import Crawler
-from crawler.revisit.loop import RevisitCrawler, RevisitSettings
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.analysis.report.document import (
+    ReportInputs,
+    ReportSettings,
+    ReportSummary,
+    build_report,
+)
+from webcrawl.analysis.report.html import Section
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 #: Seconds of one simulated day while revisiting (the revisit lasts 1.5 s: 7.5 days).
 DAY_SECONDS = 0.2

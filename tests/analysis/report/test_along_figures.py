@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-
-from analysis.ordering.along import AlongCrawl
-from analysis.ordering.randomweb import PAPER_RANGES, paper_curve
-from analysis.report.along_figures import along_figure
+from webcrawl.analysis.ordering.along import AlongCrawl
+from webcrawl.analysis.ordering.randomweb import PAPER_RANGES, paper_curve
+from webcrawl.analysis.report.along_figures import along_figure
 
 
 def _lines(fig):

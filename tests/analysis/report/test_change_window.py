@@ -17,18 +17,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from analysis.change.change_stats import (
+from webcrawl.analysis.change.change_stats import (
     CHANGE_BUCKETS,
     VisitLog,
     bucket_fractions,
     mean_change_intervals,
     window_buckets,
 )
-from analysis.report.document import build_report
-from analysis.report.html import Section
-from storage.records import FetchKind, FetchRecord, Outcome
-from storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.analysis.report.document import build_report
+from webcrawl.analysis.report.html import Section
+from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 DAY = 86400.0
 REVISITS = 10
@@ -148,8 +147,8 @@ def test_every_change_table_and_figure_states_its_window(
 def test_the_report_agrees_with_analyze_changes_on_the_censored_share(tmp_path: Path) -> None:
     import asyncio
 
-    from analysis.change.change_stats import change_report
-    from analysis.change.fetch_history import load_visit_log
+    from webcrawl.analysis.change.change_stats import change_report
+    from webcrawl.analysis.change.fetch_history import load_visit_log
 
     db = tmp_path / "crawl.db"
     asyncio.run(_write_history(db))
@@ -166,7 +165,7 @@ def test_report_output_overwrites_an_existing_file_and_refuses_a_folder(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import asyncio
 
-    from crawler.cli import main
+    from webcrawl.crawler.cli import main
 
     db = tmp_path / "crawl.db"
     asyncio.run(_write_history(db))

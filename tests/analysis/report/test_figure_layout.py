@@ -16,12 +16,17 @@ import numpy as np
 import pytest
 from layout_check import draw, layout_problems, log_axis_labels
 from matplotlib.figure import Figure
-
-from analysis.change.change_stats import change_report
-from analysis.change.fetch_history import load_visit_log
-from analysis.report.change_figures import plot_change_report
-from analysis.report.figures import degree_figure, freshness_figure, rate_histogram_figure
-from analysis.report.plots import Panel, fit_title, label_log_axes, line_figure, outside_legend
+from webcrawl.analysis.change.change_stats import change_report
+from webcrawl.analysis.change.fetch_history import load_visit_log
+from webcrawl.analysis.report.change_figures import plot_change_report
+from webcrawl.analysis.report.figures import degree_figure, freshness_figure, rate_histogram_figure
+from webcrawl.analysis.report.plots import (
+    Panel,
+    fit_title,
+    label_log_axes,
+    line_figure,
+    outside_legend,
+)
 
 if TYPE_CHECKING:  # (conftest is not importable: several test folders have one)
     from conftest import RenderedReport
@@ -101,8 +106,7 @@ def test_a_line_figure_of_the_slices_shows_every_defect_fixed() -> None:
 
 def test_degree_rate_and_freshness_figures_have_no_defect() -> None:
     import scipy.sparse as sp
-
-    from analysis.graph.degree_dist import degree_laws
+    from webcrawl.analysis.graph.degree_dist import degree_laws
 
     rng = np.random.default_rng(3)
     n = 3000   # out-degrees ~ Zipf(2.7), targets by Zipf(2.1)-like popularity

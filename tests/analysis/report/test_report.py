@@ -18,17 +18,22 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
-
-from analysis.graph.bowtie_alg import bowtie
-from analysis.report.document import SECTIONS, ReportInputs, ReportSettings, build_report, table
-from analysis.report.figures import bowtie_figure
-from crawler.cli import main
-from crawler.engine import Crawler
-from crawler.revisit.loop import RevisitCrawler, RevisitSettings
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
-from storage.errors import ConfigError, StoreError
-from storage.reader import CrawlReader
+from webcrawl.analysis.graph.bowtie_alg import bowtie
+from webcrawl.analysis.report.document import (
+    SECTIONS,
+    ReportInputs,
+    ReportSettings,
+    build_report,
+    table,
+)
+from webcrawl.analysis.report.figures import bowtie_figure
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.storage.errors import ConfigError, StoreError
+from webcrawl.storage.reader import CrawlReader
 
 PNG = b"\x89PNG\r\n\x1a\n"
 DAY_SECONDS = 0.2
@@ -302,8 +307,8 @@ def test_report_says_how_it_was_made(crawled: Crawled, tmp_path: Path) -> None:
     """Version, command, times and the stored settings; every outcome share explained."""
     import re
 
-    from analysis.report.document import OUTCOME_MEANING, webcrawl_version
-    from storage.reader import CrawlReader
+    from webcrawl.analysis.report.document import OUTCOME_MEANING, webcrawl_version
+    from webcrawl.storage.reader import CrawlReader
 
     out = tmp_path / "made.html"
     assert main(["report", "--db", str(crawled.plain), "-o", str(out), "--quiet"]) == 0

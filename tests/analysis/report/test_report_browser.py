@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-
-from analysis.report.document import webcrawl_version
+from webcrawl.analysis.report.document import webcrawl_version
 
 if TYPE_CHECKING:  # (conftest is not importable: several test folders have one)
     from conftest import RenderedReport

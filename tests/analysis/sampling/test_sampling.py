@@ -9,16 +9,15 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 from scipy.sparse import csgraph
-
-from analysis.graph.captured import CapturedGraph
-from analysis.sampling.walks import (
+from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.sampling.walks import (
     METHODS,
     PageSample,
     SamplerConfig,
     bias_report,
     sample_pages,
 )
-from storage.errors import AnalysisError, ConfigError
+from webcrawl.storage.errors import AnalysisError, ConfigError
 
 N_STAR = 21
 UNIFORM_P = 1e-3  # a correct sampler passes at this level with the fixed seeds
@@ -145,7 +144,13 @@ def self_loop_stationary(adj):
 
 
 def test_directed_walk_follows_links_and_self_loops_without_jumps():
-    from analysis.sampling.walks import _directed_arrays, _loopless, _run, _self_loop_step, _Walk
+    from webcrawl.analysis.sampling.walks import (
+        _directed_arrays,
+        _loopless,
+        _run,
+        _self_loop_step,
+        _Walk,
+    )
     adj = lopsided_scc()
     pi = self_loop_stationary(adj)
     assert pi.max() > 5 * pi.min()          # far from uniform: reweighting matters
@@ -204,7 +209,7 @@ def test_bad_settings():
 
 
 def test_bias_falls_with_walk_length_on_a_slowly_mixing_graph():
-    from analysis.sampling.walk_length import bias_by_walk_length
+    from webcrawl.analysis.sampling.walk_length import bias_by_walk_length
     # Two dense clusters joined by one link: walks starting in the first stay there
     # for a long time, so short walks over-sample it (its pages have degree 2 x 7).
     k = 8

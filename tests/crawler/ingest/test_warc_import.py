@@ -21,12 +21,11 @@ from warcdata import (
 )
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
-
-from analysis.graph import load_graph
-from crawler.cli import main
-from crawler.ingest import import_warc
-from fixtures import serve_in_thread
-from storage.errors import InputFormatError
+from webcrawl.analysis.graph import load_graph
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.ingest import import_warc
+from webcrawl.fixtures import serve_in_thread
+from webcrawl.storage.errors import InputFormatError
 
 
 @pytest.fixture(scope="module")

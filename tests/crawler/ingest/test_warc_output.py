@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 from warcdata import crawl_settings, crawl_view, fixture_web
 from warcio.archiveiterator import ArchiveIterator
-
-from crawler.archive import NOT_MODIFIED_PROFILE
-from crawler.cli import main
-from crawler.engine import Crawler
-from crawler.ingest import import_warc
-from crawler.revisit.loop import RevisitCrawler, RevisitSettings
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb, serve_in_thread
+from webcrawl.crawler.archive import NOT_MODIFIED_PROFILE
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.ingest import import_warc
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb, serve_in_thread
 
 WARCIO = [sys.executable, "-m", "warcio.cli"]
 

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
-
-from crawler.cli import main
-from crawler.ingest import import_warc
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.ingest import import_warc
 
 
 def small_warc(path: Path, pages: int = 600) -> Path:

@@ -16,11 +16,10 @@ from urllib.parse import urlsplit
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
-
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from crawler.urls import normalize_url
-from fixtures import FaultSpec, FixtureConfig, FixtureWeb
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.urls import normalize_url
+from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureWeb
 
 
 def fixture_web(pages: int = 120, hosts: int = 4, seed: int = 11) -> FixtureWeb:
@@ -88,7 +87,7 @@ def crawl_view(db: Path, port_map: tuple[str, str] | None = None) -> dict[str, A
         outcomes = {url[i]: o for i, o in conn.execute(
             "SELECT id, outcome FROM urls WHERE id IN (SELECT url_id FROM fetches)")}
         links = {}
-        from storage._sqlite import decode_ids
+        from webcrawl.storage._sqlite import decode_ids
 
         for src, dst, nofollow in conn.execute("SELECT src, dst, nofollow FROM links"):
             links[url[src]] = ([url[d] for d in decode_ids(dst)],

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from analysis.change import load_visit_log, mean_change_intervals
-from analysis.change.fetch_history import history_visit_log, read_history
-from analysis.change.rate_table import RATE_COLUMNS, export_rates
-from crawler.cli import main
-from crawler.engine import Crawler
-from crawler.revisit.loop import RevisitCrawler, RevisitSettings
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.analysis.change import load_visit_log, mean_change_intervals
+from webcrawl.analysis.change.fetch_history import history_visit_log, read_history
+from webcrawl.analysis.change.rate_table import RATE_COLUMNS, export_rates
+from webcrawl.crawler.cli import main
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
 
 DAY_SECONDS = 0.2
 

@@ -8,11 +8,10 @@ import sqlite3
 from pathlib import Path
 
 from miniweb import MiniWeb, html
-
-from analysis.graph import load_graph
-from crawler.engine import Crawler
-from crawler.revisit.loop import RevisitCrawler, RevisitSettings
-from storage._sqlite import decode_ids
+from webcrawl.analysis.graph import load_graph
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
+from webcrawl.storage._sqlite import decode_ids
 
 
 async def test_revisit_keeps_the_previous_link_set(mini_web: MiniWeb, tmp_path: Path) -> None:

@@ -19,22 +19,21 @@ from typing import Any
 import numpy as np
 import pytest
 from scipy import stats
-
-from crawler.cli import main as cli_main
-from crawler.cli.revisit import parse_budget
-from crawler.engine import Crawler
-from crawler.revisit.loop import (
+from webcrawl.crawler.cli import main as cli_main
+from webcrawl.crawler.cli.revisit import parse_budget
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.revisit.loop import (
     RevisitCrawler,
     RevisitSettings,
     RevisitStats,
     TokenBucket,
     body_digest,
 )
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb, serve_in_thread
-from storage.errors import ConfigError
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb, serve_in_thread
+from webcrawl.storage.errors import ConfigError
 
-WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 MIN_DELAY = 0.004
 DAY_SECONDS = 0.2
 BUDGET = 80.0

@@ -2,7 +2,7 @@
 
 Seven kills land at revisit counts drawn at random (seeded) and three inside a batch
 transaction of the store (the test-only ``WEBCRAWL_TEST_PAUSE=store_write`` hook of
-:mod:`storage._testhooks`).  After every kill the file passes ``PRAGMA integrity_check``
+:mod:`webcrawl.storage._testhooks`).  After every kill the file passes ``PRAGMA integrity_check``
 and every revisit row committed before it is still there, unchanged, at the end.  A
 completed (committed) revisit is never repeated early: under the uniform policy each
 page is due ``N / R`` seconds after its last recorded visit, in every process alike,
@@ -22,14 +22,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from crawler.engine import Crawler
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 pytestmark = pytest.mark.timeout(180)
 
-WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 DAY_SECONDS = 0.2
 BUDGET = 40.0
 

@@ -24,8 +24,7 @@ import pytest
 trustme = pytest.importorskip("trustme")
 
 from aiohttp import web  # noqa: E402
-
-from crawler.cli import main  # noqa: E402
+from webcrawl.crawler.cli import main  # noqa: E402
 
 STATIC = {"/": ["/a", "/b", "/c"], "/a": ["/b"], "/b": ["/c"], "/c": ["/"]}
 LIVE = ("/x", "/y")
@@ -161,7 +160,7 @@ def test_plain_revisit_connects_as_the_crawl_did(tls_web: TLSWeb, tmp_path: Path
 
 def test_analyze_changes_when_every_revisit_was_304(tls_web: TLSWeb, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from analysis.change import change_report, load_visit_log
+    from webcrawl.analysis.change import change_report, load_visit_log
 
     db = tmp_path / "crawl.db"
     crawl(tls_web, db)  # static.test only: live.test is out of scope

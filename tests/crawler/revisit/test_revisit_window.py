@@ -7,10 +7,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from crawler.engine import Crawler
-from crawler.revisit.loop import RevisitCrawler, RevisitSettings
-from crawler.settings import CrawlSettings
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
 
 DAY_SECONDS = 0.2
 

@@ -7,9 +7,9 @@ import zlib
 from dataclasses import MISSING, fields
 from typing import Any
 
-from crawler.links import PageLinks
-from crawler.shard.protocol import Attempt, FetchPage, PageDone, RobotsDone, shard_of
-from storage.records import Outcome
+from webcrawl.crawler.links import PageLinks
+from webcrawl.crawler.shard.protocol import Attempt, FetchPage, PageDone, RobotsDone, shard_of
+from webcrawl.storage.records import Outcome
 
 
 def _non_default(cls: type, **known: Any) -> Any:

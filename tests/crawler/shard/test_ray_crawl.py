@@ -17,12 +17,11 @@ from pathlib import Path
 import pytest
 from miniweb import read_db
 from test_fixture_crawl import expected_edges, page_edges
-
-from crawler.settings import CrawlSettings
-from crawler.shard import ShardedCrawler, shard_of
-from crawler.shard.ray_transport import RayTransport, spawn_actor
-from crawler.shard.transport import Transport
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shard import ShardedCrawler, shard_of
+from webcrawl.crawler.shard.ray_transport import RayTransport, spawn_actor
+from webcrawl.crawler.shard.transport import Transport
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
 
 ray = pytest.importorskip("ray")
 
@@ -144,7 +143,7 @@ async def test_lost_actor_hosts_resume_on_a_new_one(ray_head: str, tmp_path: Pat
 async def run_cli(*argv: str) -> tuple[int, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "crawler.cli", *argv, env=env,
+        sys.executable, "-m", "webcrawl.crawler.cli", *argv, env=env,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
     _, err = await proc.communicate()
     assert proc.returncode is not None

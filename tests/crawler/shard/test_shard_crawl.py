@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 from miniweb import read_db
 from test_fixture_crawl import expected_edges, page_edges
-
-from crawler.settings import CrawlSettings
-from crawler.shard import ShardedCrawler, shard_of
-from fixtures import FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shard import ShardedCrawler, shard_of
+from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
 
 pytestmark = pytest.mark.timeout(120)
 

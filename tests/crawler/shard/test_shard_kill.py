@@ -1,6 +1,6 @@
 """kill -9 of the coordinator or of a worker of ``webcrawl crawl --workers 2``, then resume.
 
-Kills are deterministic (``WEBCRAWL_TEST_KILL``, :func:`storage._testhooks.kill_at`):
+Kills are deterministic (``WEBCRAWL_TEST_KILL``, :func:`webcrawl.storage._testhooks.kill_at`):
 the coordinator kills itself after its N-th worker result was enqueued to the store; a
 worker kills itself after sending its N-th batch of results (the coordinator then restarts
 it and the crawl goes on; a restarted worker never inherits the kill point). Every batch
@@ -22,12 +22,11 @@ from pathlib import Path
 
 import pytest
 from test_fixture_crawl import expected_edges, page_edges
-
-from fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 pytestmark = pytest.mark.timeout(180)
 
-WEBCRAWL = [sys.executable, "-m", "crawler.cli"]
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 MIN_DELAY = 0.02
 
 
