@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -68,7 +69,10 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
 
     def flush() -> None:
         timer.clear()
-        write(encode_frame(outbox))
+        try:
+            write(encode_frame(outbox))
+        except (OSError, RuntimeError):  # the coordinator is gone: nobody reads answers
+            reader.feed_eof()
         outbox.clear()
         _testhooks.kill_at("shard_worker_batch")
 
@@ -111,7 +115,6 @@ def _die_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     import ctypes
-    import signal
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -136,6 +139,9 @@ async def _stdio_main() -> None:
 def main() -> None:
     """Entry point of ``python -m webcrawl.crawler.shard`` (orders on stdin, results on stdout)."""
     _die_with_parent()
+    # Ctrl-C reaches the whole process group: the coordinator decides when the crawl
+    # stops (it drains, then closes our input), so a worker ignores SIGINT.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="webcrawl worker: %(message)s")
     eventloop.run(_stdio_main())
