@@ -242,7 +242,7 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
     """Steps 2-8, while the fixture server runs."""
     from webcrawl.analysis.graph.loader import load_graph
     from webcrawl.analysis.report import ReportInputs
-    from webcrawl.fixtures import describe_failures
+    from webcrawl.fixtures.audit import describe_failures
 
     with steps.step("crawl", f"crawling politely with bfs into {db}"):
         stats = _crawl(s, server.seed_url, db, steps.stream)

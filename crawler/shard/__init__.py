@@ -36,47 +36,21 @@ exact.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from webcrawl.crawler.shard.coordinator import ShardDownloader, spawn_process
-    from webcrawl.crawler.shard.ray_transport import (
-        cluster_cpus,
-        connect_ray,
-        open_ray_crawler,
-        ray_downloader,
-    )
+from webcrawl.storage._facade import lazy_attributes
 
-#: Public name -> the module that defines it, imported on first use.
-_LAZY: dict[str, str] = {
-    "ShardDownloader": "webcrawl.crawler.shard.coordinator",
-    "cluster_cpus": "webcrawl.crawler.shard.ray_transport",
-    "connect_ray": "webcrawl.crawler.shard.ray_transport",
-    "open_ray_crawler": "webcrawl.crawler.shard.ray_transport",
-    "ray_downloader": "webcrawl.crawler.shard.ray_transport",
-    "spawn_process": "webcrawl.crawler.shard.coordinator",
+if TYPE_CHECKING:  # `X as X`: explicit re-exports for type checkers
+    from webcrawl.crawler.shard.coordinator import ShardDownloader as ShardDownloader
+    from webcrawl.crawler.shard.ray_transport import open_ray_crawler as open_ray_crawler
+
+#: The public API: name -> the module that defines it (imported on first use, so a worker
+#: process, which imports only :mod:`webcrawl.crawler.shard.worker`, stays light).  The
+#: protocol, the transports and the worker are importable from their own modules.
+_LAZY = {
+    "ShardDownloader": "webcrawl.crawler.shard.coordinator",  # what Crawler uses, workers > 1
+    "open_ray_crawler": "webcrawl.crawler.shard.ray_transport",  # crawl --ray, as a library call
 }
 
-__all__ = [
-    "ShardDownloader",
-    "cluster_cpus",
-    "connect_ray",
-    "open_ray_crawler",
-    "ray_downloader",
-    "spawn_process",
-]
-
-
-def __getattr__(name: str) -> Any:
-    # PEP 562: heavy modules load on first use, so a worker process stays light.
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

@@ -1,7 +1,8 @@
 """Crawl orderings (the front side of the frontier), shared by live and virtual crawls.
 
-See :mod:`webcrawl.analysis.ordering.strategies.base` for the interface.  Importing this package
-registers the built-in strategies.
+See :mod:`webcrawl.analysis.ordering.strategies.base` for the interface and
+:mod:`webcrawl.analysis.ordering.strategies.registry` for adding your own
+(``@register_strategy``).  Importing this package registers the built-in strategies.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from webcrawl.analysis.ordering.strategies.opic import (
 from webcrawl.analysis.ordering.strategies.pagerank import (
     PageRankOrder,
     PageRankOrderSettings,
-    PageRankSnapshot,
 )
 from webcrawl.analysis.ordering.strategies.random_order import (
     RandomOrder,
@@ -43,7 +43,6 @@ __all__ = [
     "OnlinePageImportance",
     "PageRankOrder",
     "PageRankOrderSettings",
-    "PageRankSnapshot",
     "PriorityUpdates",
     "RandomOrder",
     "Strategy",
