@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -125,7 +124,8 @@ def test_given_settings_override_with_one_note(tmp_path: Path) -> None:
 def test_bad_resume_settings_are_config_errors(tmp_path: Path) -> None:
     stored = _nondefault(tmp_path)
     meta = {"settings": settings_json(stored), "strategy": "opic"}
-    with pytest.raises(ConfigError, match="unknown setting 'max_pages' .did you mean scope_max_pages"):
+    with pytest.raises(ConfigError,
+                       match=r"unknown setting 'max_pages' \(did you mean scope_max_pages"):
         resume_settings(meta, overrides={"max_pages": 3})
     Path(stored.tls_ca_file or "").unlink()
     with pytest.raises(ConfigError, match="no CA file"):
