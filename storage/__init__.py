@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from webcrawl.storage.lock import (
         WriterLock,
         lock_path,
+        new_database,
     )
     from webcrawl.storage.reader import (
         FETCH_KINDS,
@@ -116,6 +117,7 @@ _LAZY: dict[str, str] = {
     "export_pages": "webcrawl.storage.export",
     "import_edges": "webcrawl.storage.edgelist",
     "lock_path": "webcrawl.storage.lock",
+    "new_database": "webcrawl.storage.lock",
     "read_edge_arrays": "webcrawl.storage.edgelist",
     "write_rows": "webcrawl.storage.export",
 }
@@ -172,6 +174,7 @@ __all__ = [
     "export_pages",
     "import_edges",
     "lock_path",
+    "new_database",
     "read_edge_arrays",
     "write_rows",
 ]
