@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from webcrawl.crawler.codings import BodyDecoder, CorruptBody, UnsupportedCoding
 from webcrawl.crawler.fetcher import decode_body, is_html
 from webcrawl.crawler.links import extract_links, link_ids
 from webcrawl.crawler.settings import CrawlSettings
@@ -491,10 +492,47 @@ def _read(rec: Any, offset: int, cap: int) -> _Record:
         status = int(code) if code and code.isdigit() else None
         headers = [(str(k), str(v)) for k, v in http.headers]
         if kind == "response":
-            body = rec.content_stream().read(cap + 1)
+            body = _payload(rec.raw_stream, http, cap)
             too_large = len(body) > cap
             body = body[:cap]
     return _Record(offset, kind, uri, date, status, headers, body, too_large)
+
+
+def _payload(raw: Any, http: Any, cap: int) -> bytes:
+    """A response's body with its transfer and content codings undone, at most
+    ``cap + 1`` bytes, decoded as the fetcher decodes (:class:`BodyDecoder`).
+
+    The record itself is whole (its framing was checked), so a body stored with a
+    coding we cannot undo is kept as stored, and one whose compressed data is corrupt
+    keeps what decoded before the damage (nothing decoded: as stored).
+    """
+    from warcio.bufferedreaders import ChunkedDataReader
+
+    if (http.get_header("Transfer-Encoding") or "").strip().lower() == "chunked":
+        raw = ChunkedDataReader(raw)
+    try:
+        decoder = BodyDecoder(http.get_header("Content-Encoding"))
+    except UnsupportedCoding:
+        decoder = BodyDecoder(None)
+    if decoder.identity:
+        body: bytes = raw.read(cap + 1)
+        return body
+    stored: list[bytes] = []
+    pieces: list[bytes] = []
+    size = 0
+    try:
+        while size <= cap and (chunk := raw.read(_READ_CHUNK)):
+            if not pieces and sum(map(len, stored)) <= cap:
+                stored.append(chunk)
+            for piece in decoder.feed(chunk):
+                pieces.append(piece)
+                size += len(piece)
+                if size > cap:
+                    break
+    except CorruptBody:
+        if not pieces:
+            return b"".join(stored)[:cap + 1]
+    return b"".join(pieces)
 
 
 #: (seq, attempt, status, digest, kind) of a URL's last fetch.

@@ -11,12 +11,17 @@ junk between records) and states which records that destroys.
 from __future__ import annotations
 
 import gzip
+import io
+import random
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from warcdata import BIG_EVERY, N, Warc, fetched_urls, write_synthetic_warc
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 from webcrawl.crawler.cli import main
 from webcrawl.crawler.ingest import import_warc
 from webcrawl.storage.errors import InputFormatError
@@ -205,3 +210,42 @@ def test_cli_names_the_offset_in_one_line_and_skip_bad_counts(
     assert main(["import", "warc", str(bad), "--db", str(db), "--skip-bad", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"imported {N - 1:,} records") and "1 damaged records skipped" in out
+
+
+def _one_response(path: Path, body: bytes, coding: str) -> None:
+    with open(path, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html"),
+                                              ("Content-Encoding", coding)],
+                                   protocol="HTTP/1.1")
+        writer.write_record(writer.create_warc_record(
+            "http://a.test/", "response", payload=io.BytesIO(body), length=len(body),
+            http_headers=headers))
+
+
+def test_a_payload_damaged_inside_its_content_coding_is_no_damaged_record(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The record is whole (its gzip member checks out); the server's gzip body in it is
+    corrupt: imported with what decodes before the damage, nothing on stderr (warcio
+    printed 'Error -3 while decompressing data')."""
+    rnd = random.Random(3)
+    html = ('<html><a href="/first">x</a>'
+            + " ".join(str(rnd.random()) for _ in range(20000)) + "</html>").encode()
+    packed = gzip.compress(html)
+    middle = len(packed) // 2
+    _one_response(tmp_path / "a.warc.gz",
+                  packed[:middle] + bytes(b ^ 0xFF for b in packed[middle:middle + 100])
+                  + packed[middle + 100:], "gzip")
+    result = import_warc([tmp_path / "a.warc.gz"], tmp_path / "a.db")
+    assert (result.records, result.fetches, result.bad, result.links) == (1, 1, 0, 1)
+    with sqlite3.connect(f"file:{tmp_path / 'a.db'}?mode=ro", uri=True) as conn:
+        size = conn.execute("SELECT size FROM fetches").fetchone()[0]
+    assert 0 < size < len(html) and html.startswith(b"<html>")
+    assert capfd.readouterr().err == ""
+
+
+def test_a_body_coded_twice_is_decoded_as_the_fetcher_decodes_it(tmp_path: Path) -> None:
+    html = b'<html><a href="/next">next</a></html>'
+    _one_response(tmp_path / "a.warc.gz", gzip.compress(gzip.compress(html)), "gzip, gzip")
+    result = import_warc([tmp_path / "a.warc.gz"], tmp_path / "a.db")
+    assert (result.fetches, result.links, result.outcomes) == (1, 1, {"fetched": 1})
