@@ -31,7 +31,8 @@ or that does not end where the record ends.  A damaged record raises
 :class:`~webcrawl.storage.errors.InputFormatError` naming the file and the record's
 byte offset (of its gzip member); with ``skip_bad`` it is counted (``bad``), reported
 and the import resumes at the next record start (the next gzip member, or the next
-``WARC/1.`` line, that holds one).
+``WARC/1.`` line, that holds one).  ``bad`` counts damaged stretches: one damaged record,
+or several when the damage also destroyed the start of the next ones.
 
 The database is written whole or not at all (:func:`webcrawl.storage.lock.new_database`):
 built in a temporary file beside ``db`` and renamed into place when complete, so an
@@ -218,7 +219,12 @@ class _WarcBytes:
     def __init__(self, fh: BinaryIO, size: int) -> None:
         self.fh = fh
         self.size = size
-        self.gz = fh.read(len(_GZIP_MAGIC)) == _GZIP_MAGIC
+        head = fh.read(len(_GZIP_MAGIC))
+        # Gzip by its first bytes; when they are neither gzip nor WARC (damaged), by
+        # whether a gzip member holding a record starts anywhere.
+        self.gz = head == _GZIP_MAGIC or (
+            not _WARC_MAGIC.startswith(head[:5]) and
+            _next_record_start(fh, 0, lambda at: _gzip_record_at(fh, at)) is not None)
         self.data = b""            # bytes of the current member (plain: file) from ``pos``
         self.pos = 0
         self.raw_pos = 0           # file offset of the next byte to read from ``fh``
@@ -395,15 +401,21 @@ class _WarcBytes:
 
     def _record_starts_at(self, offset: int) -> bool:
         """Whether a record (a gzip member holding one) starts at ``offset``."""
+        if self.gz:
+            return _gzip_record_at(self.fh, offset)
         self.fh.seek(offset)
-        data = self.fh.read(_READ_CHUNK)
-        if not self.gz:
-            return data.startswith(b"WARC/")
-        try:
-            out = zlib.decompressobj(wbits=31).decompress(data, len(_WARC_MAGIC))
-        except zlib.error:
-            return False
-        return out.startswith(b"WARC/")
+        return self.fh.read(len(_WARC_MAGIC)).startswith(b"WARC/")
+
+
+def _gzip_record_at(fh: BinaryIO, offset: int) -> bool:
+    """Whether a gzip member starting at ``offset`` begins with a WARC record (gzip magic
+    bytes also occur inside compressed data)."""
+    fh.seek(offset)
+    try:
+        out = zlib.decompressobj(wbits=31).decompress(fh.read(_READ_CHUNK), len(_WARC_MAGIC))
+    except zlib.error:
+        return False
+    return out.startswith(b"WARC/")
 
 
 class _Content:

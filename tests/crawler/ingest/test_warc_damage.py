@@ -15,10 +15,12 @@ import io
 import random
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from warcdata import BIG_EVERY, N, Warc, fetched_urls, write_synthetic_warc
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -249,3 +251,62 @@ def test_a_body_coded_twice_is_decoded_as_the_fetcher_decodes_it(tmp_path: Path)
     _one_response(tmp_path / "a.warc.gz", gzip.compress(gzip.compress(html)), "gzip, gzip")
     result = import_warc([tmp_path / "a.warc.gz"], tmp_path / "a.db")
     assert (result.fetches, result.links, result.outcomes) == (1, 1, {"fetched": 1})
+
+
+@dataclass(frozen=True)
+class SmallWarc:
+    data: bytes = field(repr=False)
+    offsets: list[int] = field(repr=False)   # record i's gzip member
+    urls: list[str] = field(repr=False)
+
+
+@pytest.fixture(scope="module")
+def small_gz() -> SmallWarc:
+    """40 records (every 7th 15 KB, the others 300 bytes) gzip per record."""
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=True)
+    offsets, urls = [], []
+    for i in range(40):
+        body = (f"<html><p>{i}</p>" + f"w{i} " * (3000 if i % 7 == 0 else 50)
+                + f'<a href="/p{i + 1}">n</a></html>').encode()
+        headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")],
+                                   protocol="HTTP/1.1")
+        offsets.append(out.tell())
+        urls.append(f"http://a.test/p{i}")
+        writer.write_record(writer.create_warc_record(
+            urls[-1], "response", payload=io.BytesIO(body), length=len(body),
+            http_headers=headers))
+    return SmallWarc(out.getvalue(), offsets, urls)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.floats(0, 1, exclude_max=True), count=st.sampled_from([1, 4, 30, 300]),
+       xor=st.integers(1, 255))
+@example(where=0.0, count=1, xor=1)  # the file's first byte: gzip is told by its members
+def test_any_flipped_bytes_cost_at_most_the_members_they_touch(
+        where: float, count: int, xor: int, small_gz: SmallWarc,
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    data, offsets, urls = small_gz.data, small_gz.offsets, small_gz.urls
+    start = int(where * len(data))
+    damaged = bytearray(data)
+    for i in range(start, min(len(data), start + count)):
+        damaged[i] ^= xor
+    ends = [*offsets[1:], len(data)]
+    touched = [i for i, (a, b) in enumerate(zip(offsets, ends, strict=True))
+               if a < start + count and start < b]
+    tmp = tmp_path_factory.mktemp("flip")
+    (tmp / "a.warc.gz").write_bytes(bytes(damaged))
+    try:
+        import_warc([tmp / "a.warc.gz"], tmp / "strict.db")
+    except InputFormatError as exc:
+        assert exc.offset in [offsets[i] for i in touched]
+    result = import_warc([tmp / "a.warc.gz"], tmp / "a.db", skip_bad=True)
+    got = fetched_urls(tmp / "a.db")
+    untouched = [u for i, u in enumerate(urls) if i not in touched]
+    assert [u for u in got if u in untouched] == untouched  # all of them, in order
+    assert set(got) <= set(urls) and result.bad <= len(touched)
+    # A loss is always counted; one damaged stretch may hold several records when the
+    # flipped bytes also destroyed the next member's header (where its record started
+    # cannot be known then).
+    assert (len(got) < len(urls)) <= (result.bad > 0)
