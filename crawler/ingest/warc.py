@@ -53,6 +53,7 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import hashlib
+import io
 import json
 import re
 import sys
@@ -228,6 +229,7 @@ class _WarcBytes:
         self.data = b""            # bytes of the current member (plain: file) from ``pos``
         self.pos = 0
         self.raw_pos = 0           # file offset of the next byte to read from ``fh``
+        self.pending = b""         # bytes read from ``fh`` that no member has taken yet
         self.inflater: Any = None  # zlib decompressor of the current gzip member
         self.record_offset = 0     # where the record being read starts (its member's start)
         self._goto(0)
@@ -235,7 +237,7 @@ class _WarcBytes:
     def _goto(self, offset: int) -> None:
         self.fh.seek(offset)
         self.raw_pos = offset
-        self.data, self.pos = b"", 0
+        self.data, self.pos, self.pending = b"", 0, b""
         self.inflater = None
         self.record_offset = offset
 
@@ -255,15 +257,12 @@ class _WarcBytes:
 
     def _next_chunk(self) -> bytes:
         if not self.gz:
-            data = self.fh.read(_READ_CHUNK)
-            self.raw_pos += len(data)
-            return data
+            return self._read_raw()
         inflater = self.inflater
         while not inflater.eof:
             data = inflater.unconsumed_tail
             if not data:
-                data = self.fh.read(_READ_CHUNK)
-                self.raw_pos += len(data)
+                data, self.pending = self.pending or self._read_raw(), b""
                 if not data:
                     raise _Damage("the file ends inside this record's gzip member "
                                   "(truncated file?)")
@@ -275,11 +274,18 @@ class _WarcBytes:
                 return out
         return b""
 
-    def _member_end(self) -> int:
-        """File offset just after the current (finished) gzip member: what was read
-        but not used (at the end of a stream, ``unconsumed_tail`` repeats a part of
-        ``unused_data``)."""
-        return self.raw_pos - len(self.inflater.unused_data)
+    def _read_raw(self) -> bytes:
+        data = self.fh.read(_READ_CHUNK)
+        self.raw_pos += len(data)
+        return data
+
+    def _next_member(self) -> None:
+        """Make what the finished gzip member left unread the start of the next one."""
+        # At the end of a stream ``unconsumed_tail`` repeats a part of ``unused_data``.
+        self.pending = self.inflater.unused_data
+        self.record_offset = self.raw_pos - len(self.pending)
+        self.inflater = None
+        self.data, self.pos = b"", 0
 
     def _skip_blank(self) -> bool:
         """Skip CR/LF bytes; False if the member (or file) ends first."""
@@ -300,11 +306,12 @@ class _WarcBytes:
             if self.gz and (self.inflater is None or
                             (self.inflater.eof and not self.available)):
                 if self.inflater is not None:
-                    self._goto(self._member_end())
-                head = self.fh.read(len(_GZIP_MAGIC))
+                    self._next_member()
+                while len(self.pending) < len(_GZIP_MAGIC) and (more := self._read_raw()):
+                    self.pending += more
+                head = self.pending[:len(_GZIP_MAGIC)]
                 if not head:
                     return False
-                self.fh.seek(self.raw_pos)
                 if head != _GZIP_MAGIC:
                     raise _Damage("no gzip member starts here")
                 self.inflater = zlib.decompressobj(wbits=31)
@@ -424,15 +431,15 @@ class _Content:
 
     def __init__(self, src: _WarcBytes, header: bytes, length: int) -> None:
         self.src = src
-        self.header = header
+        self.header = io.BytesIO(header)
+        self.header_left = len(header)
         self.left = length
         self.length = length
 
     def _take(self, n: int, line: bool) -> bytes:
-        if self.header:
-            end = self.header.find(b"\n") + 1 if line else len(self.header)
-            out = self.header[:min(end or len(self.header), n)]
-            self.header = self.header[len(out):]
+        if self.header_left:
+            out = self.header.readline(n) if line else self.header.read(n)
+            self.header_left -= len(out)
             return out
         n = min(n, self.left)
         if n <= 0:
@@ -447,7 +454,7 @@ class _Content:
 
     def read(self, size: int | None = -1) -> bytes:
         if size is None or size < 0:
-            size = len(self.header) + self.left
+            size = self.header_left + self.left
         return self._take(size, line=False)
 
     def readline(self, size: int | None = -1) -> bytes:
@@ -457,7 +464,7 @@ class _Content:
 
     def finish(self) -> None:
         """Read the rest of the record (so a truncated one is seen as such)."""
-        self.header = b""
+        self.header_left = 0
         while self.left:
             self._take(min(self.left, _READ_CHUNK), line=False)
 
