@@ -30,6 +30,7 @@ The database keeps the settings as JSON in the ``meta`` key ``settings``
 
 from __future__ import annotations
 
+import datetime as _dt
 import difflib
 import json
 import logging
@@ -111,7 +112,10 @@ def convert_setting(name: str, value: Any, *, source: str = "setting") -> Any:
         raise ConfigError(f"{source}: {name} has the unsupported type {expected}")
 
     def bad(why: str = "") -> ConfigError:
-        shown = value if isinstance(value, str) else json.dumps(value)
+        if isinstance(value, (_dt.date, _dt.time)):  # a datetime is a date
+            shown, why = value.isoformat(), why or " (a TOML date or time)"
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value, default=_toml_text)
         wanted = "a list of strings" if typing.get_origin(kind) is tuple else f"a {expected}"
         return ConfigError(f"{source}: {name} must be {wanted}"
                            f"{' or none' if optional else ''}, got {shown!r}{why}")
@@ -191,6 +195,9 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"no config file at {p}") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8") \
+            from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
     out: dict[str, Any] = {}
@@ -202,6 +209,11 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         else:
             out[key] = convert_setting(key, value, source=f"{p}")
     return out
+
+
+def _toml_text(value: Any) -> str:
+    """A TOML value JSON has no type for (dates and times) as text."""
+    return value.isoformat() if isinstance(value, (_dt.date, _dt.time)) else str(value)
 
 
 def settings_dict(settings: CrawlSettings) -> dict[str, Any]:

@@ -50,7 +50,7 @@ _LITTLE_ENDIAN = sys.byteorder == "little"
 
 def schema_sql() -> str:
     """The text of ``schema.sql``."""
-    return resources.files("storage").joinpath("schema.sql").read_text(encoding="utf-8")
+    return resources.files("webcrawl.storage").joinpath("schema.sql").read_text(encoding="utf-8")
 
 
 def sqlite_uri(path: Path, mode: str) -> str:

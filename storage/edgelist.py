@@ -41,30 +41,30 @@ others stay discovered (outcome NULL).  There is no fetch order (``urls.seq`` NU
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
-import os
 import re
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from webcrawl.storage._sqlite import (
     SCHEMA_VERSION,
-    check_db_path,
     map_error,
     schema_sql,
     sqlite_uri,
 )
-from webcrawl.storage.errors import ConfigError, StoreError
-from webcrawl.storage.lock import WriterLock
+from webcrawl.storage.errors import ConfigError, InputFormatError
+from webcrawl.storage.lock import new_database
 
 __all__ = ["EdgeImport", "import_edges", "read_edge_arrays"]
 
@@ -74,6 +74,8 @@ BLOCK_SIZE = 16 << 20
 _REVERSED_HOST = re.compile(r"^[a-z0-9-]+(\.[a-z0-9_-]+)+$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _NO_HOST = ""
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +110,24 @@ def _open_binary(path: Path) -> Any:
     return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
 
 
+def _gzip_checked(read: Callable[Concatenate[Path, _P], _T]) -> Callable[Concatenate[Path, _P], _T]:
+    """Make damaged gzip data (cut short, garbage) of ``read(path, ...)``'s file an
+    :class:`InputFormatError` naming it: ``gzip`` raises EOFError, zlib.error or
+    BadGzipFile, pyarrow an OSError without errno (a real I/O error has one)."""
+    @functools.wraps(read)
+    def checked(path: Path, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return read(path, *args, **kwargs)
+        except (EOFError, zlib.error, OSError) as exc:
+            if isinstance(exc, OSError) and (exc.errno is not None or not _is_gzip(path)):
+                raise
+            cut = isinstance(exc, EOFError) or "runcated" in str(exc)
+            raise InputFormatError(f"{path}: {'truncated' if cut else 'damaged'} gzip data "
+                                   f"({exc})") from exc
+    return checked
+
+
+@_gzip_checked
 def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes]:
     """Leading comment/blank line count and the first data line (empty if none)."""
     with _open_binary(path) as f:
@@ -131,6 +151,7 @@ def _arrow_source(path: Path) -> Any:
     return pa.CompressedInputStream(stream, "gzip") if _is_gzip(path) else stream
 
 
+@_gzip_checked
 def _read_table(path: Path, columns: int, candidates: Sequence[dict[str, Any]]) -> Any:
     """Read ``path`` with pyarrow; returns a table of its first ``columns`` columns.
 
@@ -473,11 +494,6 @@ CACHE_KB = -262144
 XFER_CACHE_KB = -16384
 
 
-def _temp_path(db: Path) -> Path:
-    """Where an import of ``db`` is written before its rename to ``db``."""
-    return db.with_name(f".{db.name}.importing")
-
-
 def _create(path: Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(sqlite_uri(path, "rwc"), uri=True, isolation_level=None)
@@ -504,11 +520,6 @@ def _bulk_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(f"BEGIN;\n{schema_sql()}\nCOMMIT;")
 
 
-def _refuse_existing(db: Path) -> None:
-    if db.exists() and db.stat().st_size > 0:
-        raise StoreError(f"{db} already exists; import into a new database file")
-
-
 def import_edges(
     edges: str | Path,
     db: str | Path,
@@ -521,8 +532,8 @@ def import_edges(
 
     The database is written to a temporary file beside ``db`` (``.NAME.importing``)
     and renamed to ``db`` when complete, so an import that fails or is killed never
-    leaves a partial database at ``db`` (a killed import's temporary file is removed
-    by the next import of the same path).
+    leaves a partial database at ``db``, nor its temporary file
+    (:func:`webcrawl.storage.lock.new_database`).
 
     Parameters
     ----------
@@ -554,35 +565,16 @@ def import_edges(
     db = Path(db)
     edges = _existing(edges)
     say = progress or (lambda _line: None)
-    check_db_path(db)
-    _refuse_existing(db)
-    graph = _build_graph(edges, None if vertices is None else Path(vertices))
-    say(f"parsed {graph.m:,} links between {graph.n:,} nodes "
-        f"({time.perf_counter() - t0:.1f} s)")
-    seed_ids = _seed_ids(graph, seeds)
-    with WriterLock(db):  # one writer per database: not beside a crawl or another import
-        _refuse_existing(db)
-        temp = _temp_path(db)
-        temp.unlink(missing_ok=True)  # left by a killed import (we hold the writer lock)
-        try:
-            result = _write(temp, db, graph, seed_ids, edges, vertices, say)
-            _sync(temp)
-            os.replace(temp, db)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+    # One writer per database (not beside a crawl or another import), written whole.
+    with new_database(db) as temp:
+        graph = _build_graph(edges, None if vertices is None else Path(vertices))
+        say(f"parsed {graph.m:,} links between {graph.n:,} nodes "
+            f"({time.perf_counter() - t0:.1f} s)")
+        seed_ids = _seed_ids(graph, seeds)
+        result = _write(temp, db, graph, seed_ids, edges, vertices, say)
     seconds = time.perf_counter() - t0
     return EdgeImport(nodes=graph.n, edges=graph.m, pages_with_links=result[0],
                       hosts=result[1], seconds=seconds, names=graph.kind)
-
-
-def _sync(path: Path) -> None:
-    """Flush ``path`` to disk before its rename (an OS crash keeps the old state)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _seed_ids(graph: _Graph, seeds: Sequence[str]) -> np.ndarray:

@@ -90,13 +90,10 @@ def run(args: argparse.Namespace) -> int:
     db = existing_db(args.db)
     export = _exporter(args)
     if args.out is None:
-        try:
-            rows = export(db, sys.stdout)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # The reader went away (`| head`): not an error; silence the final flush.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
+        # A reader that goes away (`| head`) ends the command quietly: BrokenPipeError
+        # is handled where every command's is, in webcrawl.crawler.cli.main.
+        rows = export(db, sys.stdout)
+        sys.stdout.flush()
     else:
         check_output(args.out)
         # Write beside the target and rename: a failure (disk full) leaves no partial file.

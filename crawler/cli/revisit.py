@@ -48,6 +48,9 @@ def read_true_rates(path: Path) -> dict[str, float]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ConfigError(f"cannot read --true-rates {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--true-rates {path}: not UTF-8 text (byte {exc.start}); need a "
+                          "TSV with 'url' and 'lambda' columns") from exc
     header = lines[0].split("\t") if lines else []
     if "url" not in header or "lambda" not in header:
         raise ConfigError(f"--true-rates {path}: need a TSV with 'url' and 'lambda' columns")
@@ -57,10 +60,10 @@ def read_true_rates(path: Path) -> dict[str, float]:
     for n, line in enumerate(lines[1:], start=2):
         cells = line.split("\t")
         try:
-            lam = float(cells[il])
+            lam, url = float(cells[il]), cells[iu]
         except (IndexError, ValueError):
             raise ConfigError(f"--true-rates {path}, line {n}: bad lambda") from None
-        rates[cells[iu]] = lam
+        rates[url] = lam
         if ifin is not None and len(cells) > ifin and cells[ifin]:
             rates.setdefault(cells[ifin], lam)
     return rates
