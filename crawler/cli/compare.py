@@ -7,7 +7,6 @@ A thin layer over :func:`webcrawl.analysis.ordering.compare.compare_crawl`: prin
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from webcrawl.crawler.cli._common import (
     seed_int,
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._output import end_stages, stage_display
 
 DEFAULT_STRATEGIES = "bfs,dfs,random,backlink,pagerank,opic"
 
@@ -70,8 +70,10 @@ def run(args: argparse.Namespace) -> int:
         quality=QualitySettings(slices=args.slices, checkpoints=args.checkpoints,
                                 remote_only=args.remote_only),
         virtual=args.virtual, max_pages=args.max_pages, seed=args.seed, graph=args.graph)
+    show = stage_display(args)
     comparison = compare_crawl(paths, args.strategies.split(","), settings=settings,
-                               progress=_progress)
+                               progress=show)
+    end_stages(show)
     written = write_comparison(comparison, args.out) if args.out else []
     if args.json:
         print_json(comparison.to_dict())
@@ -87,7 +89,3 @@ def run(args: argparse.Namespace) -> int:
         for path in written:
             print(f"wrote {path}")
     return 0
-
-
-def _progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
