@@ -676,11 +676,11 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     # PEP 562: load the owning subpackage on first use of one of its names.
     if name in _OWNER:
-        value = getattr(importlib.import_module(f"analysis.{_OWNER[name]}"), name)
+        value = getattr(importlib.import_module(f"{__name__}.{_OWNER[name]}"), name)
         globals()[name] = value
         return value
     if name in _SUBPACKAGES:
-        return importlib.import_module(f"analysis.{name}")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")
 
 
