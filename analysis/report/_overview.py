@@ -142,6 +142,7 @@ def overview_section(ctx: ReportContext, sec: Section) -> None:
 
 def _sizes(ctx: ReportContext) -> str:
     from webcrawl.storage.reader import OUTCOMES
+    from webcrawl.storage.records import Outcome
 
     codes = ctx.urls.outcome
     counts = {OUTCOMES[c].value: int(n) for c, n in zip(*np.unique(codes[codes >= 0],
@@ -160,9 +161,13 @@ def _sizes(ctx: ReportContext) -> str:
              (counts.get("network_error", 0) + counts.get("timeout", 0),
               "network failure or timeout"), (counts.get("too_large", 0), "oversized body")]
     rest = [_plural(n, word) for n, word in other if n]
-    text = (f"The crawl fetched {_plural(fetched, 'URL')} on "
-            f"{_plural(len(ctx.host_names), 'host')}: {_plural(pages, 'HTML page')}"
-            f" ({_share(pages, fetched)})" + (f", {', '.join(rest)}" if rest else "") + ".")
+    ended = np.isin(codes, [OUTCOMES.index(Outcome(k)) for k in fetched_kinds])
+    hosts = int(np.unique(ctx.urls.host_ids[ended]).size)
+    seen = len(ctx.host_names)
+    text = (f"The crawl fetched {_plural(fetched, 'URL')} on {_plural(hosts, 'host')}"
+            + (f" ({seen:,} hosts seen in links)" if seen > hosts else "")
+            + f": {_plural(pages, 'HTML page')} ({_share(pages, fetched)})"
+            + (f", {', '.join(rest)}" if rest else "") + ".")
     unfetched = [(counts.get("out_of_scope", 0), "were out of scope"),
                  (counts.get("robots_excluded", 0), "were excluded by robots.txt"),
                  (frontier, "were still waiting in the frontier")]

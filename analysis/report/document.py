@@ -282,7 +282,7 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
         ["seeds", ", ".join(seeds) or "none recorded"],
         ["HTML pages fetched", ctx.full.pages],
         ["URLs fetched (any answer or failure)", _urls_fetched(urls.outcome)],
-        ["URLs discovered", len(urls)], ["hosts", len(ctx.host_names)],
+        ["URLs discovered", len(urls)], ["hosts seen (in links)", len(ctx.host_names)],
         ["measured graph (every section)", ctx.graph.describe()],
         ["fetch attempts (retries included)", int(np.count_nonzero(crawl))],
         ["revisits", int(np.count_nonzero(~crawl))],

@@ -360,7 +360,9 @@ def test_the_report_speaks_first(crawled: Crawled, tmp_path: Path) -> None:
         ended = conn.execute("SELECT COUNT(*) FROM urls WHERE outcome IS NOT NULL AND "
                              "outcome NOT IN ('out_of_scope', 'robots_excluded')").fetchone()[0]
         pages = conn.execute("SELECT COUNT(*) FROM urls WHERE outcome = 'fetched'").fetchone()[0]
-        hosts = conn.execute("SELECT COUNT(*) FROM hosts").fetchone()[0]
+        hosts = conn.execute("SELECT COUNT(DISTINCT host_id) FROM urls WHERE outcome IS NOT "
+                             "NULL AND outcome NOT IN ('out_of_scope', 'robots_excluded')"
+                             ).fetchone()[0]
         revisits = conn.execute("SELECT COUNT(*) FROM fetches WHERE kind = 'revisit'"
                                 ).fetchone()[0]
         digests = [d for (d,) in conn.execute(
