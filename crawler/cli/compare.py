@@ -49,9 +49,11 @@ def register(sub: Any) -> None:
                              "(default 10; 0 skips it)")
     parser.add_argument("--remote-only", action="store_true",
                         help="PageRank over links between different hosts only")
-    parser.add_argument("--max-pages", type=positive_int, metavar="N",
-                        help="stop virtual crawls after N fetches (default: the whole "
-                             "fetchable set, the URLs the recorded crawl got an answer for)")
+    parser.add_argument("--max-fetches", "--max-pages", dest="max_pages", type=positive_int,
+                        metavar="N",
+                        help="stop virtual crawls after N URLs fetched, as crawl's "
+                             "--max-fetches counts them (default: the whole fetchable set, "
+                             "the URLs the recorded crawl got an answer for)")
     parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="random seed of randomised strategies (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
