@@ -106,7 +106,8 @@ def format_summary(stats: CrawlStats) -> str:
     traps = ", ".join(f"{k} {v}" for k, v in sorted(stats.traps.items()) if v)
     return (f"crawl {stats.stopped}: {stats.pages:,} URLs fetched in {stats.elapsed:.1f} s "
             f"({stats.rate:.1f}/s): {', '.join(answers)}; {stats.urls:,} URLs known on "
-            f"{stats.hosts} hosts, {stats.frontier:,} left in the frontier; "
+            f"{stats.hosts} host{'' if stats.hosts == 1 else 's'}, "
+            f"{stats.frontier:,} left in the frontier; "
             f"{stats.requests:,} requests ({stats.retries} retries, {stats.robots_fetches} "
             f"robots.txt); outcomes: {outcomes}"
             + (f"; {stats.links_cut_pages} pages with links cut at --max-links-per-page"

@@ -69,7 +69,8 @@ def run_edges(args: argparse.Namespace) -> int:
         print(json.dumps(result.as_dict(), indent=2))
     else:
         print(f"imported {result.edges:,} links between {result.nodes:,} nodes "
-              f"({result.pages_with_links:,} with out-links, {result.hosts:,} hosts) "
+              f"({result.pages_with_links:,} with out-links, {result.hosts:,} "
+              f"host{'' if result.hosts == 1 else 's'}) "
               f"in {result.seconds:.1f} s ({result.edges_per_second:,.0f} links/s)")
     return 0
 
