@@ -243,6 +243,10 @@ class CrawlSettings:
     progress_interval: float = 0.5
     #: seconds between progress log lines when stderr is not a terminal (0: none)
     progress_log_interval: float = 10.0
+    #: seconds a stop (Ctrl-C, SIGTERM) waits for the requests already under way to
+    #: answer, so their pages are recorded rather than fetched again on resume (no new
+    #: request starts meanwhile; a second Ctrl-C stops at once)
+    stop_grace: float = 10.0
 
     def __post_init__(self) -> None:
         for f in fields(self):

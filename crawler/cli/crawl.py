@@ -129,20 +129,21 @@ def run(args: argparse.Namespace) -> int:
         WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
 
     from webcrawl.analysis.ordering.strategies import get_strategy
+    from webcrawl.crawler.engine import Crawler
     from webcrawl.crawler.progress import Progress, format_summary, stop_on_signals
-    from webcrawl.crawler.shard import open_crawler
 
     given = _given_settings(args)
     if "frontier_strategy" in given:
         get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
-    # The library restores a resumed crawl's stored settings and strategy.
+    # The library layers the settings (a resumed crawl's stored ones first) and picks
+    # the downloader: worker processes when they ask for workers > 1.
     if args.ray is not None:
         from webcrawl.crawler.shard.ray_transport import open_ray_crawler
 
         crawler = open_ray_crawler(args.db, args.seeds, address=args.ray, resume=args.resume,
                                    overrides=given)
     else:
-        crawler = open_crawler(args.db, args.seeds, resume=args.resume, overrides=given)
+        crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=given)
     settings = crawler.settings
     for note in crawler.notes:
         print(f"webcrawl: note: {note}", file=sys.stderr)

@@ -11,7 +11,6 @@ against the truth) and writes ``OUT/report.html``.  Every step is announced on
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from webcrawl.crawler import eventloop
 from webcrawl.storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
@@ -291,7 +291,7 @@ def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlSta
         finally:
             await progress.stop()
 
-    asyncio.run(main())
+    eventloop.run(main())
     print("      " + format_summary(crawler.stats), file=stream)
     return crawler.stats
 
@@ -373,7 +373,7 @@ def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db:
         return {}
     settings = RevisitSettings(policy=s.revisit_policy, budget=s.revisit_budget,
                                duration=s.revisit_seconds, day_seconds=s.day_seconds)
-    stats = asyncio.run(RevisitCrawler(db, settings, s.crawl_settings()).run())
+    stats = eventloop.run(RevisitCrawler(db, settings, s.crawl_settings()).run())
     steps.say("      " + stats.summary())
     result.figures["revisits"] = stats.as_dict()
     clock = SimClock(wall_ref=time.time(), sim_day=server.sim_days(),

@@ -156,7 +156,9 @@ def _serve(args: argparse.Namespace) -> int:
             await server.close()
         print("stopped", file=sys.stderr)
 
-    asyncio.run(run())
+    from webcrawl.crawler import eventloop
+
+    eventloop.run(run())
     return 0
 
 

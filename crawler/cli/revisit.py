@@ -110,27 +110,13 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _crawl_settings(args: argparse.Namespace) -> Any:
-    """The crawl's stored settings with the command line's on top, and a note if any
-    option changed one of them."""
-    from webcrawl.crawler.config import build_settings, changed_settings, revisit_base_settings
+def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The crawl settings the command line gives (``--config`` < options < ``--set``);
+    the library layers them over the crawl's stored ones."""
+    from webcrawl.crawler.config import merge_layers
 
-    stored = revisit_base_settings(args.db)
-    layers = settings_layers(args, {**politeness_settings(args), **warc_settings(args)})
-    given = {k: v for layer in layers for k, v in layer.items()}
-    if not stored:
-        print(f"webcrawl: note: {args.db} stores no crawl settings (an older crawl?): "
-              "using the defaults and the options given", file=sys.stderr)
-    else:
-        changes = changed_settings(stored, given)
-        if changes:
-            print("webcrawl: note: overriding the crawl's stored settings: "
-                  + "; ".join(changes), file=sys.stderr)
-    settings = build_settings(stored, *layers)
-    if settings.tls_insecure:
-        print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
-              file=sys.stderr)
-    return settings
+    return merge_layers(*settings_layers(
+        args, {**politeness_settings(args), **warc_settings(args)}))
 
 
 def _day_seconds(args: argparse.Namespace) -> float:
@@ -144,8 +130,6 @@ def _day_seconds(args: argparse.Namespace) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl revisit``."""
-    import asyncio
-
     from webcrawl.crawler.cli._common import check_output, existing_db, print_json
     from webcrawl.storage.lock import WriterLock
 
@@ -165,9 +149,16 @@ def run(args: argparse.Namespace) -> int:
                                day_seconds=_day_seconds(args),
                                volatile=args.volatile, min_frequency=args.min_frequency,
                                add_new=args.add_new)
-    crawl_settings = _crawl_settings(args)
-    crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
-    stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))
+    from webcrawl.crawler import eventloop
+
+    crawler = RevisitCrawler(args.db, settings, true_rates=true_rates,
+                             overrides=_given_settings(args))
+    for note in crawler.notes:
+        print(f"webcrawl: note: {note}", file=sys.stderr)
+    if crawler.crawl_settings.tls_insecure:
+        print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
+              file=sys.stderr)
+    stats = eventloop.run(run_with_progress(crawler, show=not args.quiet))
     if args.json:
         print_json(stats.as_dict())
     elif not args.quiet:

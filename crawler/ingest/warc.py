@@ -35,7 +35,6 @@ library serves both directions and reports the offset of a damaged record.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as _dt
 import hashlib
 import json
@@ -47,14 +46,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from webcrawl.crawler import eventloop
 from webcrawl.crawler.fetcher import decode_body, is_html
 from webcrawl.crawler.links import extract_links, link_ids
+from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.progress import StatusLine
+from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.urls import host_key, normalize_url
+from webcrawl.crawler.urls import normalize_url
 from webcrawl.storage.errors import ConfigError, InputFormatError
 from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
-from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
+from webcrawl.storage.store import CrawlStore
 
 __all__ = ["WarcImport", "import_warc"]
 
@@ -218,32 +220,27 @@ class _Importer:
         self.store = store
         self.settings = settings
         self.stats = stats
-        self.url_id: dict[str, int] = {}
-        self.depth: list[int] = []
-        self.host_id: dict[str, int] = {}
+        #: the crawl's own URL and host ids (registered as a crawl registers them)
+        self.registry = CrawlRegistry()
         self.seq = 0
         self.seeds: list[str] = []
         # url id -> (seq, attempt, status, digest, kind) of its last fetch
         self.last: dict[int, _Last] = {}
 
     def _host(self, url: str) -> int:
-        name = host_key(url)
-        host = self.host_id.get(name)
-        if host is None:
-            host = self.host_id[name] = len(self.host_id)
-            self.store.add_host(HostRow(host, name))
-            self.stats.hosts += 1
+        host, new = self.registry.register_host(self.store, url)
+        self.stats.hosts += new
         return host
 
     def _discover(self, url: str, depth: int, found_by: int) -> int:
-        known = self.url_id.get(url)
+        known = self.registry.id_of(url)
         if known is not None:
             return known
-        uid = self.url_id[url] = len(self.depth)
-        self.depth.append(depth)
-        self.store.add_url(UrlRow(uid, url, self._host(url), depth, found_by))
+        new = self.registry.add(url, depth)
+        self.registry.record(self.store, new, found_by)
         self.stats.urls += 1
-        return uid
+        self.stats.hosts += new.new_host
+        return new.url_id
 
     def handle(self, rec: _Record) -> None:
         self.stats.records += 1
@@ -258,7 +255,7 @@ class _Importer:
         if url.endswith("/robots.txt") and url.count("/") == 3 and "?" not in url:
             self._robots(url, rec, when)
             return
-        new = url not in self.url_id
+        new = url not in self.registry
         uid = self._discover(url, 0, -1)
         if new:
             self.seeds.append(url)
@@ -298,7 +295,8 @@ class _Importer:
     def _revisit(self, uid: int, rec: _Record, when: float,
                  previous: _Last | None) -> None:
         status = rec.status if rec.status is not None else (previous[2] if previous else 200)
-        outcome = Outcome.NOT_MODIFIED if status == 304 else _classify(status, rec, html=True)
+        # A payload-less record: its status alone (an HTML page the archive saw again).
+        outcome = response_outcome(status, location=rec.header("Location"), is_html=True)
         digest = previous[3] if previous else None
         first = previous is None
         seq = self._next_seq()
@@ -318,23 +316,14 @@ class _Importer:
         links: list[int] = []
         nofollow: list[int] = []
         location = rec.header("Location")
-        if status is None:
-            outcome = Outcome.HTTP_ERROR
-        elif 300 <= status < 400 and status != 304 and location:
-            outcome = Outcome.REDIRECT
+        outcome = response_outcome(status, location=location, too_large=rec.too_large,
+                                   is_html=is_html(ctype, rec.body))
+        if outcome is Outcome.REDIRECT:
+            assert location is not None
             target = normalize_url(location, url)
             if target is not None:
-                links = [self._discover(target, self.depth[uid], seq)]
-        elif status == 304:
-            outcome = Outcome.NOT_MODIFIED
-        elif not 200 <= status < 300:
-            outcome = Outcome.HTTP_ERROR
-        elif rec.too_large:
-            outcome = Outcome.TOO_LARGE
-        elif not is_html(ctype, rec.body):
-            outcome = Outcome.NOT_HTML
-        else:
-            outcome = Outcome.FETCHED
+                links = [self._discover(target, self.registry.depth(uid), seq)]
+        elif outcome is Outcome.FETCHED:
             links, nofollow = self._page_links(uid, url, rec, seq)
         changed = None
         if kind is FetchKind.REVISIT and previous is not None and digest and previous[3]:
@@ -353,8 +342,8 @@ class _Importer:
         s = self.settings
         page = extract_links(rec.body, url, charset=_charset(rec),
                              max_links=s.links_max_per_page, agent=s.fetch_robots_agent)
-        depth = self.depth[uid] + 1
-        return link_ids(page, lambda target: self._discover(target, depth, seq),
+        depth = self.registry.depth(uid) + 1
+        return link_ids(page, lambda target, _follow: self._discover(target, depth, seq),
                         obey_meta_nofollow=s.links_obey_meta_nofollow)
 
     def _add_fetch(self, uid: int, rec: _Record, when: float, seq: int, attempt: int,
@@ -372,15 +361,6 @@ class _Importer:
         if kind is FetchKind.REVISIT:
             self.stats.revisits += 1
         self.stats.outcomes[str(outcome)] = self.stats.outcomes.get(str(outcome), 0) + 1
-
-
-def _classify(status: int | None, rec: _Record, *, html: bool) -> Outcome:
-    """Outcome of a payload-less (revisit) record by its status alone."""
-    if status is None or not 200 <= status < 400:
-        return Outcome.HTTP_ERROR
-    if 300 <= status < 400:
-        return Outcome.REDIRECT if rec.header("Location") else Outcome.HTTP_ERROR
-    return Outcome.FETCHED if html else Outcome.NOT_HTML
 
 
 def _charset(rec: _Record) -> str | None:
@@ -440,7 +420,7 @@ def import_warc(
     settings = settings or CrawlSettings()
     stream: TextIO | None = (sys.stderr if progress is True else
                              None if progress is False else progress)
-    return asyncio.run(_import(paths, Path(db), skip_bad, settings, stream))
+    return eventloop.run(_import(paths, Path(db), skip_bad, settings, stream))
 
 
 async def _import(paths: list[Path], db: Path, skip_bad: bool, settings: CrawlSettings,

@@ -61,7 +61,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
-from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler import eventloop
+from webcrawl.crawler.downloader import LocalDownloader
+from webcrawl.crawler.fetcher import FetchResult
+from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
+from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
 from webcrawl.crawler.resume import restore_host
 from webcrawl.crawler.revisit.link_history import LinkHistory
@@ -77,7 +81,7 @@ from webcrawl.crawler.robots import RobotsCache
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.tasks import FetchTasks
 from webcrawl.crawler.token_bucket import TokenBucket
-from webcrawl.storage.errors import ConfigError, FetchError, FetchTimeoutError
+from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
 
 if TYPE_CHECKING:
@@ -199,9 +203,12 @@ class RevisitCrawler:
         A crawl database (it must exist and hold fetched pages).
     settings : RevisitSettings, optional
     crawl_settings : CrawlSettings, optional
-        Fetching, politeness, robots, TLS and ``resolve`` settings.  Default: the ones
-        the crawl stored (:func:`webcrawl.crawler.config.revisit_base_settings`), so the revisit
-        connects as the crawl did.
+        Fetching, politeness, robots, TLS and ``resolve`` settings, layered over the
+        ones the crawl stored (:func:`webcrawl.crawler.config.revisit_base_settings`) as every
+        entry point layers them (:func:`webcrawl.crawler.config.layer_settings`: the fields
+        it gives replace the stored ones), so the revisit connects as the crawl did.
+    overrides : mapping of CrawlSettings field to value, optional
+        Settings given one by one (the command line's); they win over ``crawl_settings``.
     true_rates : mapping of URL to rate per day, optional
         Known change rates (an oracle for benchmarks): the planner allocates with
         these instead of its estimates.  Every collection URL needs one.
@@ -209,14 +216,17 @@ class RevisitCrawler:
 
     def __init__(self, db: str | Path, settings: RevisitSettings | None = None,
                  crawl_settings: CrawlSettings | None = None, *,
-                 true_rates: Mapping[str, float] | None = None) -> None:
+                 true_rates: Mapping[str, float] | None = None,
+                 overrides: Mapping[str, Any] | None = None) -> None:
+        from webcrawl.crawler.config import layer_settings, revisit_base_settings
+
         self.db_path = Path(db)
         self.settings = settings or RevisitSettings()
-        if crawl_settings is None:
-            from webcrawl.crawler.config import build_settings, revisit_base_settings
-
-            crawl_settings = build_settings(revisit_base_settings(self.db_path))
-        self.crawl_settings = crawl_settings
+        layered = layer_settings(crawl_settings, overrides,
+                                 stored=revisit_base_settings(self.db_path))
+        #: one line per stored crawl setting the given ones replaced
+        self.notes = layered.notes
+        self.crawl_settings = layered.settings
         self.true_rates = true_rates
         self.stats = RevisitStats(budget=self.settings.budget)
         self.politeness = PolitenessPolicy(self.crawl_settings)
@@ -232,7 +242,7 @@ class RevisitCrawler:
         self._next_seq = 0
         self._window: PageWindow | None = None
         self.store: CrawlStore | None = None
-        self.fetcher: Fetcher | None = None
+        self.downloader: LocalDownloader | None = None
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
@@ -248,8 +258,8 @@ class RevisitCrawler:
         from webcrawl.storage.store import CrawlStore
 
         cs = self.crawl_settings
-        async with Fetcher(cs) as fetcher:
-            self.fetcher = fetcher
+        async with LocalDownloader(cs) as downloader:
+            self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
                                                flush_interval=cs.store_flush_interval)
@@ -260,6 +270,9 @@ class RevisitCrawler:
                 if self._tasks.fatal is not None:
                     raise self._tasks.fatal
             finally:
+                # Requests in flight are dropped first (no answer arrives after this),
+                # then the visits waiting for them: nothing is half recorded.
+                await downloader.aclose()
                 await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
                 await self.store.aclose()
@@ -400,27 +413,48 @@ class RevisitCrawler:
 
     # -- one visit ------------------------------------------------------------------
     async def _visit(self, page: _Page, seq: int) -> None:
-        assert self.fetcher is not None
+        """One conditional GET through the crawl's downloader (no retries: the next due
+        time is the retry).  The answer is recorded by the downloader's callback, in the
+        event-loop turn the response arrived in: a stop can never fall between a
+        response (and its WARC record) and its row."""
+        assert self.downloader is not None
         slot = self._slots[page.host_id]
-        t0, wall0 = time.monotonic(), time.time()
-        try:
-            try:
-                result = await self.fetcher.fetch(page.url, etag=page.etag,
-                                                  last_modified=page.last_modified)
-            except FetchError as exc:
-                t1 = time.monotonic()
-                self.politeness.after_request(slot, t0, t1)
-                outcome = (Outcome.TIMEOUT if isinstance(exc, FetchTimeoutError)
-                           else Outcome.NETWORK_ERROR)
-                self._failed(page, FetchRecord(
-                    url_id=page.url_id, seq=seq, started_at=wall0, ended_at=wall0 + (t1 - t0),
-                    outcome=outcome, error=type(exc).__name__, kind=FetchKind.REVISIT,
-                    strategy=self.settings.policy))
+        answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def done(answer: FetchedAnswer | BaseException) -> None:
+            if answered.done():  # stopped meanwhile: nothing more is recorded
                 return
-            self.politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
-            self._handle(page, seq, result)
+            try:
+                if isinstance(answer, BaseException):
+                    raise answer
+                assert isinstance(answer, PageDone)
+                self._answered(page, seq, slot, answer)
+            except BaseException as error:
+                answered.set_exception(error)
+            else:
+                answered.set_result(None)
+
+        self.downloader.submit(FetchPage(
+            page.url_id, page.url, slot.name, slot.ready_at - time.monotonic(),
+            slot.crawl_delay, page.etag, page.last_modified, attempts=1, keep_body=True), done)
+        try:
+            await answered
         finally:
+            if not answered.done():
+                answered.cancel()
             self._busy.discard(page.host_id)
+
+    def _answered(self, page: _Page, seq: int, slot: HostSlot, done: PageDone) -> None:
+        slot.ready_at = max(slot.ready_at, time.monotonic() + done.ready_in)
+        if done.response is None:
+            failed = done.failed[-1]
+            assert failed.outcome is not None
+            self._failed(page, FetchRecord(
+                url_id=page.url_id, seq=seq, started_at=failed.started_at,
+                ended_at=failed.ended_at, outcome=failed.outcome, error=failed.error,
+                kind=FetchKind.REVISIT, strategy=self.settings.policy))
+            return
+        self._handle(page, seq, done.response)
 
     def _record(self, page: _Page, seq: int, result: FetchResult, outcome: Outcome,
                 digest: str | None, changed: bool | None, error: str | None = None) -> None:
@@ -447,9 +481,12 @@ class RevisitCrawler:
             self.stats.added += 1
 
     def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
-        """Classify a response, record it and tell the planner (no await in here)."""
+        """Classify a response (the crawl's outcome rule), record it and tell the planner
+        (no await in here)."""
         assert self.planner is not None
         status = result.status
+        outcome = response_outcome(status, location=result.location,
+                                   too_large=result.too_large, is_html=result.is_html)
         if status in GONE_STATUSES:
             self._record(page, seq, result, Outcome.HTTP_ERROR, None, None, "gone")
             page.gone = True
@@ -457,18 +494,14 @@ class RevisitCrawler:
             self.planner.update(page.url_id, math.inf)  # parked: never due again
             return
         changed: bool | None
-        if status == 304:
-            outcome, digest, changed = Outcome.NOT_MODIFIED, None, False
+        if outcome is Outcome.NOT_MODIFIED:
+            digest, changed = None, False
             self.stats.not_modified += 1
         elif 200 <= status < 300:
-            outcome = (Outcome.TOO_LARGE if result.too_large else
-                       Outcome.FETCHED if result.is_html else Outcome.NOT_HTML)
             digest = body_digest(result.body, self._pattern)
             changed = (digest != page.digest) if page.digest_ok and page.digest else None
             page.digest, page.digest_ok = digest, True
         else:
-            outcome = (Outcome.REDIRECT if 300 <= status < 400 and result.location
-                       else Outcome.HTTP_ERROR)
             self._record(page, seq, result, outcome, None, None, f"HTTP {status}")
             self._broken(page, result.started_at, result.ended_at)
             return
@@ -479,7 +512,7 @@ class RevisitCrawler:
             return
         if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
             # The page may link elsewhere now: its links become the latest version.
-            self._links.record(page.url_id, page.url, result.text(), seq)
+            self._links.record(page.url_id, page.url, result.body, seq, result.charset)
         if self._window is not None and outcome is Outcome.FETCHED:
             self._add_new(page, seq, result)
         page.etag = result.etag or page.etag
@@ -523,7 +556,9 @@ class RevisitCrawler:
 
 def revisit(db: str | Path, settings: RevisitSettings | None = None,
             crawl_settings: CrawlSettings | None = None, *,
-            true_rates: Mapping[str, float] | None = None) -> RevisitStats:
-    """Run a revisit to its end (``settings.duration``) in a new event loop."""
-    return asyncio.run(RevisitCrawler(db, settings, crawl_settings,
-                                      true_rates=true_rates).run())
+            true_rates: Mapping[str, float] | None = None,
+            overrides: Mapping[str, Any] | None = None) -> RevisitStats:
+    """Run a revisit to its end (``settings.duration``) on the crawl's event loop
+    (:func:`webcrawl.crawler.eventloop.run`, as every entry point)."""
+    return eventloop.run(RevisitCrawler(db, settings, crawl_settings,
+                                        true_rates=true_rates, overrides=overrides).run())

@@ -264,16 +264,16 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import logging
 
-    import webcrawl.crawler.engine as engine
-    real = engine.extract_links
+    import webcrawl.crawler.downloader as downloader
+    real = downloader.extract_links
 
     def flaky(text: str, page_url: str, **kw: object) -> object:
         if page_url.endswith("/bad"):
             raise RuntimeError("parser exploded")
         return real(text, page_url, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "extract_links", flaky)
-    logging.getLogger("webcrawl.crawler.engine").disabled = True
+    monkeypatch.setattr(downloader, "extract_links", flaky)
+    logging.getLogger("webcrawl.crawler.downloader").disabled = True
     try:
         w = mini_web
         w.add("a.test", "/", html("/bad", "/good"))
@@ -281,7 +281,7 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
         w.add("a.test", "/good", html())
         data = await crawl(w, tmp_path, [w.url("a.test")])
     finally:
-        logging.getLogger("webcrawl.crawler.engine").disabled = False
+        logging.getLogger("webcrawl.crawler.downloader").disabled = False
     o = data["outcomes"]
     assert o[w.url("a.test", "/bad")] == "network_error"
     assert o[w.url("a.test", "/good")] == "fetched"

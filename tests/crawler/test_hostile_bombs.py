@@ -182,7 +182,7 @@ async def test_big_pages_are_parsed_off_the_event_loop(
     """Pages of links_thread_above bytes or more are parsed in a worker thread."""
     import threading
 
-    import webcrawl.crawler.engine
+    import webcrawl.crawler.downloader
     from webcrawl.crawler.links import extract_links
 
     threads: dict[str, str] = {}
@@ -191,7 +191,7 @@ async def test_big_pages_are_parsed_off_the_event_loop(
         threads[url] = threading.current_thread().name
         return extract_links(body, url, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(webcrawl.crawler.engine, "extract_links", spy)
+    monkeypatch.setattr(webcrawl.crawler.downloader, "extract_links", spy)
     w = mini_web
     w.add("a.test", "/", html("/big", "/small"))
     w.add("a.test", "/big", html("/from-big") + "<p>x</p>" * 5000)  # ~40 KB
