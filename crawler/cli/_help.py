@@ -38,7 +38,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "crawl": (
         "webcrawl crawl http://site0.test:8400/ --db crawl.db --resolve '*.test=127.0.0.1' "
         "--allow-domain test",
-        "webcrawl crawl https://example.org/ --db crawl.db --max-pages 1000 --strategy opic",
+        "webcrawl crawl https://example.org/ --db crawl.db --max-fetches 1000 --strategy opic "
+        "--contact you@example.org",
+        "webcrawl crawl -i seeds.txt --db crawl.db --resolve docs.example.org:80:127.0.0.1",
         "webcrawl crawl --db crawl.db --resume",
         "webcrawl crawl http://site0.test:8400/ --db crawl.db --json > stats.json"),
     "revisit": ("webcrawl revisit --db crawl.db --budget 10/s --duration 3600",

@@ -7,7 +7,6 @@ A thin layer over :func:`webcrawl.analysis.ordering.compare.compare_crawl`: prin
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from webcrawl.crawler.cli._common import (
     seed_int,
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._output import end_stages, stage_display
 
 DEFAULT_STRATEGIES = "bfs,dfs,random,backlink,pagerank,opic"
 
@@ -49,9 +49,11 @@ def register(sub: Any) -> None:
                              "(default 10; 0 skips it)")
     parser.add_argument("--remote-only", action="store_true",
                         help="PageRank over links between different hosts only")
-    parser.add_argument("--max-pages", type=positive_int, metavar="N",
-                        help="stop virtual crawls after N fetches (default: the whole "
-                             "fetchable set, the URLs the recorded crawl got an answer for)")
+    parser.add_argument("--max-fetches", "--max-pages", dest="max_pages", type=positive_int,
+                        metavar="N",
+                        help="stop virtual crawls after N URLs fetched, as crawl's "
+                             "--max-fetches counts them (default: the whole fetchable set, "
+                             "the URLs the recorded crawl got an answer for)")
     parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="random seed of randomised strategies (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
@@ -70,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
         quality=QualitySettings(slices=args.slices, checkpoints=args.checkpoints,
                                 remote_only=args.remote_only),
         virtual=args.virtual, max_pages=args.max_pages, seed=args.seed, graph=args.graph)
+    show = stage_display(args)
     comparison = compare_crawl(paths, args.strategies.split(","), settings=settings,
-                               progress=_progress)
+                               progress=show)
+    end_stages(show)
     written = write_comparison(comparison, args.out) if args.out else []
     if args.json:
         print_json(comparison.to_dict())
@@ -87,7 +91,3 @@ def run(args: argparse.Namespace) -> int:
         for path in written:
             print(f"wrote {path}")
     return 0
-
-
-def _progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)

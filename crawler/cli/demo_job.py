@@ -266,7 +266,11 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
     with steps.step("revisit", f"revisiting for {s.revisit_seconds:g} s "
                                f"({s.revisit_seconds / s.day_seconds:g} simulated days)"):
         change = _revisit(s, web, server, db, steps, result)
-    return ReportInputs(**{**inputs, **change, "facts": facts})
+    from webcrawl.crawler.config import settings_dict
+    from webcrawl.crawler.settings import CrawlSettings
+
+    return ReportInputs(**{**inputs, **change, "facts": facts,
+                           "setting_defaults": settings_dict(CrawlSettings())})
 
 
 def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlStats:
@@ -403,8 +407,9 @@ def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db:
 def _summary_lines(r: DemoResult) -> list[str]:
     c, fig = r.crawl, r.figures
     lines = [
-        f"crawled {c.get('pages', 0):,} pages on {c.get('hosts', 0)} hosts in "
-        f"{c.get('seconds', 0):.1f} s ({c.get('pages_per_second', 0):.0f} pages/s); "
+        f"crawled {c.get('outcomes', {}).get('fetched', 0):,} HTML pages "
+        f"({c.get('pages', 0):,} URLs fetched) on {c.get('hosts', 0)} hosts in "
+        f"{c.get('seconds', 0):.1f} s ({c.get('pages_per_second', 0):.0f} URLs/s); "
         f"politeness audit: {r.audit_violations} violations",
     ]
     if "graph" in fig:

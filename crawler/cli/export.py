@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from webcrawl.crawler.cli._common import add_db_option, check_output, existing_db, positive_float
 from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._output import is_stdout
 from webcrawl.storage.errors import ConfigError
 
 __all__ = ["register"]
@@ -49,7 +50,7 @@ def register(sub: Any) -> None:
                         help="rates: length of a day on the crawl's clock (default: the one "
                              "the revisit stored, else 86400)")
     parser.add_argument("-o", "--output", dest="out", type=Path, metavar="FILE",
-                        help="output file (default: standard output)")
+                        help="output file ('-' or none: standard output)")
     add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
     add_deprecated_alias(parser, "--out", "--output")
     parser.set_defaults(func=run)
@@ -89,7 +90,7 @@ def _exporter(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     db = existing_db(args.db)
     export = _exporter(args)
-    if args.out is None:
+    if args.out is None or is_stdout(args.out):
         # A reader that goes away (`| head`) ends the command quietly: BrokenPipeError
         # is handled where every command's is, in webcrawl.crawler.cli.main.
         rows = export(db, sys.stdout)

@@ -110,7 +110,6 @@ def register(sub: Any) -> None:
     add_settings_options(p)
     add_warc_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
 
 

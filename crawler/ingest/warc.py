@@ -68,6 +68,7 @@ from webcrawl.crawler.codings import BodyDecoder, CorruptBody, UnsupportedCoding
 from webcrawl.crawler.fetcher import decode_body, is_html
 from webcrawl.crawler.links import extract_links, link_ids
 from webcrawl.crawler.outcomes import response_outcome
+from webcrawl.crawler.progress import StatusLine
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.urls import normalize_url
@@ -742,8 +743,10 @@ def import_warc(
         Link extraction (``links_*``, ``fetch_robots_agent``) and the body cap
         (``fetch_max_body``, ``robots_max_size``), as in a crawl.
     progress : bool or text stream
-        A progress line on stderr (True) or on the given stream, refreshed every
-        ``settings.progress_interval`` seconds.
+        Progress on stderr (True) or on the given stream, through the crawl's one
+        display (:class:`webcrawl.crawler.progress.StatusLine`): redrawn in place every
+        ``settings.progress_interval`` seconds on a terminal, a plain line every
+        ``settings.progress_log_interval`` seconds elsewhere.
 
     Returns
     -------
@@ -777,7 +780,9 @@ async def _import(paths: list[Path], db: Path, skip_bad: bool, settings: CrawlSe
     store = await CrawlStore.open(db, batch_size=settings.store_batch_size,
                                   flush_interval=settings.store_flush_interval)
     importer = _Importer(store, settings, stats)
-    shown = 0.0
+    status = None if stream is None else StatusLine(
+        stream, interval=settings.progress_interval,
+        log_interval=settings.progress_log_interval)
     complete = False
     try:
         store.set_meta("source", "warc")
@@ -788,19 +793,17 @@ async def _import(paths: list[Path], db: Path, skip_bad: bool, settings: CrawlSe
             def on_bad(offset: int, reason: str, path: Path = path) -> None:
                 stats.bad += 1
                 stats.bad_offsets.append((str(path), offset, reason))
-                if stream is not None:
-                    stream.write(f"\nwebcrawl: skipped a damaged WARC record in {path} at "
-                                 f"offset {offset} ({reason})\n")
+                if status is not None:
+                    status.message(f"webcrawl: skipped a damaged WARC record in {path} at "
+                                   f"offset {offset} ({reason})")
             for rec in _records(path, settings.fetch_max_body, skip_bad, on_bad):
                 importer.handle(rec)
                 _testhooks.kill_at("warc_record")  # test-only: a kill -9 after N records
                 stats.bytes_read = done + rec.offset
                 if stats.records % 256 == 0:
                     await store.drain()
-                    now = time.monotonic()
-                    if stream is not None and now - shown >= settings.progress_interval:
-                        shown = now
-                        _show(stream, stats, total, now - t0)
+                    if status is not None and status.due():
+                        status.show(_line(stats, total, time.monotonic() - t0))
             done += path.stat().st_size
         stats.bytes_read = total
         store.set_meta("seeds", json.dumps(importer.seeds[:1000]))
@@ -810,17 +813,16 @@ async def _import(paths: list[Path], db: Path, skip_bad: bool, settings: CrawlSe
         try:
             await store.aclose()
         finally:
-            if stream is not None and (complete or shown):  # an error starts a new line
-                if complete:
-                    _show(stream, stats, total, stats.seconds)
-                stream.write("\n")
-                stream.flush()
+            if status is not None and status.terminal:
+                status.clear()  # the caller prints the summary (or the error) in its place
+            elif status is not None and status.enabled and complete:
+                status.show(_line(stats, total, stats.seconds))  # the last state, logged
     return stats
 
 
-def _show(stream: TextIO, stats: WarcImport, total: int, elapsed: float) -> None:
+def _line(stats: WarcImport, total: int, elapsed: float) -> str:
+    """The import's status: share of the bytes read, records, fetches, links."""
     pct = 100.0 * stats.bytes_read / total if total else 100.0
     rate = stats.records / elapsed if elapsed > 0 else 0.0
-    stream.write(f"\r{pct:5.1f}%  {stats.records:>9,} records  {rate:7.0f} records/s  "
-                 f"{stats.fetches:>9,} fetches  {stats.links:>10,} links  bad {stats.bad}")
-    stream.flush()
+    return (f"{pct:5.1f}%  {stats.records:>9,} records  {rate:7.0f} records/s  "
+            f"{stats.fetches:>9,} fetches  {stats.links:>10,} links  bad {stats.bad}")

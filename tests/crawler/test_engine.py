@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -218,9 +220,20 @@ async def test_scope_limits(mini_web: MiniWeb, tmp_path: Path) -> None:
     assert (w.url("a.test", "/d1"), w.url("a.test", "/d2")) in data["edges"]
 
 
-async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path) -> None:
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections for the whole test: bound (so nothing
+    else can listen there) but never listening."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path,
+                                           refused_port: int) -> None:
     w = mini_web
-    w.add("a.test", "/", html(*[f"/p{i}" for i in range(10)], "http://b.test/"))
+    b_root = f"http://b.test:{refused_port}/"
+    w.add("a.test", "/", html(*[f"/p{i}" for i in range(10)], b_root))
     for i in range(10):
         w.add("a.test", f"/p{i}", html())
     w.add("b.test", "/", html())
@@ -232,8 +245,8 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path) ->
     assert counts[None] == 12 - 5  # still queued: nothing is abandoned by a limit
     assert data["stats"].stopped == "max_pages"
     # Resuming through the library with a higher limit takes the rest, in the crawl's
-    # stored scope (b.test stays allowed by the stored '*.test'; nothing serves it on
-    # port 80, so its unreachable robots.txt excludes it).
+    # stored scope (b.test stays allowed by the stored '*.test'; its port refuses
+    # connections, so its unreachable robots.txt excludes it).
     crawler = Crawler(tmp_path / "crawl.db", resume=True,
                       overrides={"scope_max_pages": 20, "robots_retry_delay": 0.01})
     assert crawler.settings.scope_hosts == ("*.test",)
@@ -243,7 +256,7 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path) ->
     stats = await crawler.run()
     assert stats.stopped == "done"
     o = read_db(tmp_path / "crawl.db")["outcomes"]
-    assert o.pop("http://b.test/") == "robots_excluded"
+    assert o.pop(b_root) == "robots_excluded"
     assert sorted(o.values()) == ["fetched"] * 11
 
 

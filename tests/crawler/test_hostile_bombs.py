@@ -3,7 +3,7 @@
 ``fetch_max_body`` caps the *decoded* body for every content coding: a page (or a
 robots.txt) that inflates to 100 MB or 1 GiB ends ``too_large`` with exactly the cap
 kept, whatever its Content-Length says.  Peak memory is measured by
-``benchmarks/bench_bombs.py`` (figures in the README), not here.
+``benchmarks/bench_bombs.py`` (figures in docs/results/robustness.md), not here.
 """
 
 from __future__ import annotations
