@@ -33,14 +33,14 @@ References
 
 from __future__ import annotations
 
-import heapq
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.hosts import replay_hosts
 from webcrawl.analysis.ordering.strategies import Strategy
 from webcrawl.analysis.ordering.virtual import VirtualCrawl, prepare_replay
 from webcrawl.storage.errors import ConfigError
@@ -51,7 +51,6 @@ __all__ = [
     "TimedCrawl",
     "recorded_durations",
     "recorded_politeness",
-    "replay_hosts",
     "timed_crawl",
 ]
 
@@ -59,8 +58,6 @@ __all__ = [
 #: list), in seconds.
 DEFAULT_FETCH_SECONDS = 0.5
 
-OutLinks = Callable[[int], np.ndarray]
-_EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3  # host states (_HostFrontier)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,234 +122,6 @@ class TimedCrawl(VirtualCrawl):
         return float(self.ended.max()) if self.ended.size else 0.0
 
 
-class _HostFrontier:
-    """Per-host heaps of ``(-priority, seq, node)`` under a heap of contactable hosts.
-
-    Lazy deletion everywhere: a URL entry is stale when its node was taken or its
-    priority changed, a host entry when the host's key changed; stale entries are
-    skipped (or re-pushed with the current key) when they surface.  A host is idle
-    (nothing pending), *due* (pending URLs, waiting for its ``ready_at``: the caller
-    holds a wake event for it), contactable (in :attr:`ready`) or busy.
-    """
-
-    def __init__(self, n: int, hosts: np.ndarray, n_hosts: int, most_pending: bool) -> None:
-        self.hosts = hosts
-        self.priority = np.full(n, np.nan)
-        self.seq = np.full(n, -1, dtype=np.int64)
-        self.taken = np.zeros(n, dtype=bool)
-        self.queues: list[list[tuple[float, int, int]]] = [[] for _ in range(n_hosts)]
-        self.pending = np.zeros(n_hosts, dtype=np.int64)
-        self.state = np.zeros(n_hosts, dtype=np.int8)
-        self.ready_at = np.zeros(n_hosts, dtype=np.float64)
-        self.ready: list[tuple[float, ...]] = []
-        #: hosts that became due and need a wake event at their ready_at
-        self.due: list[int] = []
-        self.most_pending = most_pending
-
-    def _head(self, host: int) -> tuple[float, int, int] | None:
-        """The host's best live entry (stale ones above it are dropped)."""
-        queue = self.queues[host]
-        while queue and (self.taken[queue[0][2]]
-                         or self.priority[queue[0][2]] != -queue[0][0]):
-            heapq.heappop(queue)
-        return queue[0] if queue else None
-
-    def _key(self, host: int, head: tuple[float, int, int]) -> tuple[float, ...]:
-        if self.most_pending:
-            return (-float(self.pending[host]), head[0], head[1], host)
-        return (head[0], head[1], host)
-
-    def _enqueue(self, host: int, entry: tuple[float, int, int]) -> None:
-        heapq.heappush(self.queues[host], entry)
-        if self.state[host] == _READY:  # its key may have improved: one more entry
-            head = self._head(host)
-            if head is not None:
-                heapq.heappush(self.ready, self._key(host, head))
-        elif self.state[host] == _EMPTY:
-            self.state[host] = _WAITING
-            self.due.append(host)
-
-    def add(self, node: int, seq: int, priority: float) -> None:
-        self.seq[node] = seq
-        self.priority[node] = priority
-        if not self.taken[node]:
-            host = int(self.hosts[node])
-            self.pending[host] += 1
-            self._enqueue(host, (-priority, seq, node))
-
-    def update(self, updates: list[tuple[int, float]]) -> None:
-        for node, value in updates:
-            if self.taken[node] or self.seq[node] < 0 or self.priority[node] == value:
-                continue  # taken or unknown URLs are ignored, as live
-            self.priority[node] = value
-            self._enqueue(int(self.hosts[node]), (-value, int(self.seq[node]), node))
-
-    def contactable(self, host: int) -> None:
-        """A due host's wait is over (its wake event fired)."""
-        if self.state[host] != _WAITING:
-            return
-        head = self._head(host)
-        if head is None:
-            self.state[host] = _EMPTY
-        else:
-            self.state[host] = _READY
-            heapq.heappush(self.ready, self._key(host, head))
-
-    def take(self) -> tuple[int, float] | None:
-        """The best URL of the contactable host the rule picks (its host becomes busy)."""
-        while self.ready:
-            entry = heapq.heappop(self.ready)
-            host = int(entry[-1])
-            head = self._head(host) if self.state[host] == _READY else None
-            if head is None:
-                if self.state[host] == _READY:
-                    self.state[host] = _EMPTY
-                continue
-            if self._key(host, head) != entry:
-                heapq.heappush(self.ready, self._key(host, head))
-                continue
-            heapq.heappop(self.queues[host])
-            self.taken[head[2]] = True
-            self.pending[host] -= 1
-            self.state[host] = _BUSY
-            return head[2], -head[0]
-        return None
-
-    def release(self, host: int, ready_at: float) -> None:
-        """A busy host's fetch ended; it may be contacted again from ``ready_at``."""
-        self.ready_at[host] = ready_at
-        self.state[host] = _EMPTY
-        if self._head(host) is not None:
-            self.state[host] = _WAITING
-            self.due.append(host)
-
-
-def replay_hosts(
-    strategy: Strategy,
-    n: int,
-    seeds: Sequence[int] | np.ndarray,
-    out_links: OutLinks,
-    hosts: np.ndarray,
-    durations: np.ndarray,
-    politeness: SimulatedPoliteness | None = None,
-    *,
-    max_pages: int | None = None,
-    never_taken: np.ndarray | None = None,
-) -> TimedCrawl:
-    """Drive ``strategy`` over nodes ``0..n-1`` in simulated time (module docstring).
-
-    Parameters
-    ----------
-    strategy : Strategy
-        A fresh, bound strategy instance.
-    n : int
-        Number of nodes.
-    seeds : sequence of int
-        Start nodes (announced at depth 0, in order).
-    out_links : callable
-        ``out_links(node)``: the node's distinct out-link targets.
-    hosts : ndarray of int
-        Host index of each node (0..H-1).
-    durations : ndarray of float
-        Fetch time of each node, in seconds (>= 0).
-    politeness : SimulatedPoliteness, optional
-        Default: one connection, no waits.
-    max_pages : int, optional
-        Take at most this many pages (those in flight then still end).
-    never_taken : ndarray of bool, optional
-        Nodes announced to the strategy but never fetched.
-
-    Returns
-    -------
-    TimedCrawl
-
-    Notes
-    -----
-    Cost: O((n + u) log(n + u)) heap work for u priority updates, one event per fetch;
-    memory O(n + hosts).
-    """
-    polite = politeness or SimulatedPoliteness()
-    hosts = np.asarray(hosts, dtype=np.int64)
-    dur = np.asarray(durations, dtype=np.float64)
-    if hosts.size != n or dur.size != n:
-        raise ConfigError("hosts and durations need one entry per node")
-    if dur.size and not (np.isfinite(dur).all() and dur.min() >= 0):
-        raise ConfigError("fetch durations must be finite and >= 0")
-    waits = polite.waits(dur)
-    n_hosts = int(hosts.max(initial=-1)) + 1
-    frontier = _HostFrontier(n, hosts, n_hosts, strategy.host_order == "most-pending")
-    if never_taken is not None:
-        frontier.taken |= np.asarray(never_taken, dtype=bool)
-    depth = np.full(n, -1, dtype=np.int64)
-    discovery: list[int] = []
-    for s in seeds:
-        node = int(s)
-        if depth[node] < 0:
-            depth[node] = 0
-            frontier.add(node, len(discovery), strategy.discovered(node, 0))
-            discovery.append(node)
-
-    limit = n if max_pages is None else min(max_pages, n)
-    order = np.empty(limit, dtype=np.int64)
-    priorities = np.empty(limit, dtype=np.float64)
-    started = np.empty(limit, dtype=np.float64)
-    ended = np.empty(limit, dtype=np.float64)
-    taken = since = recomputations = in_flight = 0
-    # Events (time, kind, tie, id): a fetch ends (kind 0, tie = take index, id = node),
-    # then a host's wait ends (kind 1, tie = host, id = host).  Ends come first at equal
-    # times: they release hosts and reveal links before anything is taken.
-    events: list[tuple[float, int, int, int]] = []
-    now = 0.0
-
-    def schedule_due() -> None:
-        for host in frontier.due:
-            heapq.heappush(events, (float(frontier.ready_at[host]), 1, host, host))
-        frontier.due.clear()
-
-    schedule_due()
-    while True:
-        while events and events[0][0] <= now:
-            _, kind, _, ident = heapq.heappop(events)
-            if kind == 1:
-                frontier.contactable(ident)
-                continue
-            page = ident
-            in_flight -= 1
-            frontier.release(int(hosts[page]), now + float(waits[page]))
-            targets = out_links(page)
-            child_depth = int(depth[page]) + 1
-            for t in targets[depth[targets] < 0].tolist():
-                depth[t] = child_depth
-                frontier.add(t, len(discovery), strategy.discovered(t, child_depth))
-                discovery.append(t)
-            frontier.update(list(strategy.fetched(page, targets.tolist())))
-            since += 1
-            if strategy.wants_recompute(since, 0.0):
-                frontier.update(list(strategy.recompute(strategy.snapshot())))
-                since = 0
-                recomputations += 1
-            schedule_due()
-        while taken < limit and in_flight < polite.connections:
-            got = frontier.take()
-            if got is None:
-                break
-            node, priority = got
-            order[taken], priorities[taken] = node, priority
-            started[taken], ended[taken] = now, now + dur[node]
-            heapq.heappush(events, (now + float(dur[node]), 0, taken, node))
-            taken += 1
-            in_flight += 1
-        if not events or (taken >= limit and in_flight == 0):
-            break
-        now = events[0][0]
-    order = order[:taken]
-    return TimedCrawl(
-        strategy=strategy.name, order=order, priorities=priorities[:taken],
-        depths=depth[order], discovery=np.asarray(discovery, dtype=np.int64),
-        recomputations=recomputations, started=started[:taken], ended=ended[:taken],
-        politeness=polite)
-
-
 def timed_crawl(
     graph: CapturedGraph,
     strategy: str | Strategy,
@@ -401,8 +170,12 @@ def timed_crawl(
         final_scores=final_scores)
     dur = (np.full(graph.n, DEFAULT_FETCH_SECONDS) if durations is None
            else np.asarray(durations, dtype=np.float64))
-    return replay_hosts(instance, graph.n, start, out_links, graph.hosts, dur, politeness,
-                        max_pages=max_pages, never_taken=skip)
+    polite = politeness or SimulatedPoliteness()
+    run = replay_hosts(instance, graph.n, start, out_links, graph.hosts, dur,
+                       polite.waits(dur), polite.connections, max_pages=max_pages,
+                       never_taken=skip)
+    return TimedCrawl(instance.name, run.order, run.priorities, run.depths, run.discovery,
+                      run.recomputations, run.started, run.ended, polite)
 
 
 # ---------------------------------------------------------------- recorded timings

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering.hosts import learn_page, replay_hosts
 from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
@@ -173,18 +174,8 @@ def replay(
         page, priority = taken
         order[fetched], priorities[fetched] = page, priority
         fetched += 1
-        targets = out_links(page)
-        child_depth = int(depth[page]) + 1
-        for t in targets[depth[targets] < 0].tolist():
-            depth[t] = child_depth
-            frontier.add(t, len(discovery), strategy.discovered(t, child_depth))
-            discovery.append(t)
-        frontier.update(strategy.fetched(page, targets.tolist()))
-        since += 1
-        if strategy.wants_recompute(since, 0.0):
-            frontier.update(strategy.recompute(strategy.snapshot()))
-            since = 0
-            recomputations += 1
+        since = learn_page(strategy, frontier, page, out_links(page), depth, discovery, since)
+        recomputations += since == 0
     order, priorities = order[:fetched], priorities[:fetched]
     return VirtualCrawl(
         strategy=strategy.name,
@@ -306,12 +297,11 @@ def virtual_crawl(
         final_scores=final_scores)
     if instance.host_order != "best-url":
         # A site-level rule needs the hosts: the simulation with one connection, no waits.
-        from webcrawl.analysis.ordering.timed import replay_hosts
-
-        timed = replay_hosts(instance, graph.n, start, out_links, graph.hosts,
-                             np.zeros(graph.n), max_pages=max_pages, never_taken=skip)
-        return VirtualCrawl(timed.strategy, timed.order, timed.priorities, timed.depths,
-                            timed.discovery, timed.recomputations)
+        zero = np.zeros(graph.n)
+        run = replay_hosts(instance, graph.n, start, out_links, graph.hosts, zero, zero,
+                           max_pages=max_pages, never_taken=skip)
+        return VirtualCrawl(instance.name, run.order, run.priorities, run.depths,
+                            run.discovery, run.recomputations)
     return replay(instance, graph.n, start, out_links, max_pages=max_pages, never_taken=skip)
 
 

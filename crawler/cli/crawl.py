@@ -41,7 +41,13 @@ def register(sub: Any) -> None:
                    help="continue the crawl stored in --db, with its stored settings")
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
+                        "batch-pagerank, partial-pagerank, larger-sites-first, historical, "
                         "or a registered custom one (a resume keeps the stored one)")
+    p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of --strategy, e.g. every=500 for batch-pagerank; "
+                        "stored with the crawl; repeatable")
+    p.add_argument("--history", type=Path, default=None, metavar="DB",
+                   help="the previous crawl database --strategy historical ranks by")
     p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=None, metavar="N",
                    help=f"seed of randomised strategies (default {d.frontier_seed})")
     add_deprecated_alias(p, "--seed", "--random-seed")
@@ -107,6 +113,41 @@ def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
     return merge_layers(*settings_layers(args, options))
 
 
+def _strategy_spec(args: argparse.Namespace, given: dict[str, Any]) -> None:
+    """Fold ``--strategy-opt`` and ``--history`` into the strategy's spec (stored with
+    the crawl as its strategy, see ``analysis.ordering.strategies.registry``)."""
+    from webcrawl.analysis.ordering.strategies import strategy_spec
+
+    options = {}
+    for opt in args.strategy_opt:
+        key, eq, value = opt.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"--strategy-opt {opt!r}: KEY=VALUE expected")
+        options[key] = value
+    if args.history is not None:
+        options["history"] = str(args.history.resolve())
+    if not options:
+        return
+    if "frontier_strategy" not in given:
+        raise ConfigError("--strategy-opt and --history apply to --strategy NAME: give it")
+    given["frontier_strategy"] = strategy_spec(given["frontier_strategy"], options)
+
+
+def _check_live(crawler: Any) -> None:
+    """Refuse an ordering this crawl cannot apply (one line, before anything runs)."""
+    strategy = crawler.strategy
+    if "final_scores" in strategy.needs:
+        raise ConfigError(f"the {strategy.name} ordering needs the final graph's PageRank: "
+                          "it runs in virtual crawls only (webcrawl compare --virtual)")
+    if getattr(crawler.frontier, "host_order", "best-url") != strategy.host_order:
+        raise ConfigError(f"the {strategy.name} ordering needs the crawl's frontier to "
+                          f"order hosts by {strategy.host_order!r}; this crawl engine "
+                          "does not set it up")
+    if strategy.needs and not getattr(strategy, "bound", False):
+        raise ConfigError(f"the {strategy.name} ordering needs the crawl's URLs; this "
+                          "crawl engine does not bind them")
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
     from webcrawl.crawler import eventloop
@@ -124,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
     from webcrawl.crawler.shard import open_crawler
 
     given = _given_settings(args)
+    _strategy_spec(args, given)
     if "frontier_strategy" in given:
         get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
     # The library restores a resumed crawl's stored settings and strategy.
@@ -134,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
                                    overrides=given)
     else:
         crawler = open_crawler(args.db, args.seeds, resume=args.resume, overrides=given)
+    _check_live(crawler)
     settings = crawler.settings
     for note in crawler.notes:
         print(f"webcrawl: note: {note}", file=sys.stderr)

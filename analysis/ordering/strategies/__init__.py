@@ -31,6 +31,7 @@ from webcrawl.analysis.ordering.strategies.opic import (
 from webcrawl.analysis.ordering.strategies.oracles import (
     HistoricalPageRank,
     Omniscient,
+    history_scores,
 )
 from webcrawl.analysis.ordering.strategies.pagerank import (
     BatchPageRank,
@@ -71,6 +72,7 @@ __all__ = [
     "StrategyOption",
     "available_strategies",
     "get_strategy",
+    "history_scores",
     "parse_spec",
     "register_strategy",
     "strategy_spec",

@@ -115,6 +115,8 @@ class Strategy(ABC):
 
     def __init__(self, *, seed: int = 0, options: Mapping[str, Any] | None = None) -> None:
         self.seed = seed
+        #: whether :meth:`bind` gave the strategy what :attr:`needs` names
+        self.bound = False
         #: every option's value (defaults filled in)
         self.options: dict[str, Any] = self.parse_options(options or {})
 

@@ -58,6 +58,7 @@ class Omniscient(Strategy):
         scores = np.asarray(context.final_scores, dtype=np.float64)
         total = scores.sum()
         self._scores = scores * (scores.size / total) if total > 0 else scores
+        self.bound = True
 
     def discovered(self, url_id: int, depth: int) -> float:
         if self._scores is None:
@@ -88,16 +89,27 @@ class HistoricalPageRank(Strategy):
 
     def __init__(self, *, seed: int = 0, options: Mapping[str, Any] | None = None) -> None:
         super().__init__(seed=seed, options=options)
-        if not self.options["history"]:
-            raise ConfigError("the historical ordering needs a previous crawl: "
-                              "--history DB (or --strategy-opt history=DB)")
         self._scores = history_scores(self.options["history"])
         self._url_of: Any = None
+
+    @classmethod
+    def parse_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
+        """The options; a missing or absent ``history`` database is a ConfigError."""
+        options = super().parse_options(given)
+        if not options["history"]:
+            raise ConfigError("the historical ordering needs a previous crawl: "
+                              "--history DB (or --strategy-opt history=DB)")
+        from pathlib import Path
+
+        if not Path(options["history"]).is_file():
+            raise ConfigError(f"no previous crawl database at {options['history']}")
+        return options
 
     def bind(self, context: StrategyContext) -> None:
         if context.url_of is None:
             raise ConfigError("the historical ordering needs the URLs of the crawl")
         self._url_of = context.url_of
+        self.bound = True
 
     def discovered(self, url_id: int, depth: int) -> float:
         if self._url_of is None:

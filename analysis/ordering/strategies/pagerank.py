@@ -85,7 +85,7 @@ class PageRankOrderSettings:
         the next recomputation (``batch-pagerank``).
     """
 
-    every_fetches: int = 1000
+    every_fetches: int = 20
     every_growth: float = 0.1
     every_seconds: float = 30.0
     alpha: float = 0.85
