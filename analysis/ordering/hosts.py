@@ -93,6 +93,8 @@ class _HostFrontier:
         self.state = np.zeros(n_hosts, dtype=np.int8)
         self.ready_at = np.zeros(n_hosts, dtype=np.float64)
         self.ready: list[tuple[float, ...]] = []
+        #: the latest key pushed to ``ready`` for each host (older ones are stale)
+        self.offered: list[tuple[float, ...] | None] = [None] * n_hosts
         #: hosts that became due and need a wake event at their ready_at
         self.due: list[int] = []
         self.most_pending = most_pending
@@ -110,12 +112,19 @@ class _HostFrontier:
             return (-float(self.pending[host]), head[0], head[1], host)
         return (head[0], head[1], host)
 
+    def _offer(self, host: int, head: tuple[float, int, int]) -> None:
+        """Push the host's current key unless it is the one already in ``ready``."""
+        key = self._key(host, head)
+        if key != self.offered[host]:
+            self.offered[host] = key
+            heapq.heappush(self.ready, key)
+
     def _enqueue(self, host: int, entry: tuple[float, int, int]) -> None:
         heapq.heappush(self.queues[host], entry)
-        if self.state[host] == _READY:  # its key may have improved: one more entry
+        if self.state[host] == _READY:  # its key may have changed
             head = self._head(host)
             if head is not None:
-                heapq.heappush(self.ready, self._key(host, head))
+                self._offer(host, head)
         elif self.state[host] == _EMPTY:
             self.state[host] = _WAITING
             self.due.append(host)
@@ -144,20 +153,22 @@ class _HostFrontier:
             self.state[host] = _EMPTY
         else:
             self.state[host] = _READY
-            heapq.heappush(self.ready, self._key(host, head))
+            self._offer(host, head)
 
     def take(self) -> tuple[int, float] | None:
         """The best URL of the contactable host the rule picks (its host becomes busy)."""
         while self.ready:
             entry = heapq.heappop(self.ready)
             host = int(entry[-1])
-            head = self._head(host) if self.state[host] == _READY else None
+            if self.state[host] != _READY or entry != self.offered[host]:
+                continue  # a newer entry of the host is in the heap, or none is due
+            self.offered[host] = None
+            head = self._head(host)
             if head is None:
-                if self.state[host] == _READY:
-                    self.state[host] = _EMPTY
+                self.state[host] = _EMPTY
                 continue
             if self._key(host, head) != entry:
-                heapq.heappush(self.ready, self._key(host, head))
+                self._offer(host, head)
                 continue
             heapq.heappop(self.queues[host])
             self.taken[head[2]] = True
