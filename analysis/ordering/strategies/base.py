@@ -144,6 +144,15 @@ class Strategy(ABC):
         del url_id, out_links
         return ()
 
+    @property
+    def fetch_scheduled(self) -> bool:
+        """Whether :meth:`wants_recompute` depends on fetch counts alone (default False).
+
+        A resumed crawl then replays the recomputations where the crawl made them (its
+        order continues exactly); otherwise it recomputes once, after the replay.
+        """
+        return False
+
     def wants_recompute(self, fetches_since: int, seconds_since: float) -> bool:
         """Whether a bulk recomputation is due (default: never)."""
         del fetches_since, seconds_since

@@ -223,6 +223,10 @@ class PageRankOrder(Strategy):
         estimate[open_targets] += self.settings.alpha * estimate[p] / ids.size
         return list(zip(ids[open_mask].tolist(), estimate[open_targets].tolist(), strict=True))
 
+    @property
+    def fetch_scheduled(self) -> bool:
+        return bool(np.isinf(self.settings.every_seconds))
+
     def wants_recompute(self, fetches_since: int, seconds_since: float) -> bool:
         s = self.settings
         if fetches_since >= max(s.every_fetches, s.every_growth * self._fetches):
@@ -296,6 +300,21 @@ class BatchPageRank(PageRankOrder):
         "alpha": StrategyOption(float, _DEFAULTS.alpha, "damping factor"),
     }
     _push: ClassVar[bool] = False
+
+    def __init__(self, *, seed: int = 0, settings: PageRankOrderSettings | None = None,
+                 options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(seed=seed, settings=settings, options=options)
+        self._recomputed_at = 0  # fetches counted by the last snapshot
+
+    def wants_recompute(self, fetches_since: int, seconds_since: float) -> bool:
+        """Due every ``every`` fetches the strategy has seen, whoever counts: a resumed
+        crawl (which replays the stored fetches into the strategy) keeps the schedule."""
+        del fetches_since, seconds_since
+        return self._fetches - self._recomputed_at >= self.settings.every_fetches
+
+    def snapshot(self) -> PageRankSnapshot:
+        self._recomputed_at = self._fetches
+        return super().snapshot()
 
     @classmethod
     def settings_from(cls, options: Mapping[str, Any]) -> PageRankOrderSettings:
