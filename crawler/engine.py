@@ -51,7 +51,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
+from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.config import META_SETTINGS
 from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
@@ -201,6 +201,10 @@ class Crawler:
             seed=self.settings.frontier_seed)
         if self.strategy.name != self.settings.frontier_strategy:  # stored as run
             self.settings = replace(self.settings, frontier_strategy=self.strategy.name)
+        if "final_scores" in self.strategy.needs:
+            raise ConfigError(f"the {self.strategy.name} ordering needs the final graph's "
+                              "PageRank: it runs in virtual crawls only "
+                              "(webcrawl compare --virtual)")
         self.stats = CrawlStats()
         #: every URL and host of the crawl (the store is write-only during a crawl)
         self.registry = CrawlRegistry()
@@ -225,7 +229,10 @@ class Crawler:
         s = self.settings
         self.politeness = PolitenessPolicy(s)
         self.robots = RobotsCache(s)
-        self.frontier = Frontier(record_rank=s.frontier_record_rank)
+        self.frontier = Frontier(record_rank=s.frontier_record_rank,
+                                 host_order=self.strategy.host_order)
+        # A strategy that ranks URLs by their text (historical) reads them here.
+        self.strategy.bind(StrategyContext(url_of=self.registry.url))
         self.scope: Scope | None = None
         self.store: CrawlStore | None = None
         self.downloader: Downloader = (downloader or default_downloader)(s, self.seeds)

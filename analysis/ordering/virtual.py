@@ -13,10 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from webcrawl.analysis.graph.captured import CapturedGraph
-from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
+from webcrawl.analysis.ordering.hosts import learn_page, replay_hosts
+from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
-__all__ = ["VirtualCrawl", "replay", "virtual_crawl"]
+__all__ = ["VirtualCrawl", "prepare_replay", "replay", "virtual_crawl"]
 
 #: ``out_links(node) -> distinct out-link targets`` in the order a page lists them.
 OutLinks = Callable[[int], np.ndarray]
@@ -173,18 +174,8 @@ def replay(
         page, priority = taken
         order[fetched], priorities[fetched] = page, priority
         fetched += 1
-        targets = out_links(page)
-        child_depth = int(depth[page]) + 1
-        for t in targets[depth[targets] < 0].tolist():
-            depth[t] = child_depth
-            frontier.add(t, len(discovery), strategy.discovered(t, child_depth))
-            discovery.append(t)
-        frontier.update(strategy.fetched(page, targets.tolist()))
-        since += 1
-        if strategy.wants_recompute(since, 0.0):
-            frontier.update(strategy.recompute(strategy.snapshot()))
-            since = 0
-            recomputations += 1
+        since = learn_page(strategy, frontier, page, out_links(page), depth, discovery, since)
+        recomputations += since == 0
     order, priorities = order[:fetched], priorities[:fetched]
     return VirtualCrawl(
         strategy=strategy.name,
@@ -204,6 +195,7 @@ def virtual_crawl(
     max_pages: int | None = None,
     seed: int = 0,
     hosts_politeness: bool = False,
+    final_scores: np.ndarray | None = None,
 ) -> VirtualCrawl:
     """Replay a crawl ordering over a captured graph, with no network.
 
@@ -231,9 +223,12 @@ def virtual_crawl(
     seed : int, default 0
         Random seed passed to the strategy when ``strategy`` is a name.
     hosts_politeness : bool, default False
-        Reserved for a simulation of per-host politeness; not implemented (a
-        ConfigError if True).  With zero delay and a single host the live crawler's
-        order is the strategy's own order, which is what this replays.
+        Reserved; a ConfigError if True.  Politeness in simulated time is
+        :func:`webcrawl.analysis.ordering.timed.timed_crawl`; this replay is its case of one
+        connection and no waits, where the live crawler's order is the strategy's own.
+    final_scores : ndarray, optional
+        PageRank of the final graph by node, for strategies that need it
+        (``omniscient``).
 
     Returns
     -------
@@ -295,11 +290,36 @@ def virtual_crawl(
     .. [2] J. Cho, H. Garcia-Molina and L. Page, "Efficient crawling through URL
        ordering", WWW 1998.
     """
+    if hosts_politeness:
+        raise ConfigError("hosts_politeness is not implemented in virtual crawls")
+    instance, start, out_links, skip = prepare_replay(
+        graph, strategy, seeds=seeds, max_pages=max_pages, seed=seed,
+        final_scores=final_scores)
+    if instance.host_order != "best-url":
+        # A site-level rule needs the hosts: the simulation with one connection, no waits.
+        zero = np.zeros(graph.n)
+        run = replay_hosts(instance, graph.n, start, out_links, graph.hosts, zero, zero,
+                           max_pages=max_pages, never_taken=skip)
+        return VirtualCrawl(instance.name, run.order, run.priorities, run.depths,
+                            run.discovery, run.recomputations)
+    return replay(instance, graph.n, start, out_links, max_pages=max_pages, never_taken=skip)
+
+
+def prepare_replay(
+    graph: CapturedGraph,
+    strategy: str | Strategy,
+    *,
+    seeds: Sequence[int] | np.ndarray | None = None,
+    max_pages: int | None = None,
+    seed: int = 0,
+    final_scores: np.ndarray | None = None,
+) -> tuple[Strategy, np.ndarray, OutLinks, np.ndarray]:
+    """What a replay over ``graph`` needs: the bound strategy, the seeds, the out-links
+    function and the nodes never taken (see :func:`virtual_crawl`, which checks the
+    same arguments)."""
     n = graph.n
     if n == 0:
         raise EmptyGraphError("cannot crawl an empty graph")
-    if hosts_politeness:
-        raise ConfigError("hosts_politeness is not implemented in virtual crawls")
     if max_pages is not None and max_pages < 0:
         raise ConfigError(f"max_pages must be >= 0, got {max_pages}")
     start = np.asarray(graph.seeds if seeds is None else seeds, dtype=np.int64)
@@ -308,6 +328,10 @@ def virtual_crawl(
     if start.min() < 0 or start.max() >= n:
         raise ConfigError(f"seed out of range 0..{n - 1}: {start.tolist()}")
     instance = get_strategy(strategy)(seed=seed) if isinstance(strategy, str) else strategy
+    if final_scores is not None and len(final_scores) != n:
+        raise ConfigError(f"final_scores has {len(final_scores)} entries for {n} nodes")
+    urls = graph.urls
+    instance.bind(StrategyContext(url_of=urls.__getitem__, final_scores=final_scores))
     adjacency = graph.adjacency
     if not adjacency.has_canonical_format:  # distinct targets, in node-index order
         adjacency = adjacency.copy()
@@ -319,4 +343,4 @@ def virtual_crawl(
         targets: np.ndarray = indices[indptr[node] : indptr[node + 1]]
         return targets
 
-    return replay(instance, n, start, out_links, max_pages=max_pages, never_taken=skip)
+    return instance, start, out_links, skip

@@ -45,7 +45,13 @@ def register(sub: Any) -> None:
                    help="continue the crawl stored in --db, with its stored settings")
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
+                        "batch-pagerank, partial-pagerank, larger-sites-first, historical, "
                         "or a registered custom one (a resume keeps the stored one)")
+    p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of --strategy, e.g. every=500 for batch-pagerank; "
+                        "stored with the crawl; repeatable")
+    p.add_argument("--history", type=Path, default=None, metavar="DB",
+                   help="the previous crawl database --strategy historical ranks by")
     p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=None, metavar="N",
                    help=f"seed of randomised strategies (default {d.frontier_seed})")
     add_deprecated_alias(p, "--seed", "--random-seed")
@@ -127,6 +133,26 @@ def _refuse_imported_graph(db: Path) -> None:
                           "virtual crawls over it)")
 
 
+def _strategy_spec(args: argparse.Namespace, given: dict[str, Any]) -> None:
+    """Fold ``--strategy-opt`` and ``--history`` into the strategy's spec (stored with
+    the crawl as its strategy, see ``analysis.ordering.strategies.registry``)."""
+    from webcrawl.analysis.ordering.strategies import strategy_spec
+
+    options = {}
+    for opt in args.strategy_opt:
+        key, eq, value = opt.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"--strategy-opt {opt!r}: KEY=VALUE expected")
+        options[key] = value
+    if args.history is not None:
+        options["history"] = str(args.history.resolve())
+    if not options:
+        return
+    if "frontier_strategy" not in given:
+        raise ConfigError("--strategy-opt and --history apply to --strategy NAME: give it")
+    given["frontier_strategy"] = strategy_spec(given["frontier_strategy"], options)
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
     from webcrawl.crawler import eventloop
@@ -148,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
     from webcrawl.crawler.progress import Progress, format_summary, stop_on_signals
 
     given = _given_settings(args)
+    _strategy_spec(args, given)
     if "frontier_strategy" in given:
         get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
     # The library layers the settings (a resumed crawl's stored ones first) and picks
