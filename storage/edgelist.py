@@ -10,6 +10,10 @@ The formats researchers publish graphs in, all read by one vectorised path:
   is recognised and turned back into ``http://www.example.com/``), or a one-column
   file of names whose line number is the id (LAW/WebGraph ``.urls`` files).
 * **Names directly**: ``http://a/ http://b/`` lines (any non-integer token).
+* **A header row** first (``src dst``, ``source target`` or ``from to``, any case:
+  :data:`HEADERS`) is skipped, and fields may then be quoted CSV-style: the TSV of
+  ``webcrawl export edges`` (with ``--ids``, its nodes file is a vertices file)
+  imports back as it was.
 
 Parsing is pyarrow's multi-threaded CSV reader into Arrow arrays, int32 when every id
 fits (int64 otherwise; 8 bytes a link instead of 16 while importing); every step after
@@ -108,17 +112,31 @@ def _open_binary(path: Path) -> Any:
     return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
 
 
-def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes]:
-    """Leading comment/blank line count and the first data line (empty if none)."""
+#: First lines taken for a header row and skipped: the first two fields of
+#: ``webcrawl export edges`` TSV (``src dst nofollow``) and of common edge tables.
+HEADERS = frozenset({(b"src", b"dst"), (b"source", b"target"), (b"from", b"to")})
+
+
+def _is_header(line: bytes) -> bool:
+    return tuple(t.lower() for t in re.split(rb"[ \t]+", line)[:2]) in HEADERS
+
+
+def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes, bool]:
+    """Leading comment/blank/header line count, the first data line (empty if none),
+    and whether a header row was among them (then fields may be quoted CSV-style, as
+    ``webcrawl export edges`` quotes a URL holding a tab or a double quote)."""
     with _open_binary(path) as f:
         head = f.read(size)
     skip = 0
+    header = False
     for line in head.split(b"\n"):
         stripped = line.strip()
         if stripped and not stripped.startswith(b"#"):
-            return skip, stripped
+            if header or not _is_header(stripped):
+                return skip, stripped, header
+            header = True
         skip += 1
-    return skip, b""
+    return skip, b"", header
 
 
 def _arrow_source(path: Path) -> Any:
@@ -144,14 +162,14 @@ def _read_table(path: Path, columns: int, candidates: Sequence[dict[str, Any]]) 
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    skip, first = _head(path)
+    skip, first, header = _head(path)
     if not first:
         return None
     delimiter = "\t" if b"\t" in first else " "
     names = [f"c{i}" for i in range(max(columns, len(re.split(rb"[ \t]+", first))))]
     read = pacsv.ReadOptions(column_names=names, skip_rows=skip, block_size=BLOCK_SIZE)
-    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
-                               ignore_empty_lines=True)
+    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if header else False,
+                               double_quote=header, ignore_empty_lines=True)
     for types in candidates:
         convert = pacsv.ConvertOptions(include_columns=names[:columns], column_types=types,
                                        strings_can_be_null=False,
@@ -166,6 +184,8 @@ def _read_table(path: Path, columns: int, candidates: Sequence[dict[str, Any]]) 
     data = re.sub(rb"[ \t\r\f\v]+", b" ", data)
     data = re.sub(rb"(?m)^ | $", b"", data)
     data = re.sub(rb"(?m)^(#[^\n]*)?\n", b"", data)
+    if header:  # the first line left is the header row
+        data = data.partition(b"\n")[2]
     width = max((len(line.split(b" ")) for line in data[:1 << 16].split(b"\n") if line),
                 default=columns)
     names = [f"c{i}" for i in range(max(columns, width))]
@@ -194,7 +214,7 @@ def _read_edge_table(path: Path) -> Any:
     not), else strings."""
     import pyarrow as pa
 
-    _, first = _head(path)
+    _, first, _ = _head(path)
     if not first:
         return pa.table({"c0": pa.array([], pa.int32()), "c1": pa.array([], pa.int32())})
     tokens = re.split(rb"[ \t]+", first)
@@ -230,7 +250,7 @@ def _read_vertices(path: str | Path) -> tuple[np.ndarray, list[str]]:
     import pyarrow as pa
 
     path = _existing(path)
-    _, first = _head(path)
+    _, first, _ = _head(path)
     if not first:
         return np.zeros(0, np.int64), []
     if len(re.split(rb"[ \t]+", first)) == 1:

@@ -14,10 +14,16 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 from webcrawl.analysis.graph.captured import ANSWERED, CapturedGraph, GraphKind, check_graph_kind
+from webcrawl.storage.export import EdgeArrays
 from webcrawl.storage.reader import CrawlReader, LinkArrays, outcome_code
 from webcrawl.storage.records import Outcome
 
-__all__ = ["load_graph"]
+__all__ = ["graph_edges", "load_graph"]
+
+#: How each graph's links are formed (:meth:`EdgeArrays.policy`, export metadata).
+_REDIRECTS = {"pages": "followed: a link to a redirecting URL is a link to the page its "
+                       "redirects end at",
+              "all": "a redirect is a link to its target"}
 
 
 def load_graph(
@@ -227,3 +233,48 @@ def _csr(src: np.ndarray, dst: np.ndarray, n: int, *, collapse_duplicates: bool)
     if collapse_duplicates:
         adjacency.data[:] = 1.0
     return adjacency
+
+
+def graph_edges(db_path: str | Path, graph: GraphKind = "pages") -> EdgeArrays:
+    """The links of the graph the analyses measure, as URL-id arrays for export.
+
+    The graph :func:`load_graph` builds with its defaults (``graph`` ``pages``: the
+    fetched pages; ``all``: every discovered URL): self-loops dropped, duplicate links
+    collapsed, nofollow links kept.  A link is flagged ``nofollow`` when the graph
+    loaded with ``follow_nofollow=False`` lacks it (every link it stands for was
+    marked nofollow).  Links are in source order, then destination order.
+
+    Parameters
+    ----------
+    db_path : str or Path
+        The crawl database.
+    graph : {"pages", "all"}, default "pages"
+        Which graph (see :func:`load_graph`).
+
+    Returns
+    -------
+    webcrawl.storage.export.EdgeArrays
+        ``src``, ``dst`` (URL ids), ``nofollow``, ``nodes`` (the URL ids of every
+        node, isolated ones included) and the graph's policies.
+
+    Examples
+    --------
+    >>> edges = graph_edges("crawl.db")  # doctest: +SKIP
+    >>> edges.policy()["duplicates"]  # doctest: +SKIP
+    'collapsed'
+    """
+    loaded = load_graph(db_path, graph=graph)
+    adj = loaded.adjacency
+    rows = np.repeat(np.arange(loaded.n, dtype=np.int64), np.diff(adj.indptr))
+    cols = adj.indices.astype(np.int64)
+    with CrawlReader(db_path) as reader:
+        marked = reader.nofollow_csr().dst.size > 0
+    nofollow = np.zeros(rows.size, dtype=bool)
+    if marked:
+        followed = load_graph(db_path, graph=graph, follow_nofollow=False).adjacency
+        kept = np.repeat(np.arange(loaded.n, dtype=np.int64), np.diff(followed.indptr))
+        nofollow = ~np.isin(rows * loaded.n + cols, kept * loaded.n + followed.indices)
+    ids = loaded.store_ids
+    return EdgeArrays(src=ids[rows], dst=ids[cols], nofollow=nofollow, nodes=ids,
+                      graph=check_graph_kind(graph), duplicates="collapsed",
+                      self_loops="dropped", redirects=_REDIRECTS[graph])
