@@ -50,6 +50,8 @@ OUTCOMES: tuple[Outcome, ...] = tuple(Outcome)
 FETCH_KINDS: tuple[FetchKind, ...] = tuple(FetchKind)
 
 _LINK_DTYPE = np.dtype("<i4")
+#: Bytes of link arrays SQLite concatenates at once for :meth:`CrawlReader.links_csr`.
+BLOB_CHUNK = 1 << 27
 
 
 def _code_sql(column: str, values: tuple[str, ...]) -> str:
@@ -373,38 +375,57 @@ class CrawlReader:
         source = f"links NOT INDEXED WHERE {column} IS NOT NULL"
         with self.snapshot():
             (src, nbytes), _ = self._columns(["src", f"length({column})"], source)
-            blob = self._joined_blobs(column, source, int(nbytes.sum()))
+            dst = self._joined_blobs(column, src, nbytes)
         order = _id_order(src)
-        if order is not None or blob is None:
+        if order is not None or dst is None:
             # Fallback (never expected): one row per page, joined in Python.
             rows = self._all(f"SELECT src, {column} FROM {source} ORDER BY src")
             src = np.array([r[0] for r in rows], dtype=np.int64)
             nbytes = np.array([len(r[1]) for r in rows], dtype=np.int64)
-            blob = b"".join([r[1] for r in rows])
+            dst = np.frombuffer(b"".join([r[1] for r in rows]), dtype=_LINK_DTYPE)
         indptr = np.zeros(src.size + 1, dtype=np.int64)
         np.cumsum(nbytes // _LINK_DTYPE.itemsize, out=indptr[1:])
-        return LinkArrays(src=src, indptr=indptr, dst=np.frombuffer(blob, dtype=_LINK_DTYPE))
+        return LinkArrays(src=src, indptr=indptr, dst=dst)
 
-    def _joined_blobs(self, column: str, source: str, expected: int) -> bytes | None:
-        """All BLOBs of ``column`` concatenated by SQLite in one value, or None.
+    def _joined_blobs(self, column: str, src: np.ndarray,
+                      nbytes: np.ndarray) -> np.ndarray | None:
+        """All BLOBs of ``column`` concatenated, as one int32 array; None on a mismatch.
 
-        ``group_concat`` of BLOBs with an empty separator concatenates their bytes
-        (in a UTF-8 database no transcoding happens); reading the result as bytes
-        avoids one Python object per page.  None when the length does not add up
-        or SQLite refuses (a result over its size limit): the caller falls back.
+        SQLite concatenates the BLOBs of a range of pages at a time (``group_concat``
+        with an empty separator: in a UTF-8 database no transcoding happens, and no
+        Python object per page), each range at most :data:`BLOB_CHUNK` bytes (SQLite
+        refuses a value over 1 GB), copied into the array allocated once: the peak is
+        the array plus one range, twice.  None when the lengths do not add up (the
+        caller falls back).
         """
-        if self._encoding() != "UTF-8":
+        if self._encoding() != "UTF-8" or (src.size > 1 and bool(np.any(src[1:] <= src[:-1]))):
             return None
+        total = int(nbytes.sum())
+        out = np.empty(total // _LINK_DTYPE.itemsize, dtype=_LINK_DTYPE)
+        view = out.view(np.uint8)
+        ends = np.cumsum(nbytes)
+        cuts = np.searchsorted(ends, np.arange(BLOB_CHUNK, total, BLOB_CHUNK), side="right")
+        bounds = np.unique(np.concatenate([[0], np.maximum(cuts, 1), [src.size]]))
+        sql = (f"SELECT group_concat({column}, '') FROM links"
+               f" WHERE src BETWEEN ? AND ? AND {column} IS NOT NULL")
         self._conn.text_factory = bytes
         try:
-            value = self._conn.execute(
-                f"SELECT group_concat({column}, '') FROM {source}").fetchone()[0]
+            pos = 0
+            for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+                if lo >= hi:
+                    continue
+                value = self._conn.execute(sql, (int(src[lo]), int(src[hi - 1]))).fetchone()[0]
+                size = 0 if value is None else len(value)
+                if pos + size > total:
+                    return None
+                view[pos:pos + size] = np.frombuffer(value or b"", dtype=np.uint8)
+                pos += size
+                del value
         except sqlite3.Error:
             return None
         finally:
             self._conn.text_factory = str
-        value = b"" if value is None else bytes(value)
-        return value if len(value) == expected else None
+        return out if pos == total else None
 
     def _encoding(self) -> str:
         return str(self._all("PRAGMA encoding")[0][0])

@@ -132,9 +132,11 @@ def load_graph(
     # redirects led to (as the crawl followed them); the all graph keeps the redirects.
     final = (np.arange(top + 2, dtype=np.int64) if include_frontier
              else _redirect_targets(table.ids[table.has_outcome(Outcome.REDIRECT)], links, top))
-    src, dst = _edges(links, pos, node_hosts, nofollow, top, final,
-                      remote_only=remote_only, drop_self_loops=drop_self_loops)
-    adjacency = _csr(src, dst, n, collapse_duplicates=collapse_duplicates)
+    indices, counts = _edges(links, pos, node_hosts, nofollow, top, final, n,
+                             remote_only=remote_only, drop_self_loops=drop_self_loops)
+    del links, final  # the stored links: the CSR arrays below replace them
+    adjacency = _csr(indices, counts, n, collapse_duplicates=collapse_duplicates)
+    del indices
 
     crawled = crawled_all[keep]
     fetchable = fetchable_all[keep]
@@ -200,35 +202,68 @@ def _redirect_targets(redirect_ids: np.ndarray, links: LinkArrays, top: int) -> 
     return final
 
 
+#: Stored links mapped and filtered at once by the loader (bounds its temporaries).
+_LINK_CHUNK = 1 << 24
+
+
 def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
-           nofollow: LinkArrays | None, top: int, final: np.ndarray, *, remote_only: bool,
-           drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Node-index edge arrays (sorted by source) after the loader's filters.
+           nofollow: LinkArrays | None, top: int, final: np.ndarray, n: int, *,
+           remote_only: bool, drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The kept links' destination nodes grouped by source node, and each node's count.
 
-    Per-link arrays have ``pos``'s type (int32 for fewer than 2**31 URLs): the sources
-    are the pages' node indexes repeated, not a per-link copy of their ids.
+    Pages are in URL-id order and node indexes follow URL ids, so the kept links come
+    out sorted by source: they are written in place into one array (of ``pos``'s
+    type, int32 below 2**31 URLs), a chunk of pages at a time; no per-link array of
+    sources is built for the whole graph.
     """
-    src = np.repeat(pos[links.src], np.diff(links.indptr))
-    dst = pos[final[links.dst]]
-    mask = (src >= 0) & (dst >= 0)
+    marked = None
+    width = np.int64(top + 1)
     if nofollow is not None and nofollow.dst.size:
-        width = np.int64(top + 1)
-        marked = nofollow.edge_src * width + nofollow.dst
-        mask &= ~np.isin(links.edge_src * width + links.dst, marked)
-    if drop_self_loops:
-        mask &= src != dst
-    if remote_only:
-        mask &= node_hosts[np.maximum(src, 0)] != node_hosts[np.maximum(dst, 0)]
-    return src[mask], dst[mask]
+        marked = np.sort(nofollow.edge_src * width + nofollow.dst)
+    out = np.empty(links.dst.size, dtype=pos.dtype)
+    counts = np.zeros(n, dtype=np.int64)
+    page_nodes = pos[links.src]
+    filled = 0
+    for lo, hi in _page_chunks(links.indptr):
+        first, last = int(links.indptr[lo]), int(links.indptr[hi])
+        per_page = np.diff(links.indptr[lo:hi + 1])
+        src = np.repeat(page_nodes[lo:hi], per_page)
+        dst = pos[final[links.dst[first:last]]]
+        mask = (src >= 0) & (dst >= 0)
+        if marked is not None:
+            keys = np.repeat(links.src[lo:hi], per_page) * width + links.dst[first:last]
+            mask &= ~np.isin(keys, marked)
+        if drop_self_loops:
+            mask &= src != dst
+        if remote_only:
+            mask &= node_hosts[np.maximum(src, 0)] != node_hosts[np.maximum(dst, 0)]
+        kept = dst[mask]
+        out[filled:filled + kept.size] = kept
+        filled += kept.size
+        counts += np.bincount(src[mask], minlength=n)
+    return out[:filled], counts
 
 
-def _csr(src: np.ndarray, dst: np.ndarray, n: int, *, collapse_duplicates: bool) -> sp.csr_array:
-    """CSR adjacency from edges sorted by source; duplicates summed (or collapsed)."""
-    index_dtype = _index_dtype(max(n, src.size))
-    # Sorted sources: each row's start by binary search (no per-link counting copy).
-    indptr = np.searchsorted(src, np.arange(n + 1, dtype=src.dtype)).astype(index_dtype)
-    indices = dst.astype(index_dtype, copy=False)
-    adjacency = sp.csr_array((np.ones(src.size, dtype=np.float64), indices, indptr), shape=(n, n))
+def _page_chunks(indptr: np.ndarray) -> list[tuple[int, int]]:
+    """Page ranges of about ``_LINK_CHUNK`` links (one page more if it alone has more)."""
+    pages = indptr.size - 1
+    cuts = np.searchsorted(indptr, np.arange(_LINK_CHUNK, int(indptr[-1]), _LINK_CHUNK))
+    bounds = np.unique(np.concatenate([[0], np.minimum(cuts, pages), [pages]]))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+
+def _csr(indices: np.ndarray, counts: np.ndarray, n: int, *,
+         collapse_duplicates: bool) -> sp.csr_array:
+    """CSR adjacency from destinations grouped by source; duplicates summed (or
+    collapsed).  The float64 values are allocated last, after the stored links are
+    released: the peak is the CSR itself (12 bytes a link with int32 indices)."""
+    index_dtype = _index_dtype(max(n, indices.size))
+    indptr = np.zeros(n + 1, dtype=index_dtype)
+    np.cumsum(counts, out=indptr[1:])
+    if indices.base is not None and indices.size < indices.base.size // 2:
+        indices = indices.copy()  # most links dropped: do not keep the whole buffer
+    adjacency = sp.csr_array((np.ones(indices.size, dtype=np.float64),
+                              indices.astype(index_dtype, copy=False), indptr), shape=(n, n))
     adjacency.sum_duplicates()
     if collapse_duplicates:
         adjacency.data[:] = 1.0
