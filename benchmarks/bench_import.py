@@ -6,7 +6,8 @@ The graph is generated with numpy (:func:`generate`, deterministic by ``--seed``
 weights, as on the web), sources in ascending order (as SNAP, LAW and Common Crawl
 files are), written as a tab-separated edge list by pyarrow in blocks (not timed;
 bounded memory at any size).  Each phase's objects are released before the next
-(the graph is loaded once and shared by PageRank, bow-tie and the orderings).  Phases run in one process; peak RSS is the process's maximum
+(the graph is loaded once and shared by PageRank, bow-tie and the orderings).
+Phases run in one process; peak RSS is the process's maximum
 resident set after each phase (``ru_maxrss``), so the last figure is the whole
 pipeline's peak.  Each phase prints wall seconds and CPU seconds (all threads of the
 process): on a machine shared with other jobs the wall time stretches with the load,

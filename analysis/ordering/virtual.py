@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering._fast_replay import fast_replay
 from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
@@ -252,6 +253,7 @@ def virtual_crawl(
     Examples
     --------
     >>> from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering._fast_replay import fast_replay
     >>> g = CapturedGraph.from_edges([0, 0, 1, 2], [1, 2, 3, 4], n=5)
     >>> virtual_crawl(g, "bfs").order.tolist()
     [0, 1, 2, 3, 4]
@@ -312,6 +314,14 @@ def virtual_crawl(
     if not adjacency.has_canonical_format:  # distinct targets, in node-index order
         adjacency = adjacency.copy()
         adjacency.sum_duplicates()
+    if isinstance(strategy, str) and max_pages is None:
+        # bfs, random, backlink: the same replay, vectorised or compiled
+        fast = fast_replay(instance, adjacency.indptr, adjacency.indices,
+                           np.asarray(graph.fetchable, dtype=bool), start, seed)
+        if fast is not None:
+            order, priorities, depths, discovery = fast
+            return VirtualCrawl(strategy=instance.name, order=order, priorities=priorities,
+                                depths=depths, discovery=discovery, recomputations=0)
     indptr, indices = adjacency.indptr, adjacency.indices.astype(np.int64)
     skip = ~np.asarray(graph.fetchable, dtype=bool)
 

@@ -10,10 +10,15 @@ from webcrawl.analysis.graph.connectivity import components, reachable, transpos
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("gather", [1 << 24, 7], ids=["one-part", "parts-of-7-links"])
+@pytest.mark.parametrize("path", ["compiled", "numpy", "numpy-parts-of-7-links"])
 def test_reachable_matches_networkx(random_digraph, monkeypatch: pytest.MonkeyPatch,
-                                    seed: int, gather: int) -> None:
-    monkeypatch.setattr(connectivity, "_FRONTIER_LINKS", gather)
+                                    seed: int, path: str) -> None:
+    if path == "compiled":
+        pytest.importorskip("numba")
+    else:
+        monkeypatch.setattr(connectivity, "compiled", lambda *_: None)
+    if path.endswith("7-links"):
+        monkeypatch.setattr(connectivity, "_FRONTIER_LINKS", 7)
     adj = random_digraph(300, 450, seed)
     g = nx.from_scipy_sparse_array(adj, create_using=nx.DiGraph)
     sources = np.random.default_rng(seed).choice(300, 3, replace=False)
