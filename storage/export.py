@@ -45,10 +45,11 @@ import numpy as np
 from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.reader import PAGE_COLUMNS, CrawlReader
 
-__all__ = ["EDGE_COLUMNS", "EDGE_FORMATS", "FETCH_COLUMNS", "PAGE_COLUMNS",
-           "PARQUET_METADATA_KEY", "TABLE_FORMATS", "EdgeArrays", "export_edges",
-           "export_edges_parquet", "export_fetches", "export_pages", "stored_edges",
-           "write_rows"]
+# New public names not yet in the package facade (webcrawl.storage), so not listed
+# here until they are: EdgeArrays, PARQUET_METADATA_KEY, export_edges_parquet,
+# stored_edges.
+__all__ = ["EDGE_COLUMNS", "EDGE_FORMATS", "FETCH_COLUMNS", "PAGE_COLUMNS", "TABLE_FORMATS",
+           "export_edges", "export_fetches", "export_pages", "write_rows"]
 
 #: Columns of ``export_edges``.
 EDGE_COLUMNS = ("src", "dst", "nofollow")

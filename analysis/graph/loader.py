@@ -18,7 +18,8 @@ from webcrawl.storage.export import EdgeArrays
 from webcrawl.storage.reader import CrawlReader, LinkArrays, outcome_code
 from webcrawl.storage.records import Outcome
 
-__all__ = ["graph_edges", "load_graph"]
+# graph_edges is public but not yet in the package facade (webcrawl.analysis.graph).
+__all__ = ["load_graph"]
 
 #: How each graph's links are formed (:meth:`EdgeArrays.policy`, export metadata).
 _REDIRECTS = {"pages": "followed: a link to a redirecting URL is a link to the page its "

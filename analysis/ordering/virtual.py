@@ -253,7 +253,6 @@ def virtual_crawl(
     Examples
     --------
     >>> from webcrawl.analysis.graph.captured import CapturedGraph
-from webcrawl.analysis.ordering._fast_replay import fast_replay
     >>> g = CapturedGraph.from_edges([0, 0, 1, 2], [1, 2, 3, 4], n=5)
     >>> virtual_crawl(g, "bfs").order.tolist()
     [0, 1, 2, 3, 4]
