@@ -92,8 +92,12 @@ def load_graph(
     (chains followed; a redirect ending off the pages drops the link), so a site that
     links through redirects (``http`` to ``https``, a moved folder) keeps its structure.
     Time and memory are O(n + m) for n URLs and m links; about a second for 10M links
-    (``benchmarks/bench_load_graph.py``).  Per-link arrays are int32 below 2**31 URLs
-    (about 35 bytes a stored link at the peak, 57 with int64).
+    (``benchmarks/bench_load_graph.py``).  Per-link arrays are int32 below 2**31 URLs:
+    about 9 bytes a stored link at the peak (the stored array and the kept
+    destinations, then the merge's one-byte values), and the adjacency keeps 4 (its
+    int32 indices) when duplicates are collapsed: its values are then a read-only
+    zero-stride view of one ``1.0`` (``adjacency.data.strides == (0,)``; copy the
+    array before writing into it), 12 when they are summed.
 
     References
     ----------
@@ -256,18 +260,30 @@ def _page_chunks(indptr: np.ndarray) -> list[tuple[int, int]]:
 def _csr(indices: np.ndarray, counts: np.ndarray, n: int, *,
          collapse_duplicates: bool) -> sp.csr_array:
     """CSR adjacency from destinations grouped by source; duplicates summed (or
-    collapsed).  The float64 values are allocated last, after the stored links are
-    released: the peak is the CSR itself (12 bytes a link with int32 indices)."""
+    collapsed).
+
+    Collapsed (every weight 1), the values are one read-only float64 ``1.0`` seen
+    through a zero-stride view: the adjacency costs its int32 indices alone (4 bytes
+    a link instead of 12), the duplicates being merged over one-byte values.  Summed,
+    the float64 values are allocated after the stored links are released.
+    """
     index_dtype = _index_dtype(max(n, indices.size))
     indptr = np.zeros(n + 1, dtype=index_dtype)
     np.cumsum(counts, out=indptr[1:])
     if indices.base is not None and indices.size < indices.base.size // 2:
         indices = indices.copy()  # most links dropped: do not keep the whole buffer
-    adjacency = sp.csr_array((np.ones(indices.size, dtype=np.float64),
-                              indices.astype(index_dtype, copy=False), indptr), shape=(n, n))
-    adjacency.sum_duplicates()
-    if collapse_duplicates:
-        adjacency.data[:] = 1.0
+    indices = indices.astype(index_dtype, copy=False)
+    if not collapse_duplicates:
+        adjacency = sp.csr_array((np.ones(indices.size, dtype=np.float64), indices, indptr),
+                                 shape=(n, n))
+        adjacency.sum_duplicates()
+        return adjacency
+    links = sp.csr_array((np.ones(indices.size, dtype=bool), indices, indptr), shape=(n, n))
+    links.sum_duplicates()  # sorts each row and merges repeats (bool sum: or)
+    del indices, indptr
+    ones = np.broadcast_to(np.float64(1.0), (links.indices.size,))
+    adjacency = sp.csr_array((ones, links.indices, links.indptr), shape=(n, n))
+    adjacency.has_canonical_format = True  # sorted and merged above
     return adjacency
 
 

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
+from webcrawl.analysis._compiled import compiled
 from webcrawl.analysis._sparse import as_adjacency, as_distribution
 from webcrawl.storage.errors import ConfigError, PowerIterationFailedConvergence
 
@@ -169,7 +170,7 @@ def pagerank(
     scale = np.divide(alpha, out_weight, out=np.zeros_like(out_weight),
                       where=~dangling_mask)
     del out_weight
-    a_t = adj.T
+    walk = _walk_step(adj)
     uniform = np.full(n, 1.0 / n)
     p = uniform if personalization is None else as_distribution(personalization, n,
                                                                 "personalization")
@@ -181,7 +182,7 @@ def pagerank(
     residual = float("inf")
     for iteration in range(1, max_iter + 1):
         lost = alpha * dangling_mass(x)
-        x_new = a_t @ np.multiply(x, scale, out=scaled)
+        x_new = walk(np.multiply(x, scale, out=scaled))
         if personalization is None and dangling is None:
             x_new += (lost + 1.0 - alpha) / n  # uniform jump: a scalar
         elif d is p:
@@ -198,6 +199,43 @@ def pagerank(
                 scores *= n
             return PageRankResult(scores, iteration, residual, True)
     raise PowerIterationFailedConvergence(max_iter, residual)
+
+
+def _walk_step(adj: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
+    """``v -> A^T v`` without copying the graph.
+
+    Through the transpose view (a CSC array over the same arrays).  When every value
+    is one stored float (the loader's collapsed graph: a zero-stride view), a
+    compiled loop over the indices alone when numba is installed; else the values
+    are written out once (8 bytes a link, as scipy's product would copy them at every
+    step).
+    """
+    n = adj.shape[0]
+    if adj.nnz and adj.data.strides == (0,):
+        value = float(adj.data[0])
+        push = compiled(_push)
+        if push is not None:
+            indptr, indices = adj.indptr, adj.indices
+
+            def step(v: np.ndarray) -> np.ndarray:
+                out = np.zeros(n)
+                push(indptr, indices, v, out)
+                if value != 1.0:
+                    out *= value
+                return out
+            return step
+        adj = sp.csr_array((np.full(adj.nnz, value), adj.indices, adj.indptr), shape=adj.shape)
+    a_t = adj.T
+    return lambda v: np.asarray(a_t @ v)
+
+
+def _push(indptr: Any, indices: Any, v: Any, out: Any) -> None:  # pragma: no cover - numba
+    """``out += A^T v`` for a 0/1 adjacency given by its CSR index arrays."""
+    for u in range(indptr.size - 1):
+        x = v[u]
+        if x != 0.0:
+            for k in range(indptr[u], indptr[u + 1]):
+                out[indices[k]] += x
 
 
 def _mass_function(mask: np.ndarray) -> Callable[[np.ndarray], float]:
