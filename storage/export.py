@@ -285,7 +285,7 @@ def export_edges_parquet(db_path: str | Path, path: str | Path, *, ids: bool = F
     with CrawlReader(db_path) as reader, reader.snapshot():
         edges = edges or stored_edges(reader)
         table = reader.urls()
-    urls = pa.array(table.urls, pa.string())
+    urls = table.urls.arrow
     metadata = {PARQUET_METADATA_KEY: json.dumps(
         {**edges.policy(), "ids": "urls.id" if ids else "none: src and dst are URLs"})}
     if ids:
@@ -300,7 +300,7 @@ def export_edges_parquet(db_path: str | Path, path: str | Path, *, ids: bool = F
             return pa.array(values.astype(np.int32))
         return urls.take(pa.array(np.searchsorted(table.ids, values)))
 
-    kind = pa.int32() if ids else pa.string()
+    kind = pa.int32() if ids else pa.large_string()
     schema = pa.schema([("src", kind), ("dst", kind), ("nofollow", pa.bool_())],
                        metadata=metadata)
     with pq.ParquetWriter(str(path), schema) as writer:

@@ -149,7 +149,7 @@ def load_graph(
     fo_keep = fo_nodes >= 0
     fo_keep[fo_keep] = fetchable[fo_nodes[fo_keep]]
     seeds = pos[seed_ids].astype(np.int64)
-    urls = table.urls if include_frontier else np.asarray(table.urls, dtype=object)[keep].tolist()
+    urls = table.urls if include_frontier else table.urls.take(np.flatnonzero(keep))
     return CapturedGraph(
         adjacency=adjacency,
         urls=urls,
