@@ -1,10 +1,13 @@
 """Bring-your-own-graph pipeline: ``import edges``, then PageRank, bow-tie and three virtual
 orderings on the imported graph, with times and peak memory.
 
-The graph is generated with numpy: ``--pages`` pages, ``--links`` links; out-degrees and
-in-degrees heavy-tailed (Zipf-like, as on the web), sources in ascending order (as
-SNAP, LAW and Common Crawl files are), written as a tab-separated edge list by
-pyarrow (not timed).  Phases run in one process; peak RSS is the process's maximum
+The graph is generated with numpy (:func:`generate`, deterministic by ``--seed``):
+``--pages`` pages, ``--links`` links; out-degrees and in-degrees heavy-tailed (Pareto
+weights, as on the web), sources in ascending order (as SNAP, LAW and Common Crawl
+files are), written as a tab-separated edge list by pyarrow in blocks (not timed;
+bounded memory at any size).  Each phase's objects are released before the next
+(the graph is loaded once and shared by PageRank, bow-tie and the orderings).
+Phases run in one process; peak RSS is the process's maximum
 resident set after each phase (``ru_maxrss``), so the last figure is the whole
 pipeline's peak.  Each phase prints wall seconds and CPU seconds (all threads of the
 process): on a machine shared with other jobs the wall time stretches with the load,
@@ -15,6 +18,11 @@ the CPU time much less, so the CPU time is the figure to compare with the goals.
     PYTHONPATH=. python benchmarks/bench_import.py --pages 10000000 --links 100000000 \
         --edges /tmp/e100.tsv             # keep (or reuse) the generated edge file
     PYTHONPATH=. python benchmarks/bench_import.py --compare 9285148 --rounds 3
+    # uk-2002's size and it-2004's (docs/results/scale.md):
+    PYTHONPATH=. python benchmarks/bench_import.py --pages 18500000 --links 298000000 \
+        --edges /tmp/uk.tsv --dir /tmp
+    PYTHONPATH=. python benchmarks/bench_import.py --pages 41300000 --links 1150000000 \
+        --edges /tmp/it.tsv --dir /tmp
 
 ``--rounds N`` first runs the import alone N times, each in a fresh process (a new
 database each time), and prints each run and the median; ``--compare REF`` alternates
@@ -55,19 +63,45 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+#: Nodes generated (and written) at a time: bounds the generator's memory.
+GENERATE_NODES = 1 << 20
+
+
 def generate(path: Path, pages: int, links: int, seed: int = 0) -> None:
+    """Write a heavy-tailed edge list: ``links`` links on ``pages`` nodes, deterministic
+    by ``seed``.
+
+    Each node draws an out-weight and an in-weight from Pareto laws (shape 1.7 for
+    "who links", 1.1 for "who is linked to": in-degrees more skewed than out-degrees,
+    as on the web); the out-degrees are a multinomial draw of ``links`` over the
+    out-weights, and every link's destination is drawn in proportion to the
+    in-weights.  Lines are ``src<TAB>dst``, sources ascending (as SNAP, LAW and
+    Common Crawl files are), written by pyarrow ``GENERATE_NODES`` sources at a time:
+    memory is a few arrays of ``pages`` plus one block, whatever ``links`` is (the
+    1.15-billion-link file needs about 2 GB).  Duplicates and self-loops occur, as in
+    published graphs.
+    """
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     rng = np.random.default_rng(seed)
-    # Heavy tails: Pareto weights for "who links" and "who is linked to".
     out_w = rng.pareto(1.7, pages) + 1.0
-    in_w = rng.pareto(1.1, pages) + 1.0
-    src = np.sort(np.searchsorted(np.cumsum(out_w / out_w.sum()), rng.random(links)))
-    dst = np.searchsorted(np.cumsum(in_w / in_w.sum()), rng.random(links))
-    src, dst = np.minimum(src, pages - 1), np.minimum(dst, pages - 1)
-    table = pa.table({"src": src.astype(np.int64), "dst": dst.astype(np.int64)})
-    pacsv.write_csv(table, str(path), pacsv.WriteOptions(include_header=False, delimiter="\t"))
+    in_cdf = np.cumsum(rng.pareto(1.1, pages) + 1.0)
+    in_cdf /= in_cdf[-1]
+    degree = rng.multinomial(links, out_w / out_w.sum())
+    del out_w
+    schema = pa.schema([("src", pa.int32()), ("dst", pa.int32())])
+    options = pacsv.WriteOptions(include_header=False, delimiter="\t")
+    with pacsv.CSVWriter(str(path), schema, write_options=options) as writer:
+        for lo in range(0, pages, GENERATE_NODES):
+            hi = min(pages, lo + GENERATE_NODES)
+            src = np.repeat(np.arange(lo, hi, dtype=np.int32), degree[lo:hi])
+            # Sorted draws make the search sequential (a random search per link costs a
+            # cache miss per step: ten times slower); a permutation then mixes them.
+            dst = np.minimum(np.searchsorted(in_cdf, np.sort(rng.random(src.size))), pages - 1)
+            dst = dst[rng.permutation(dst.size)]
+            writer.write_table(pa.table({"src": src, "dst": dst.astype(np.int32)},
+                                        schema=schema))
 
 
 def import_rounds(edges: Path, work: Path, rounds: int, compare: str | None) -> None:
@@ -103,6 +137,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=2_000_000)
     ap.add_argument("--links", type=int, default=20_000_000)
+    ap.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    ap.add_argument("--generate-only", action="store_true",
+                    help="write the edge file (--edges) and stop")
     ap.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp one)")
     ap.add_argument("--edges", type=Path, default=None,
                     help="edge file to import: generated there if missing, reused if present")
@@ -121,13 +158,15 @@ def main() -> None:
         t = time.perf_counter()
         if not edges.exists():  # in a child process: its memory is not the pipeline's
             child = multiprocessing.get_context("fork").Process(
-                target=generate, args=(edges, args.pages, args.links))
+                target=generate, args=(edges, args.pages, args.links, args.seed))
             child.start()
             child.join()
             if child.exitcode != 0:
                 raise SystemExit(f"generating {edges} failed (exit {child.exitcode})")
             print(f"generated {args.links:,} links on {args.pages:,} pages in "
                   f"{time.perf_counter() - t:.1f} s (not counted)")
+        if args.generate_only:
+            return
         size = edges.stat().st_size / 1e6
         print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; "
               f"edge file {edges} ({size:,.0f} MB TSV)")
@@ -158,14 +197,17 @@ def main() -> None:
         t = time.perf_counter()
         pr = pagerank(graph.adjacency)
         phase("pagerank", time.perf_counter() - t, f"{pr.iterations} iterations")
+        del pr
         t = time.perf_counter()
         bt = bowtie(graph.adjacency)
         phase("bow-tie", time.perf_counter() - t,
               f"largest SCC {bt.scc_nodes.size:,} nodes")
+        del bt
         for name in STRATEGIES:
             t = time.perf_counter()
             crawl = virtual_crawl(graph, name)
             phase(f"virtual {name}", time.perf_counter() - t, f"{crawl.order.size:,} pages")
+            del crawl
         print(f"{'whole pipeline':18s} {total:7.2f} s wall {cpu_total:7.2f} s CPU  "
               f"peak RSS {peak_mb():6,.0f} MB  (load average {os.getloadavg()[0]:.1f} now)")
         print(f"database {db.stat().st_size / result.edges:.1f} bytes a link on disk; "

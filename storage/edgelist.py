@@ -10,6 +10,10 @@ The formats researchers publish graphs in, all read by one vectorised path:
   is recognised and turned back into ``http://www.example.com/``), or a one-column
   file of names whose line number is the id (LAW/WebGraph ``.urls`` files).
 * **Names directly**: ``http://a/ http://b/`` lines (any non-integer token).
+* **A header row** first (``src dst``, ``source target`` or ``from to``, any case:
+  :data:`HEADERS`) is skipped, and fields may then be quoted CSV-style: the TSV of
+  ``webcrawl export edges`` (with ``--ids``, its nodes file is a vertices file)
+  imports back as it was.
 
 Parsing is pyarrow's multi-threaded CSV reader into Arrow arrays, int32 when every id
 fits (int64 otherwise; 8 bytes a link instead of 16 while importing); every step after
@@ -127,18 +131,32 @@ def _gzip_checked(read: Callable[Concatenate[Path, _P], _T]) -> Callable[Concate
     return checked
 
 
+#: First lines taken for a header row and skipped: the first two fields of
+#: ``webcrawl export edges`` TSV (``src dst nofollow``) and of common edge tables.
+HEADERS = frozenset({(b"src", b"dst"), (b"source", b"target"), (b"from", b"to")})
+
+
+def _is_header(line: bytes) -> bool:
+    return tuple(t.lower() for t in re.split(rb"[ \t]+", line)[:2]) in HEADERS
+
+
 @_gzip_checked
-def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes]:
-    """Leading comment/blank line count and the first data line (empty if none)."""
+def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes, bool]:
+    """Leading comment/blank/header line count, the first data line (empty if none),
+    and whether a header row was among them (then fields may be quoted CSV-style, as
+    ``webcrawl export edges`` quotes a URL holding a tab or a double quote)."""
     with _open_binary(path) as f:
         head = f.read(size)
     skip = 0
+    header = False
     for line in head.split(b"\n"):
         stripped = line.strip()
         if stripped and not stripped.startswith(b"#"):
-            return skip, stripped
+            if header or not _is_header(stripped):
+                return skip, stripped, header
+            header = True
         skip += 1
-    return skip, b""
+    return skip, b"", header
 
 
 def _arrow_source(path: Path) -> Any:
@@ -165,14 +183,14 @@ def _read_table(path: Path, columns: int, candidates: Sequence[dict[str, Any]]) 
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    skip, first = _head(path)
+    skip, first, header = _head(path)
     if not first:
         return None
     delimiter = "\t" if b"\t" in first else " "
     names = [f"c{i}" for i in range(max(columns, len(re.split(rb"[ \t]+", first))))]
     read = pacsv.ReadOptions(column_names=names, skip_rows=skip, block_size=BLOCK_SIZE)
-    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char=False, double_quote=False,
-                               ignore_empty_lines=True)
+    parse = pacsv.ParseOptions(delimiter=delimiter, quote_char='"' if header else False,
+                               double_quote=header, ignore_empty_lines=True)
     for types in candidates:
         convert = pacsv.ConvertOptions(include_columns=names[:columns], column_types=types,
                                        strings_can_be_null=False,
@@ -187,6 +205,8 @@ def _read_table(path: Path, columns: int, candidates: Sequence[dict[str, Any]]) 
     data = re.sub(rb"[ \t\r\f\v]+", b" ", data)
     data = re.sub(rb"(?m)^ | $", b"", data)
     data = re.sub(rb"(?m)^(#[^\n]*)?\n", b"", data)
+    if header:  # the first line left is the header row
+        data = data.partition(b"\n")[2]
     width = max((len(line.split(b" ")) for line in data[:1 << 16].split(b"\n") if line),
                 default=columns)
     names = [f"c{i}" for i in range(max(columns, width))]
@@ -215,7 +235,7 @@ def _read_edge_table(path: Path) -> Any:
     not), else strings."""
     import pyarrow as pa
 
-    _, first = _head(path)
+    _, first, _ = _head(path)
     if not first:
         return pa.table({"c0": pa.array([], pa.int32()), "c1": pa.array([], pa.int32())})
     tokens = re.split(rb"[ \t]+", first)
@@ -251,7 +271,7 @@ def _read_vertices(path: str | Path) -> tuple[np.ndarray, list[str]]:
     import pyarrow as pa
 
     path = _existing(path)
-    _, first = _head(path)
+    _, first, _ = _head(path)
     if not first:
         return np.zeros(0, np.int64), []
     if len(re.split(rb"[ \t]+", first)) == 1:
@@ -389,13 +409,14 @@ def _gather(table: np.ndarray, index: np.ndarray) -> np.ndarray:
     return out
 
 
-def _int_graph(a: Sequence[np.ndarray], b: Sequence[np.ndarray]) -> _Graph:
+def _int_graph(a: list[np.ndarray], b: list[np.ndarray]) -> _Graph:
     """Integer ids (the columns in parts) remapped to nodes 0..n-1 in ascending id order.
 
     Ids within a few times the link count of 0 (the usual numbering) are remapped
     through a table indexed by id, part by part: the parsed columns are the only
     arrays of the whole size besides the remapped destinations.  Other ids go through
-    ``np.unique``.
+    ``np.unique``.  The source parts are released (``a`` emptied) once the links are
+    counted: 4 bytes a link less while the links are written.
     """
     m = sum(p.size for p in a)
     if m == 0:
@@ -412,10 +433,12 @@ def _int_graph(a: Sequence[np.ndarray], b: Sequence[np.ndarray]) -> _Graph:
         _check_size(ids.size)
         if ids.size == high + 1:  # already dense: ids are nodes
             order, counts = _group(a, ids.size, None)
+            a.clear()
             return _Graph(list(b), counts, first_id, "ids", ids=ids, order=order)
         remap = np.cumsum(present, dtype=np.int32) - 1
         del present
         order, counts = _group(a, high + 1, ids)
+        a.clear()
         return _Graph(list(b), counts, int(remap[first_id]), "ids", ids=ids, remap=remap,
                       order=order)
     ids, inverse = np.unique(np.concatenate([*a, *b]), return_inverse=True)
@@ -468,7 +491,9 @@ def _build_graph(edges: Path, vertices: Path | None) -> _Graph:
         return _named_graph(pos_src.astype(np.int32, copy=False),
                             pos_dst.astype(np.int32, copy=False), vnames)
     if integer:
-        return _int_graph(*([c.to_numpy() for c in table[col].chunks] for col in ("c0", "c1")))
+        a, b = ([c.to_numpy() for c in table[col].chunks] for col in ("c0", "c1"))
+        del table  # the parts are views of its buffers: _int_graph frees the sources
+        return _int_graph(a, b)
     a, b = (table[c].combine_chunks() for c in ("c0", "c1"))
     del table
     encoded = pc.dictionary_encode(pa.concat_arrays([a, b]))

@@ -12,9 +12,22 @@ Every writer streams: memory stays bounded however large the crawl.  Formats:
               Whitespace inside a name (never in a normalised URL) is %-escaped.
 ``graphml``   (edges only) GraphML: nodes ``n<id>`` with a ``url`` attribute, edges
               with a boolean ``nofollow`` (``networkx.read_graphml``, igraph, Gephi).
+``parquet``   (edges only, to a file: :func:`export_edges_parquet`) columns ``src``,
+              ``dst`` (URLs, dictionary-encoded; or URL ids with ``ids``) and
+              ``nofollow``; the graph's policies (which graph, duplicates, self-loops,
+              redirects) in the file's key-value metadata under ``webcrawl``
+              (:data:`PARQUET_METADATA_KEY`).  What DuckDB, Polars, pandas and Spark
+              read fastest.
 
 ``ids=True`` (``--ids``) writes integer node ids (``urls.id``) instead of URLs in the
-edge rows, plus a nodes file ``id<TAB>url`` (WebGraph/graph-tool users).
+edge rows, plus a nodes file ``id<TAB>url`` (Parquet: columns ``id``, ``url``) listing
+every node of the graph, isolated ones included (WebGraph/graph-tool users).
+
+Which links: by default every stored link (``stored``: duplicates, self-loops and
+redirects as recorded).  An analysis graph (the fetched pages, or every URL, as the
+loader builds it) is passed in as :class:`EdgeArrays`
+(``webcrawl.analysis.graph.graph_edges``); the TSV header and columns are what
+``import edges`` reads back (it skips the header and ignores the third column).
 """
 
 from __future__ import annotations
@@ -22,7 +35,8 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 from xml.sax.saxutils import quoteattr
@@ -31,6 +45,9 @@ import numpy as np
 from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.reader import PAGE_COLUMNS, CrawlReader
 
+# New public names not yet in the package facade (webcrawl.storage), so not listed
+# here until they are: EdgeArrays, PARQUET_METADATA_KEY, export_edges_parquet,
+# stored_edges.
 __all__ = ["EDGE_COLUMNS", "EDGE_FORMATS", "FETCH_COLUMNS", "PAGE_COLUMNS", "TABLE_FORMATS",
            "export_edges", "export_fetches", "export_pages", "write_rows"]
 
@@ -46,6 +63,57 @@ EDGE_FORMATS = ("tsv", "edgelist", "graphml", "jsonl")
 TABLE_FORMATS = ("tsv", "jsonl")
 #: Links read per chunk by the id-based edge writers.
 _EDGE_CHUNK = 1 << 20
+#: Key of the Parquet key-value metadata that holds :meth:`EdgeArrays.policy` (JSON).
+PARQUET_METADATA_KEY = "webcrawl"
+#: Links per Parquet row group.
+_PARQUET_ROW_GROUP = 1 << 22
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class EdgeArrays:
+    """Links of one graph as URL-id arrays, with what the graph is (for the metadata).
+
+    ``src``, ``dst`` are URL ids (``urls.id``), ``nofollow`` flags each link,
+    ``nodes`` are the URL ids of the graph's nodes (ascending; isolated nodes
+    included); ``graph``, ``duplicates``, ``self_loops`` and ``redirects`` say which
+    links these are (written to the Parquet metadata).
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    nofollow: np.ndarray
+    nodes: np.ndarray
+    graph: str
+    duplicates: str
+    self_loops: str
+    redirects: str
+
+    def policy(self) -> dict[str, Any]:
+        """The graph and its link policies, as stored in the Parquet metadata."""
+        return {"graph": self.graph, "duplicates": self.duplicates,
+                "self_loops": self.self_loops, "redirects": self.redirects,
+                "nofollow": "kept, flagged in the nofollow column",
+                "nodes": int(self.nodes.size), "links": int(self.src.size)}
+
+    def chunks(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``(src, dst, nofollow)`` in chunks of at most a million links."""
+        for start in range(0, self.src.size, _EDGE_CHUNK):
+            end = start + _EDGE_CHUNK
+            yield self.src[start:end], self.dst[start:end], self.nofollow[start:end]
+
+
+def stored_edges(reader: CrawlReader) -> EdgeArrays:
+    """Every stored link (the ``links`` table) as :class:`EdgeArrays`, in page order."""
+    links = reader.links_csr()
+    nofollow = reader.nofollow_csr()
+    src = links.edge_src
+    flags = np.zeros(src.size, dtype=bool)
+    if nofollow.dst.size:
+        width = np.int64(max(int(links.dst.max(initial=0)), int(nofollow.dst.max())) + 1)
+        flags = np.isin(src * width + links.dst, nofollow.edge_src * width + nofollow.dst)
+    return EdgeArrays(src=src, dst=links.dst, nofollow=flags,
+                      nodes=reader.urls(text=False).ids, graph="stored", duplicates="kept",
+                      self_loops="kept", redirects="a redirect is a link to its target")
 
 
 def _writer(out: TextIO) -> Any:
@@ -90,15 +158,16 @@ def _json_value(value: Any) -> Any:
 
 
 def export_edges(db_path: str | Path, out: TextIO, fmt: str = "tsv", *, ids: bool = False,
-                 nodes_out: TextIO | None = None) -> int:
-    """Write every link of every fetched page.
+                 nodes_out: TextIO | None = None, edges: EdgeArrays | None = None) -> int:
+    """Write the links of a crawl: every stored link, or those of ``edges``.
 
-    Links appear page by page (source URL id order), each page's links in document
-    order, duplicates kept; redirects appear as their one link.  ``tsv``/``jsonl``
-    rows are ``src``, ``dst``, ``nofollow`` (0/1; JSON: true/false); ``edgelist`` is
-    ``src dst``; ``graphml`` see the module docstring.  With ``ids`` the endpoints are
-    URL ids and ``nodes_out`` (required) receives ``id<TAB>url`` for every URL.
-    Returns the number of links written.
+    Stored links appear page by page (source URL id order), each page's links in
+    document order, duplicates kept; redirects appear as their one link.  ``edges``
+    (an analysis graph, see the module docstring) are written in their order.
+    ``tsv``/``jsonl`` rows are ``src``, ``dst``, ``nofollow`` (0/1; JSON:
+    true/false); ``edgelist`` is ``src dst``; ``graphml`` see the module docstring.
+    With ``ids`` the endpoints are URL ids and ``nodes_out`` (required) receives
+    ``id<TAB>url`` for every node.  Returns the number of links written.
     """
     if fmt not in EDGE_FORMATS:
         raise ConfigError(f"unknown edge format {fmt!r}; choose from {', '.join(EDGE_FORMATS)}")
@@ -107,12 +176,9 @@ def export_edges(db_path: str | Path, out: TextIO, fmt: str = "tsv", *, ids: boo
     if ids and nodes_out is None:
         raise ConfigError("--ids needs a nodes file (--nodes FILE)")
     with CrawlReader(db_path) as reader, reader.snapshot():
-        if fmt == "graphml":
-            return _graphml(reader, out)
-        if ids:
-            assert nodes_out is not None
-            _nodes(reader, nodes_out)
-            return _id_edges(reader, out, fmt)
+        if edges is not None or fmt == "graphml" or ids:
+            return _array_edges(reader, edges or stored_edges(reader), out, fmt,
+                                nodes_out if ids else None)
         if fmt == "edgelist":
             count = 0
             for src, dst, _ in reader.iter_edges():
@@ -132,55 +198,63 @@ def _token(name: str) -> str:
     return name
 
 
-def _nodes(reader: CrawlReader, out: TextIO) -> None:
-    table = reader.urls()
-    for i, url in zip(table.ids.tolist(), table.urls, strict=True):
+class _Names:
+    """URL id -> URL, for the array writers (ids must be URL ids of the crawl)."""
+
+    def __init__(self, reader: CrawlReader) -> None:
+        table = reader.urls()
+        self.ids, self.urls = table.ids, table.urls
+
+    def __call__(self, ids: np.ndarray) -> list[str]:
+        return [self.urls[i] for i in np.searchsorted(self.ids, ids).tolist()]
+
+
+def _nodes(names: _Names, nodes: np.ndarray, out: TextIO) -> None:
+    for i, url in zip(nodes.tolist(), names(nodes), strict=True):
         out.write(f"{i}\t{_token(url)}\n")
 
 
-def _edge_chunks(reader: CrawlReader) -> Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(src ids, dst ids, nofollow flags) of every link, in chunks of the CSR arrays."""
-    links = reader.links_csr()
-    nofollow = reader.nofollow_csr()
-    src = links.edge_src
-    flags = np.zeros(src.size, dtype=bool)
-    if nofollow.dst.size:
-        width = np.int64(max(int(links.dst.max(initial=0)), int(nofollow.dst.max())) + 1)
-        flags = np.isin(src * width + links.dst, nofollow.edge_src * width + nofollow.dst)
-    for start in range(0, src.size, _EDGE_CHUNK):
-        end = start + _EDGE_CHUNK
-        yield src[start:end], links.dst[start:end], flags[start:end]
-
-
-def _id_edges(reader: CrawlReader, out: TextIO, fmt: str) -> int:
+def _array_edges(reader: CrawlReader, edges: EdgeArrays, out: TextIO, fmt: str,
+                 nodes_out: TextIO | None) -> int:
+    """Write ``edges`` (URL ids, or URLs when ``nodes_out`` is None) in ``fmt``."""
+    names = _Names(reader)
+    if fmt == "graphml":
+        return _graphml(names, edges, out)
+    if nodes_out is not None:
+        _nodes(names, edges.nodes, nodes_out)
     count = 0
     if fmt == "tsv":
         out.write("\t".join(EDGE_COLUMNS) + "\n")
-    for src, dst, flags in _edge_chunks(reader):
+    writer = _writer(out)
+    for src, dst, flags in edges.chunks():
+        a: list[Any] = src.tolist() if nodes_out is not None else names(src)
+        b: list[Any] = dst.tolist() if nodes_out is not None else names(dst)
         if fmt == "edgelist":
-            lines = [f"{a} {b}\n" for a, b in zip(src.tolist(), dst.tolist(), strict=True)]
+            if nodes_out is None:
+                a, b = [_token(x) for x in a], [_token(x) for x in b]
+            out.write("".join(f"{x} {y}\n" for x, y in zip(a, b, strict=True)))
         elif fmt == "tsv":
-            lines = [f"{a}\t{b}\t{int(f)}\n" for a, b, f in
-                     zip(src.tolist(), dst.tolist(), flags.tolist(), strict=True)]
+            writer.writerows(zip(a, b, flags.astype(np.int8).tolist(), strict=True))
         else:
-            lines = [f'{{"src": {a}, "dst": {b}, "nofollow": {"true" if f else "false"}}}\n'
-                     for a, b, f in zip(src.tolist(), dst.tolist(), flags.tolist(), strict=True)]
-        out.write("".join(lines))
+            dumps = json.dumps
+            out.write("".join(
+                f'{{"src": {dumps(x)}, "dst": {dumps(y)}, '
+                f'"nofollow": {"true" if f else "false"}}}\n'
+                for x, y, f in zip(a, b, flags.tolist(), strict=True)))
         count += src.size
     return count
 
 
-def _graphml(reader: CrawlReader, out: TextIO) -> int:
+def _graphml(names: _Names, edges: EdgeArrays, out: TextIO) -> int:
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
               '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">\n'
               '  <key id="url" for="node" attr.name="url" attr.type="string"/>\n'
               '  <key id="nofollow" for="edge" attr.name="nofollow" attr.type="boolean"/>\n'
               '  <graph id="crawl" edgedefault="directed">\n')
-    table = reader.urls()
-    for i, url in zip(table.ids.tolist(), table.urls, strict=True):
+    for i, url in zip(edges.nodes.tolist(), names(edges.nodes), strict=True):
         out.write(f'    <node id="n{i}"><data key="url">{_xml_text(url)}</data></node>\n')
     count = 0
-    for src, dst, flags in _edge_chunks(reader):
+    for src, dst, flags in edges.chunks():
         out.write("".join(
             f'    <edge source="n{a}" target="n{b}"><data key="nofollow">'
             f'{"true" if f else "false"}</data></edge>\n'
@@ -188,6 +262,56 @@ def _graphml(reader: CrawlReader, out: TextIO) -> int:
         count += src.size
     out.write("  </graph>\n</graphml>\n")
     return count
+
+
+def export_edges_parquet(db_path: str | Path, path: str | Path, *, ids: bool = False,
+                         nodes_path: str | Path | None = None,
+                         edges: EdgeArrays | None = None) -> int:
+    """Write the links of a crawl (every stored link, or ``edges``) as a Parquet file.
+
+    Columns ``src``, ``dst`` (URLs, which Parquet dictionary-encodes in each row group;
+    int32 URL ids with ``ids``)
+    and ``nofollow`` (bool), in row groups of about four million links; the file's
+    key-value metadata holds :meth:`EdgeArrays.policy` as JSON under
+    :data:`PARQUET_METADATA_KEY`.  With ``ids``, ``nodes_path`` (required) receives
+    the nodes as Parquet, columns ``id`` (int32) and ``url``.  Returns the number of
+    links written.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if ids and nodes_path is None:
+        raise ConfigError("--ids needs a nodes file (--nodes FILE)")
+    with CrawlReader(db_path) as reader, reader.snapshot():
+        edges = edges or stored_edges(reader)
+        table = reader.urls()
+    urls = table.urls.arrow
+    metadata = {PARQUET_METADATA_KEY: json.dumps(
+        {**edges.policy(), "ids": "urls.id" if ids else "none: src and dst are URLs"})}
+    if ids:
+        assert nodes_path is not None
+        pos = np.searchsorted(table.ids, edges.nodes)
+        nodes = pa.table({"id": pa.array(edges.nodes.astype(np.int32)),
+                          "url": urls.take(pa.array(pos))}).replace_schema_metadata(metadata)
+        pq.write_table(nodes, str(nodes_path))
+
+    def column(values: np.ndarray) -> Any:
+        if ids:
+            return pa.array(values.astype(np.int32))
+        return urls.take(pa.array(np.searchsorted(table.ids, values)))
+
+    kind = pa.int32() if ids else pa.large_string()
+    schema = pa.schema([("src", kind), ("dst", kind), ("nofollow", pa.bool_())],
+                       metadata=metadata)
+    with pq.ParquetWriter(str(path), schema) as writer:
+        for start in range(0, edges.src.size, _PARQUET_ROW_GROUP):
+            end = start + _PARQUET_ROW_GROUP
+            writer.write_table(pa.table(
+                {"src": column(edges.src[start:end]), "dst": column(edges.dst[start:end]),
+                 "nofollow": pa.array(edges.nofollow[start:end])}, schema=schema))
+        if edges.src.size == 0:
+            writer.write_table(schema.empty_table())
+    return int(edges.src.size)
 
 
 def _xml_text(text: str) -> str:

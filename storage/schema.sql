@@ -1,4 +1,4 @@
--- The webcrawl crawl database, schema version 3.
+-- The webcrawl crawl database, schema version 4.
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
 -- webcrawl.storage.store.CrawlStore (aiosqlite) and read by webcrawl.storage.reader.CrawlReader and
@@ -12,7 +12,9 @@
 -- a version 1 file is upgraded by creating them).  2 -> 3 (issue 16, link history)
 -- added links.fetch_id and the table link_versions (a file of version 1 or 2 is
 -- upgraded by ALTER TABLE links ADD COLUMN fetch_id, webcrawl.storage._sqlite.ADDED_COLUMNS,
--- and creating the table; readers of an older file see no link history).
+-- and creating the table; readers of an older file see no link history).  3 -> 4
+-- added the view edges (nothing stored; a file of version 1 to 3 gets it when the
+-- writer opens it to resume, or from `sqlite3 crawl.db < storage/schema.sql`).
 --
 -- Connection settings (set by the writer on every open, not stored here):
 --   PRAGMA journal_mode = WAL      readers (analysis) run while the crawl writes
@@ -144,3 +146,44 @@ CREATE TABLE IF NOT EXISTS url_sources (
     source TEXT NOT NULL,                   -- 'sitemap'
     via    TEXT NOT NULL                    -- the sitemap URL that listed it
 );
+
+-- 0..1023, the link positions the edges view counts with (three of them address
+-- 1024^3 links, more than SQLite's largest value holds as an int32 array).
+CREATE TABLE IF NOT EXISTS link_positions (
+    k INTEGER PRIMARY KEY
+);
+INSERT OR IGNORE INTO link_positions (k)
+    WITH RECURSIVE n (k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM n WHERE k < 1023)
+    SELECT k FROM n;
+
+-- Every stored link as one row, for tools that read SQL but not our int32 arrays
+-- (the sqlite3 shell, sqlite-utils, DuckDB's SQLite scanner, pandas.read_sql):
+--   SELECT src_url, dst_url FROM edges;
+-- A view: it stores nothing, so it costs a crawl or an import nothing.  Its rows are
+-- the links of the links table (every stored link of every page: duplicates,
+-- self-loops, redirects and nofollow links included; `SELECT count(*) FROM edges`
+-- is the stored link count); `position` is the link's index in its page's array
+-- (document order).  It decodes the arrays in SQL (docs/results/scale.md measures
+-- it); for bulk work use `webcrawl export edges --format parquet` or the Python
+-- loader.  How: position = (a * 1024 + b) * 1024 + c for a, b, c in link_positions,
+-- each joined by a range on its primary key (O(k) rows for a page of k links); the
+-- 4 bytes at that position are read through hex() (stock SQLite has no function
+-- that reads an integer from a BLOB).  Plain joins and subqueries only: DuckDB's
+-- SQLite scanner re-parses a view and cannot pass on a recursive query.
+CREATE VIEW IF NOT EXISTS edges (src, dst, position, src_url, dst_url) AS
+SELECT e.src AS src, e.dst AS dst, e.position AS position,
+       (SELECT url FROM urls WHERE id = e.src) AS src_url,
+       (SELECT url FROM urls WHERE id = e.dst) AS dst_url
+FROM (SELECT link.src AS src,
+             (instr('123456789ABCDEF', substr(h, 1, 1)) * 16 + instr('123456789ABCDEF', substr(h, 2, 1))) * 1
+         + (instr('123456789ABCDEF', substr(h, 3, 1)) * 16 + instr('123456789ABCDEF', substr(h, 4, 1))) * 256
+         + (instr('123456789ABCDEF', substr(h, 5, 1)) * 16 + instr('123456789ABCDEF', substr(h, 6, 1))) * 65536
+         + (instr('123456789ABCDEF', substr(h, 7, 1)) * 16 + instr('123456789ABCDEF', substr(h, 8, 1))) * 16777216 AS dst,
+             link.position AS position
+      FROM (SELECT l.src AS src, (a.k * 1024 + b.k) * 1024 + c.k AS position,
+                   hex(substr(l.dst, ((a.k * 1024 + b.k) * 1024 + c.k) * 4 + 1, 4)) AS h
+            FROM links AS l
+            JOIN link_positions AS a ON a.k <= (length(l.dst) / 4 - 1) / 1048576
+            JOIN link_positions AS b ON b.k <= (length(l.dst) / 4 - 1) / 1024 - a.k * 1024
+            JOIN link_positions AS c ON c.k < length(l.dst) / 4 - (a.k * 1024 + b.k) * 1024
+            WHERE length(l.dst) >= 4) AS link) AS e;

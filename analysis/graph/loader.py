@@ -14,10 +14,17 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 from webcrawl.analysis.graph.captured import ANSWERED, CapturedGraph, GraphKind, check_graph_kind
+from webcrawl.storage.export import EdgeArrays
 from webcrawl.storage.reader import CrawlReader, LinkArrays, outcome_code
 from webcrawl.storage.records import Outcome
 
+# graph_edges is public but not yet in the package facade (webcrawl.analysis.graph).
 __all__ = ["load_graph"]
+
+#: How each graph's links are formed (:meth:`EdgeArrays.policy`, export metadata).
+_REDIRECTS = {"pages": "followed: a link to a redirecting URL is a link to the page its "
+                       "redirects end at",
+              "all": "a redirect is a link to its target"}
 
 
 def load_graph(
@@ -85,8 +92,12 @@ def load_graph(
     (chains followed; a redirect ending off the pages drops the link), so a site that
     links through redirects (``http`` to ``https``, a moved folder) keeps its structure.
     Time and memory are O(n + m) for n URLs and m links; about a second for 10M links
-    (``benchmarks/bench_load_graph.py``).  Per-link arrays are int32 below 2**31 URLs
-    (about 35 bytes a stored link at the peak, 57 with int64).
+    (``benchmarks/bench_load_graph.py``).  Per-link arrays are int32 below 2**31 URLs:
+    about 9 bytes a stored link at the peak (the stored array and the kept
+    destinations, then the merge's one-byte values), and the adjacency keeps 4 (its
+    int32 indices) when duplicates are collapsed: its values are then a read-only
+    zero-stride view of one ``1.0`` (``adjacency.data.strides == (0,)``; copy the
+    array before writing into it), 12 when they are summed.
 
     References
     ----------
@@ -126,9 +137,11 @@ def load_graph(
     # redirects led to (as the crawl followed them); the all graph keeps the redirects.
     final = (np.arange(top + 2, dtype=np.int64) if include_frontier
              else _redirect_targets(table.ids[table.has_outcome(Outcome.REDIRECT)], links, top))
-    src, dst = _edges(links, pos, node_hosts, nofollow, top, final,
-                      remote_only=remote_only, drop_self_loops=drop_self_loops)
-    adjacency = _csr(src, dst, n, collapse_duplicates=collapse_duplicates)
+    indices, counts = _edges(links, pos, node_hosts, nofollow, top, final, n,
+                             remote_only=remote_only, drop_self_loops=drop_self_loops)
+    del links, final  # the stored links: the CSR arrays below replace them
+    adjacency = _csr(indices, counts, n, collapse_duplicates=collapse_duplicates)
+    del indices
 
     crawled = crawled_all[keep]
     fetchable = fetchable_all[keep]
@@ -136,7 +149,7 @@ def load_graph(
     fo_keep = fo_nodes >= 0
     fo_keep[fo_keep] = fetchable[fo_nodes[fo_keep]]
     seeds = pos[seed_ids].astype(np.int64)
-    urls = table.urls if include_frontier else np.asarray(table.urls, dtype=object)[keep].tolist()
+    urls = table.urls if include_frontier else table.urls.take(np.flatnonzero(keep))
     return CapturedGraph(
         adjacency=adjacency,
         urls=urls,
@@ -194,36 +207,126 @@ def _redirect_targets(redirect_ids: np.ndarray, links: LinkArrays, top: int) -> 
     return final
 
 
+#: Stored links mapped and filtered at once by the loader (bounds its temporaries).
+_LINK_CHUNK = 1 << 24
+
+
 def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
-           nofollow: LinkArrays | None, top: int, final: np.ndarray, *, remote_only: bool,
-           drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Node-index edge arrays (sorted by source) after the loader's filters.
+           nofollow: LinkArrays | None, top: int, final: np.ndarray, n: int, *,
+           remote_only: bool, drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The kept links' destination nodes grouped by source node, and each node's count.
 
-    Per-link arrays have ``pos``'s type (int32 for fewer than 2**31 URLs): the sources
-    are the pages' node indexes repeated, not a per-link copy of their ids.
+    Pages are in URL-id order and node indexes follow URL ids, so the kept links come
+    out sorted by source: they are written in place into one array (of ``pos``'s
+    type, int32 below 2**31 URLs), a chunk of pages at a time; no per-link array of
+    sources is built for the whole graph.
     """
-    src = np.repeat(pos[links.src], np.diff(links.indptr))
-    dst = pos[final[links.dst]]
-    mask = (src >= 0) & (dst >= 0)
+    marked = None
+    width = np.int64(top + 1)
     if nofollow is not None and nofollow.dst.size:
-        width = np.int64(top + 1)
-        marked = nofollow.edge_src * width + nofollow.dst
-        mask &= ~np.isin(links.edge_src * width + links.dst, marked)
-    if drop_self_loops:
-        mask &= src != dst
-    if remote_only:
-        mask &= node_hosts[np.maximum(src, 0)] != node_hosts[np.maximum(dst, 0)]
-    return src[mask], dst[mask]
+        marked = np.sort(nofollow.edge_src * width + nofollow.dst)
+    out = np.empty(links.dst.size, dtype=pos.dtype)
+    counts = np.zeros(n, dtype=np.int64)
+    page_nodes = pos[links.src]
+    filled = 0
+    for lo, hi in _page_chunks(links.indptr):
+        first, last = int(links.indptr[lo]), int(links.indptr[hi])
+        per_page = np.diff(links.indptr[lo:hi + 1])
+        src = np.repeat(page_nodes[lo:hi], per_page)
+        dst = pos[final[links.dst[first:last]]]
+        mask = (src >= 0) & (dst >= 0)
+        if marked is not None:
+            keys = np.repeat(links.src[lo:hi], per_page) * width + links.dst[first:last]
+            mask &= ~np.isin(keys, marked)
+        if drop_self_loops:
+            mask &= src != dst
+        if remote_only:
+            mask &= node_hosts[np.maximum(src, 0)] != node_hosts[np.maximum(dst, 0)]
+        kept = dst[mask]
+        out[filled:filled + kept.size] = kept
+        filled += kept.size
+        counts += np.bincount(src[mask], minlength=n)
+    return out[:filled], counts
 
 
-def _csr(src: np.ndarray, dst: np.ndarray, n: int, *, collapse_duplicates: bool) -> sp.csr_array:
-    """CSR adjacency from edges sorted by source; duplicates summed (or collapsed)."""
-    index_dtype = _index_dtype(max(n, src.size))
-    # Sorted sources: each row's start by binary search (no per-link counting copy).
-    indptr = np.searchsorted(src, np.arange(n + 1, dtype=src.dtype)).astype(index_dtype)
-    indices = dst.astype(index_dtype, copy=False)
-    adjacency = sp.csr_array((np.ones(src.size, dtype=np.float64), indices, indptr), shape=(n, n))
-    adjacency.sum_duplicates()
-    if collapse_duplicates:
-        adjacency.data[:] = 1.0
+def _page_chunks(indptr: np.ndarray) -> list[tuple[int, int]]:
+    """Page ranges of about ``_LINK_CHUNK`` links (one page more if it alone has more)."""
+    pages = indptr.size - 1
+    cuts = np.searchsorted(indptr, np.arange(_LINK_CHUNK, int(indptr[-1]), _LINK_CHUNK))
+    bounds = np.unique(np.concatenate([[0], np.minimum(cuts, pages), [pages]]))
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+
+
+def _csr(indices: np.ndarray, counts: np.ndarray, n: int, *,
+         collapse_duplicates: bool) -> sp.csr_array:
+    """CSR adjacency from destinations grouped by source; duplicates summed (or
+    collapsed).
+
+    Collapsed (every weight 1), the values are one read-only float64 ``1.0`` seen
+    through a zero-stride view: the adjacency costs its int32 indices alone (4 bytes
+    a link instead of 12), the duplicates being merged over one-byte values.  Summed,
+    the float64 values are allocated after the stored links are released.
+    """
+    index_dtype = _index_dtype(max(n, indices.size))
+    indptr = np.zeros(n + 1, dtype=index_dtype)
+    np.cumsum(counts, out=indptr[1:])
+    if indices.base is not None and indices.size < indices.base.size // 2:
+        indices = indices.copy()  # most links dropped: do not keep the whole buffer
+    indices = indices.astype(index_dtype, copy=False)
+    if not collapse_duplicates:
+        adjacency = sp.csr_array((np.ones(indices.size, dtype=np.float64), indices, indptr),
+                                 shape=(n, n))
+        adjacency.sum_duplicates()
+        return adjacency
+    links = sp.csr_array((np.ones(indices.size, dtype=bool), indices, indptr), shape=(n, n))
+    links.sum_duplicates()  # sorts each row and merges repeats (bool sum: or)
+    del indices, indptr
+    ones = np.broadcast_to(np.float64(1.0), (links.indices.size,))
+    adjacency = sp.csr_array((ones, links.indices, links.indptr), shape=(n, n))
+    adjacency.has_canonical_format = True  # sorted and merged above
     return adjacency
+
+
+def graph_edges(db_path: str | Path, graph: GraphKind = "pages") -> EdgeArrays:
+    """The links of the graph the analyses measure, as URL-id arrays for export.
+
+    The graph :func:`load_graph` builds with its defaults (``graph`` ``pages``: the
+    fetched pages; ``all``: every discovered URL): self-loops dropped, duplicate links
+    collapsed, nofollow links kept.  A link is flagged ``nofollow`` when the graph
+    loaded with ``follow_nofollow=False`` lacks it (every link it stands for was
+    marked nofollow).  Links are in source order, then destination order.
+
+    Parameters
+    ----------
+    db_path : str or Path
+        The crawl database.
+    graph : {"pages", "all"}, default "pages"
+        Which graph (see :func:`load_graph`).
+
+    Returns
+    -------
+    webcrawl.storage.export.EdgeArrays
+        ``src``, ``dst`` (URL ids), ``nofollow``, ``nodes`` (the URL ids of every
+        node, isolated ones included) and the graph's policies.
+
+    Examples
+    --------
+    >>> edges = graph_edges("crawl.db")  # doctest: +SKIP
+    >>> edges.policy()["duplicates"]  # doctest: +SKIP
+    'collapsed'
+    """
+    loaded = load_graph(db_path, graph=graph)
+    adj = loaded.adjacency
+    rows = np.repeat(np.arange(loaded.n, dtype=np.int64), np.diff(adj.indptr))
+    cols = adj.indices.astype(np.int64)
+    with CrawlReader(db_path) as reader:
+        marked = reader.nofollow_csr().dst.size > 0
+    nofollow = np.zeros(rows.size, dtype=bool)
+    if marked:
+        followed = load_graph(db_path, graph=graph, follow_nofollow=False).adjacency
+        kept = np.repeat(np.arange(loaded.n, dtype=np.int64), np.diff(followed.indptr))
+        nofollow = ~np.isin(rows * loaded.n + cols, kept * loaded.n + followed.indices)
+    ids = loaded.store_ids
+    return EdgeArrays(src=ids[rows], dst=ids[cols], nofollow=nofollow, nodes=ids,
+                      graph=check_graph_kind(graph), duplicates="collapsed",
+                      self_loops="dropped", redirects=_REDIRECTS[graph])

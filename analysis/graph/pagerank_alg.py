@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
+from webcrawl.analysis._compiled import compiled
 from webcrawl.analysis._sparse import as_adjacency, as_distribution
 from webcrawl.storage.errors import ConfigError, PowerIterationFailedConvergence
 
@@ -142,10 +143,13 @@ def pagerank(
     ``alpha``), so ``tol=1e-10`` gives scores correct to about 6e-10 in L1, in about
     ``log(tol) / log(alpha)`` (about 140) iterations at most.
 
-    *Complexity.*  ``P^T`` (rows of the adjacency divided by their weight, transposed
-    to CSR) is built once in O(n + m); each iteration is one sparse matrix-vector
-    product, O(m), plus a few O(n) vector operations, all in float64.  Memory: the
-    CSR of ``P^T`` (12 bytes per link) plus a few vectors of n floats.
+    *Complexity.*  Each iteration is one sparse matrix-vector product, O(m), plus a
+    few O(n) vector operations, all in float64: ``x P`` is computed as
+    ``A^T (x / w)`` (``w`` the out-weights) through the transpose *view* of the
+    adjacency (a CSC array over the same arrays), so no copy of the graph is made.
+    Memory: the adjacency as given (12 bytes per link in CSR with int32 indices) plus
+    six vectors of n floats; on a 288M-link graph, 3.5 GB less than building ``P^T``
+    (``docs/results/scale.md``).
 
     References
     ----------
@@ -157,9 +161,16 @@ def pagerank(
        1(3), 2004.
     """
     _check_parameters(alpha, tol, max_iter, normalize)
-    p_t, dangling_mask = transition_transpose(adjacency)
-    p_t.data *= alpha  # folded in once: each step is then one product and one addition
-    n = p_t.shape[0]
+    adj = as_adjacency(adjacency)
+    n = adj.shape[0]
+    out_weight = np.asarray(adj.sum(axis=1)).ravel()
+    dangling_mask = out_weight == 0
+    # One step of the walk, x P, is A^T (x / w): the transpose of a CSR array is a CSC
+    # view of the same arrays (no copy), so the graph is held once, 12 bytes a link.
+    scale = np.divide(alpha, out_weight, out=np.zeros_like(out_weight),
+                      where=~dangling_mask)
+    del out_weight
+    walk = _walk_step(adj)
     uniform = np.full(n, 1.0 / n)
     p = uniform if personalization is None else as_distribution(personalization, n,
                                                                 "personalization")
@@ -167,10 +178,11 @@ def pagerank(
     x = uniform.copy() if x0 is None else as_distribution(x0, n, "x0")
     dangling_mass = _mass_function(dangling_mask)
     change = np.empty(n)
+    scaled = np.empty(n)
     residual = float("inf")
     for iteration in range(1, max_iter + 1):
         lost = alpha * dangling_mass(x)
-        x_new = p_t @ x
+        x_new = walk(np.multiply(x, scale, out=scaled))
         if personalization is None and dangling is None:
             x_new += (lost + 1.0 - alpha) / n  # uniform jump: a scalar
         elif d is p:
@@ -187,6 +199,43 @@ def pagerank(
                 scores *= n
             return PageRankResult(scores, iteration, residual, True)
     raise PowerIterationFailedConvergence(max_iter, residual)
+
+
+def _walk_step(adj: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
+    """``v -> A^T v`` without copying the graph.
+
+    Through the transpose view (a CSC array over the same arrays).  When every value
+    is one stored float (the loader's collapsed graph: a zero-stride view), a
+    compiled loop over the indices alone when numba is installed; else the values
+    are written out once (8 bytes a link, as scipy's product would copy them at every
+    step).
+    """
+    n = adj.shape[0]
+    if adj.nnz and adj.data.strides == (0,):
+        value = float(adj.data[0])
+        push = compiled(_push)
+        if push is not None:
+            indptr, indices = adj.indptr, adj.indices
+
+            def step(v: np.ndarray) -> np.ndarray:
+                out = np.zeros(n)
+                push(indptr, indices, v, out)
+                if value != 1.0:
+                    out *= value
+                return out
+            return step
+        adj = sp.csr_array((np.full(adj.nnz, value), adj.indices, adj.indptr), shape=adj.shape)
+    a_t = adj.T
+    return lambda v: np.asarray(a_t @ v)
+
+
+def _push(indptr: Any, indices: Any, v: Any, out: Any) -> None:  # pragma: no cover - numba
+    """``out += A^T v`` for a 0/1 adjacency given by its CSR index arrays."""
+    for u in range(indptr.size - 1):
+        x = v[u]
+        if x != 0.0:
+            for k in range(indptr[u], indptr[u + 1]):
+                out[indices[k]] += x
 
 
 def _mass_function(mask: np.ndarray) -> Callable[[np.ndarray], float]:

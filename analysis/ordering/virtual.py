@@ -10,9 +10,11 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering._fast_replay import fast_replay
 from webcrawl.analysis.ordering.hosts import learn_page, replay_hosts
 from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
@@ -292,9 +294,18 @@ def virtual_crawl(
     """
     if hosts_politeness:
         raise ConfigError("hosts_politeness is not implemented in virtual crawls")
-    instance, start, out_links, skip = prepare_replay(
-        graph, strategy, seeds=seeds, max_pages=max_pages, seed=seed,
-        final_scores=final_scores)
+    instance, start = _bound_strategy(graph, strategy, seeds=seeds, max_pages=max_pages,
+                                      seed=seed, final_scores=final_scores)
+    adjacency = _canonical_adjacency(graph)
+    if isinstance(strategy, str) and max_pages is None and instance.host_order == "best-url":
+        # bfs, random, backlink: the same replay, vectorised or compiled
+        fast = fast_replay(instance, adjacency.indptr, adjacency.indices,
+                           np.asarray(graph.fetchable, dtype=bool), start, seed)
+        if fast is not None:
+            order, priorities, depths, discovery = fast
+            return VirtualCrawl(strategy=instance.name, order=order, priorities=priorities,
+                                depths=depths, discovery=discovery, recomputations=0)
+    out_links, skip = _out_links(graph, adjacency)
     if instance.host_order != "best-url":
         # A site-level rule needs the hosts: the simulation with one connection, no waits.
         zero = np.zeros(graph.n)
@@ -317,6 +328,16 @@ def prepare_replay(
     """What a replay over ``graph`` needs: the bound strategy, the seeds, the out-links
     function and the nodes never taken (see :func:`virtual_crawl`, which checks the
     same arguments)."""
+    instance, start = _bound_strategy(graph, strategy, seeds=seeds, max_pages=max_pages,
+                                      seed=seed, final_scores=final_scores)
+    out_links, skip = _out_links(graph, _canonical_adjacency(graph))
+    return instance, start, out_links, skip
+
+
+def _bound_strategy(graph: CapturedGraph, strategy: str | Strategy, *,
+                    seeds: Sequence[int] | np.ndarray | None, max_pages: int | None,
+                    seed: int, final_scores: np.ndarray | None) -> tuple[Strategy, np.ndarray]:
+    """The arguments checked; the strategy instance bound to the graph, and the seeds."""
     n = graph.n
     if n == 0:
         raise EmptyGraphError("cannot crawl an empty graph")
@@ -332,10 +353,21 @@ def prepare_replay(
         raise ConfigError(f"final_scores has {len(final_scores)} entries for {n} nodes")
     urls = graph.urls
     instance.bind(StrategyContext(url_of=urls.__getitem__, final_scores=final_scores))
+    return instance, start
+
+
+def _canonical_adjacency(graph: CapturedGraph) -> Any:
+    """The graph's adjacency with distinct targets in node-index order (a copy only when
+    it is not so already)."""
     adjacency = graph.adjacency
-    if not adjacency.has_canonical_format:  # distinct targets, in node-index order
+    if not adjacency.has_canonical_format:
         adjacency = adjacency.copy()
         adjacency.sum_duplicates()
+    return adjacency
+
+
+def _out_links(graph: CapturedGraph, adjacency: Any) -> tuple[OutLinks, np.ndarray]:
+    """The replay's out-links function and the nodes never taken."""
     indptr, indices = adjacency.indptr, adjacency.indices.astype(np.int64)
     skip = ~np.asarray(graph.fetchable, dtype=bool)
 
@@ -343,4 +375,4 @@ def prepare_replay(
         targets: np.ndarray = indices[indptr[node] : indptr[node + 1]]
         return targets
 
-    return instance, start, out_links, skip
+    return out_links, skip

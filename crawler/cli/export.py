@@ -1,6 +1,9 @@
 """``webcrawl export edges|pages|fetches|rates --db crawl.db [--format F] [--output FILE]``.
 
-A thin layer over :func:`storage.export.export_edges`, :func:`~storage.export.export_pages`,
+``export edges --graph pages|all|stored`` (default ``pages``, the graph the analyses
+measure, from :func:`webcrawl.analysis.graph.loader.graph_edges`; ``stored``: every
+stored link as recorded).  A thin layer over :func:`storage.export.export_edges`,
+:func:`~storage.export.export_edges_parquet`, :func:`~storage.export.export_pages`,
 :func:`~storage.export.export_fetches` and :func:`webcrawl.analysis.change.rate_table.export_rates`
 (columns and formats documented there).
 """
@@ -20,7 +23,8 @@ from webcrawl.storage.errors import ConfigError
 
 __all__ = ["register"]
 
-_FORMATS = ("tsv", "jsonl", "edgelist", "graphml")
+_FORMATS = ("tsv", "jsonl", "edgelist", "graphml", "parquet")
+_GRAPHS = ("pages", "all", "stored")
 
 
 def register(sub: Any) -> None:
@@ -31,8 +35,10 @@ def register(sub: Any) -> None:
                     "url, status, seq, fetched_at, depth, outcome, host, ...), every fetch "
                     "attempt (fetches, revisits included) or each page's change-rate "
                     "estimate (rates: visits, changes, estimator, rate per day and its 95%% "
-                    "interval, day length).  Example: webcrawl export edges --db crawl.db "
-                    "--format edgelist --output graph.txt",
+                    "interval, day length).  Edges are those of the graph the analyses "
+                    "measure (--graph pages, the default; all; or stored: every stored "
+                    "link, duplicates and self-loops kept).  Example: webcrawl export edges "
+                    "--db crawl.db --format edgelist --output graph.txt",
     )
     parser.add_argument("what", choices=("edges", "pages", "fetches", "rates"),
                         help="what to export")
@@ -40,7 +46,13 @@ def register(sub: Any) -> None:
     parser.add_argument("--format", choices=_FORMATS, default="tsv",
                         help="tsv (header row; default), jsonl (one JSON object a line); "
                              "edges also: edgelist ('src dst', no header: networkx "
-                             "read_edgelist, igraph Read_Ncol) and graphml")
+                             "read_edgelist, igraph Read_Ncol), graphml and parquet (needs "
+                             "--output; the graph's policies in the file metadata)")
+    parser.add_argument("--graph", choices=_GRAPHS, default="pages",
+                        help="edges: pages (fetched pages and the links among them, as "
+                             "every analysis measures them; default), all (every discovered "
+                             "URL), or stored (every stored link: duplicates, self-loops, "
+                             "redirects)")
     parser.add_argument("--ids", action="store_true",
                         help="edges: integer URL ids instead of URLs, with --nodes FILE")
     parser.add_argument("--nodes", type=Path, metavar="FILE",
@@ -71,10 +83,12 @@ def _exporter(args: argparse.Namespace) -> Any:
         from webcrawl.storage.export import export_edges
 
         def edges(db: Path, out: TextIO) -> int:
+            arrays = _graph_edges(db, args.graph)
             if not args.ids:
-                return export_edges(db, out, args.format)
+                return export_edges(db, out, args.format, edges=arrays)
             with open(args.nodes, "w", encoding="utf-8", newline="") as nodes:
-                return export_edges(db, out, args.format, ids=True, nodes_out=nodes)
+                return export_edges(db, out, args.format, ids=True, nodes_out=nodes,
+                                    edges=arrays)
         return edges
     if args.what == "rates":
         from webcrawl.analysis.change.rate_table import export_rates
@@ -87,8 +101,45 @@ def _exporter(args: argparse.Namespace) -> Any:
     return lambda db, out: export(db, out, args.format)
 
 
+def _graph_edges(db: Path, graph: str) -> Any:
+    """The edges of ``graph`` (None: every stored link, the storage default)."""
+    if graph == "stored":
+        return None
+    from webcrawl.analysis.graph.loader import graph_edges
+
+    return graph_edges(db, graph)  # type: ignore[arg-type]
+
+
+def _parquet(args: argparse.Namespace, db: Path) -> int:
+    from webcrawl.storage.export import export_edges_parquet
+
+    if args.what != "edges":
+        raise ConfigError(f"--format parquet does not apply to {args.what} (edges only)")
+    if args.ids != (args.nodes is not None):
+        raise ConfigError("--ids and --nodes FILE go together")
+    if args.out is None:
+        raise ConfigError("--format parquet writes a file: give --output FILE")
+    check_output(args.out)
+    targets = [args.out] + ([args.nodes] if args.nodes is not None else [])
+    partial = [t.with_name(f".{t.name}.partial") for t in targets]
+    try:
+        rows = export_edges_parquet(db, partial[0], ids=args.ids,
+                                    nodes_path=partial[1] if args.ids else None,
+                                    edges=_graph_edges(db, args.graph))
+        for done, target in zip(partial, targets, strict=True):
+            os.replace(done, target)
+    except BaseException:
+        for p in partial:
+            p.unlink(missing_ok=True)
+        raise
+    print(f"webcrawl: exported {rows:,} edges rows", file=sys.stderr)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     db = existing_db(args.db)
+    if args.format == "parquet":
+        return _parquet(args, db)
     export = _exporter(args)
     if args.out is None or is_stdout(args.out):
         # A reader that goes away (`| head`) ends the command quietly: BrokenPipeError

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,12 @@ async def small_db(tmp_path: Path) -> Path:
     store.set_outcome(4, Outcome.HTTP_ERROR, 2)
     await store.aclose()
     return path
+
+
+def read_rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    """The rows of ``sql`` on the database at ``path``, opened read-only."""
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()

@@ -172,7 +172,7 @@ def test_export_edgelist_reads_in_networkx_and_igraph(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
     import_edges(path, db)
     out = tmp_path / "g.edgelist"
-    assert main(["export", "edges", "--db", str(db), "--format", "edgelist",
+    assert main(["export", "edges", "--db", str(db), "--graph", "stored", "--format", "edgelist",
                  "--output", str(out)]) == 0
     multiset = sorted((str(a), str(b)) for a, b in edges)
     g = nx.read_edgelist(out, create_using=nx.MultiDiGraph, nodetype=str)
@@ -182,13 +182,14 @@ def test_export_edgelist_reads_in_networkx_and_igraph(tmp_path: Path) -> None:
     assert sorted((names[e.source], names[e.target]) for e in h.es) == multiset
     # graphml through networkx; --ids with its nodes file.
     gml = tmp_path / "g.graphml"
-    assert main(["export", "edges", "--db", str(db), "--format", "graphml",
+    assert main(["export", "edges", "--db", str(db), "--graph", "stored", "--format", "graphml",
                  "--output", str(gml)]) == 0
     x = nx.read_graphml(gml, force_multigraph=True)
     url = nx.get_node_attributes(x, "url")
     assert sorted((url[a], url[b]) for a, b, _ in x.edges(keys=True)) == multiset
     ids_out, nodes = tmp_path / "ids.txt", tmp_path / "nodes.tsv"
-    assert main(["export", "edges", "--db", str(db), "--format", "edgelist", "--ids",
+    assert main(["export", "edges", "--db", str(db), "--graph", "stored", "--format",
+                 "edgelist", "--ids",
                  "--nodes", str(nodes), "-o", str(ids_out)]) == 0
     name = dict(line.split("\t") for line in nodes.read_text().splitlines())
     pairs = [line.split() for line in ids_out.read_text().splitlines()]

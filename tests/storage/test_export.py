@@ -58,16 +58,22 @@ def test_pages_one_row_per_url(small_db: Path) -> None:
 def test_cli_writes_file(small_db: Path, tmp_path: Path, what: str,
                          capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / f"{what}.tsv"
-    assert main(["export", what, "--db", str(small_db), "--output", str(out)]) == 0
+    stored = ["--graph", "stored"] if what == "edges" else []
+    assert main(["export", what, "--db", str(small_db), *stored, "--output", str(out)]) == 0
     expected = io.StringIO()
     (export_edges if what == "edges" else export_pages)(small_db, expected)
     assert out.read_text(encoding="utf-8") == expected.getvalue()
     assert f"{what} rows" in capsys.readouterr().err
 
 
-def test_cli_stdout(small_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_stdout_default_is_the_pages_graph(small_db: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", "edges", "--db", str(small_db)]) == 0
-    assert _parse(capsys.readouterr().out)[0] == list(EDGE_COLUMNS)
+    rows = _parse(capsys.readouterr().out)
+    assert rows[0] == list(EDGE_COLUMNS)
+    # pages 0 and 1 (fetched) and the links between them; 0 -> 1 twice is one link
+    url = {i: SMALL_URLS[i][0] for i in (0, 1)}
+    assert rows[1:] == [[url[0], url[1], "0"], [url[1], url[0], "0"]]
 
 
 def test_cli_missing_db_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ from webcrawl.storage.errors import StoreError
 from webcrawl.storage.reader import OUTCOMES, CrawlReader, outcome_code
 from webcrawl.storage.records import Outcome
 
-from tests.storage.conftest import SMALL_URLS
+from tests.storage.conftest import SMALL_FETCHED, SMALL_URLS
 
 
 def test_urls_columns(small_db: Path) -> None:
@@ -46,7 +46,7 @@ def test_small_tables_and_order(small_db: Path) -> None:
         assert ids.tolist() == [0, 1] and names == ["a.test", "b.test:8080"]
         assert r.seeds().tolist() == [0]
         assert r.seed_urls() == ["http://a.test/"]
-        assert r.meta()["schema_version"] == "3"
+        assert r.meta()["schema_version"] == "4"
         assert r.url_strings(np.array([3, 0])) == [SMALL_URLS[3][0], SMALL_URLS[0][0]]
         url_ids, seqs, times = r.fetch_order()
     assert url_ids.tolist() == [0, 1, 4] and seqs.tolist() == [0, 1, 2]
@@ -72,3 +72,16 @@ def test_empty_tables_give_empty_arrays(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no crawl database"):
         CrawlReader(tmp_path / "nope.db")
+
+
+@pytest.mark.parametrize("chunk", [1, 9, 1 << 27], ids=["page-by-page", "9-bytes", "whole"])
+def test_links_read_in_ranges_of_pages(small_db: Path, monkeypatch: pytest.MonkeyPatch,
+                                       chunk: int) -> None:
+    from webcrawl.storage import reader as reader_module
+
+    monkeypatch.setattr(reader_module, "BLOB_CHUNK", chunk)
+    with CrawlReader(small_db) as r:
+        links = r.links_csr()
+    assert links.src.tolist() == sorted(SMALL_FETCHED)
+    assert [links.dst[links.indptr[k]:links.indptr[k + 1]].tolist()
+            for k in range(links.src.size)] == [SMALL_FETCHED[s][1] for s in sorted(SMALL_FETCHED)]

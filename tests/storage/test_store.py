@@ -24,15 +24,12 @@ from webcrawl.storage.reader import CrawlReader
 from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
 from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
+from tests.storage.conftest import read_rows
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _rows(path: Path, sql: str) -> list[tuple[object, ...]]:
-    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
-    try:
-        return conn.execute(sql).fetchall()
-    finally:
-        conn.close()
+_rows = read_rows
 
 
 def _full_fetch(url_id: int, seq: int) -> FetchRecord:
@@ -70,7 +67,7 @@ async def test_round_trip_every_record_type(tmp_path: Path) -> None:
     state = await store.load_state()
     await store.aclose()
     assert state.meta["strategy"] == "bfs"
-    assert state.meta["schema_version"] == "3"
+    assert state.meta["schema_version"] == "4"
     host.crawl_delay = 2.0
     assert state.hosts == [host]
     seed.outcome, seed.seq = Outcome.FETCHED, 0
@@ -257,7 +254,7 @@ async def test_foreign_or_empty_file(tmp_path: Path, content: bytes) -> None:
     else:  # an empty file is a fresh database
         store = await CrawlStore.open(path)
         await store.aclose()
-        assert _rows(path, "SELECT value FROM meta WHERE key='schema_version'") == [("3",)]
+        assert _rows(path, "SELECT value FROM meta WHERE key='schema_version'") == [("4",)]
 
 
 async def test_sqlite_file_of_another_application(tmp_path: Path) -> None:

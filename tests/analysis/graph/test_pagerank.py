@@ -218,3 +218,23 @@ def test_docstring_examples_run():
     module = importlib.import_module("webcrawl.analysis.graph.pagerank_alg")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+@pytest.mark.parametrize("path", ["compiled", "numpy"])
+def test_loaded_graph_values_shared_one(random_digraph, monkeypatch: pytest.MonkeyPatch,
+                                        path: str) -> None:
+    """The loader's collapsed graph stores its values as one shared 1.0 (zero-stride):
+    PageRank on it equals PageRank on the same links with real values."""
+    from webcrawl.analysis.graph import pagerank_alg
+
+    if path == "compiled":
+        pytest.importorskip("numba")
+    else:
+        monkeypatch.setattr(pagerank_alg, "compiled", lambda *_: None)
+    adj = random_digraph(300, 1200, 4)
+    adj.data[:] = 1.0
+    shared = sp.csr_array((np.broadcast_to(np.float64(1.0), (adj.nnz,)), adj.indices,
+                           adj.indptr), shape=adj.shape)
+    assert shared.data.strides == (0,)
+    ours = pagerank(shared, tol=1e-13).scores
+    assert np.abs(ours - pagerank(adj, tol=1e-13).scores).sum() < 1e-12

@@ -1,0 +1,104 @@
+"""igraph beside us on the same edge file: load + PageRank, time, peak memory, and how
+far apart the two PageRank vectors are (L1).
+
+Each side runs in a fresh process (its own peak RSS, ``ru_maxrss``):
+
+* **igraph**: ``Graph.Read_Edgelist(FILE)``, the vertices that no line names dropped
+  (igraph makes one vertex per id up to the largest), then ``simplify()`` (our loader
+  collapses duplicate links and drops self-loops), then ``pagerank()`` (PRPACK,
+  damping 0.85, dangling mass spread uniformly as ours).
+* **webcrawl**: ``import edges`` into a new database (or ``--db`` an imported one),
+  ``load_graph(graph="all")`` (every node of the file) and ``pagerank`` (tol 1e-10).
+
+Node ``i`` is the ``i``-th smallest id of the file on both sides.
+
+    PYTHONPATH=. python benchmarks/bench_igraph.py --edges /tmp/uk.tsv [--db /tmp/uk.db]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+_IGRAPH = """
+import json, resource, sys, time
+import numpy as np, igraph as ig
+t = time.perf_counter(); c = time.process_time()
+g = ig.Graph.Read_Edgelist(sys.argv[1], directed=True)
+g.delete_vertices([v for v, d in enumerate(g.degree()) if d == 0])
+g.simplify(multiple=True, loops=True)
+load, load_cpu = time.perf_counter() - t, time.process_time() - c
+t = time.perf_counter(); c = time.process_time()
+scores = np.asarray(g.pagerank(directed=True, damping=0.85, implementation="prpack"))
+np.save(sys.argv[2], scores)
+print(json.dumps({"load": load, "load_cpu": load_cpu, "pagerank": time.perf_counter() - t,
+                  "pagerank_cpu": time.process_time() - c, "n": g.vcount(), "m": g.ecount(),
+                  "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+_OURS = """
+import json, resource, sys, time
+from pathlib import Path
+import numpy as np
+from webcrawl.analysis.graph import load_graph, pagerank
+from webcrawl.storage.edgelist import import_edges
+db = Path(sys.argv[2])
+out = {}
+if not db.exists():
+    t = time.perf_counter(); c = time.process_time()
+    import_edges(sys.argv[1], db)
+    out.update(imported=time.perf_counter() - t, imported_cpu=time.process_time() - c)
+t = time.perf_counter(); c = time.process_time()
+graph = load_graph(db, graph="all")
+out.update(load=time.perf_counter() - t, load_cpu=time.process_time() - c)
+t = time.perf_counter(); c = time.process_time()
+result = pagerank(graph.adjacency)
+np.save(sys.argv[3], result.scores)
+out.update(pagerank=time.perf_counter() - t, pagerank_cpu=time.process_time() - c,
+           n=graph.n, m=graph.m, iterations=result.iterations,
+           rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(json.dumps(out))
+"""
+
+
+def _run(code: str, *args: str) -> dict[str, float]:
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True,
+                          text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)})
+    result: dict[str, float] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--edges", type=Path, required=True)
+    ap.add_argument("--db", type=Path, default=None,
+                    help="the file imported already (default: import into a temp folder)")
+    ap.add_argument("--dir", type=Path, default=None, help="work folder (default: temp)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        db = args.db or Path(tmp) / "graph.db"
+        ours = _run(_OURS, str(args.edges), str(db), f"{tmp}/ours.npy")
+        print("webcrawl", json.dumps(ours), flush=True)
+        theirs = _run(_IGRAPH, str(args.edges), f"{tmp}/igraph.npy")
+        print("igraph  ", json.dumps(theirs), flush=True)
+        a, b = np.load(f"{tmp}/ours.npy"), np.load(f"{tmp}/igraph.npy")
+    for name, r in (("igraph", theirs), ("webcrawl", ours)):
+        print(f"{name:9s} load {r['load']:7.1f} s wall {r['load_cpu']:7.1f} s CPU, "
+              f"PageRank {r['pagerank']:6.1f} s wall {r['pagerank_cpu']:6.1f} s CPU, "
+              f"peak RSS {r['rss'] / 1024:7,.0f} MB ({r['rss'] * 1024 / r['m']:.1f} bytes a "
+              f"link), {int(r['n']):,} nodes {int(r['m']):,} links")
+    same = a.shape == b.shape
+    print(f"L1 distance of the PageRank vectors: {float(np.abs(a - b).sum()) if same else 'n/a'}"
+          f" (n {a.size:,} and {b.size:,})")
+
+
+if __name__ == "__main__":
+    main()
