@@ -586,7 +586,8 @@ class Crawler:
             slot = self.registry.slot(window.host_id)
             slot.ready_at = max(slot.ready_at, time.monotonic() + done.ready_in)
             self._apply(taken, seq, done, window.recorded.pop(order, 0))
-            self._refill(window)
+            if self._window_size > 1:  # a window of one ends with its answer
+                self._refill(window)
         except BaseException as error:  # raised by the window's task
             window.closed = True
             if not window.ended.done():
