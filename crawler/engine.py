@@ -193,6 +193,7 @@ class Crawler:
             raise ConfigError("at least one seed URL is needed")
         #: the stored meta table of a resumed crawl (read once)
         self._meta: dict[str, str] = read_meta(self.db_path) if resume else {}
+        _refuse_imported_graph(self.db_path, self._meta)
         layered = resume_settings(self._meta, settings, overrides, strategy)
         #: one line per stored setting replaced on resume
         self.notes: tuple[str, ...] = layered.notes
@@ -864,6 +865,15 @@ def _materialise(fn: Any, snapshot: Any) -> list[tuple[int, float]]:
     """Run a recomputation and materialise its updates (still in the worker thread)."""
     _testhooks.reached("recompute")  # test-only: lets a kill land mid-recomputation
     return [(int(u), float(p)) for u, p in fn(snapshot)]
+
+
+def _refuse_imported_graph(db: Path, meta: Mapping[str, str]) -> None:
+    """An edge list imported with integer ids or plain names holds no URL to crawl."""
+    if meta.get("source") == "edges" and meta.get("names") in ("ids", "names"):
+        kind = "integer ids" if meta["names"] == "ids" else "names"
+        raise ConfigError(f"{db} holds a graph imported from an edge list whose nodes are "
+                          f"{kind}, not URLs: there is no crawl to resume (simulate runs "
+                          "virtual crawls over it)")
 
 
 @dataclass(slots=True, eq=False)

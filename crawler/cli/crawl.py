@@ -120,19 +120,6 @@ def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
     return merge_layers(*settings_layers(args, options))
 
 
-def _refuse_imported_graph(db: Path) -> None:
-    """An edge list imported with integer ids or plain names holds no URL to crawl."""
-    from webcrawl.storage.reader import CrawlReader
-
-    with CrawlReader(db) as reader:
-        meta = reader.meta()
-    if meta.get("source") == "edges" and meta.get("names") in ("ids", "names"):
-        kind = "integer ids" if meta["names"] == "ids" else "names"
-        raise ConfigError(f"{db} holds a graph imported from an edge list whose nodes are "
-                          f"{kind}, not URLs: there is no crawl to resume (simulate runs "
-                          "virtual crawls over it)")
-
-
 def _strategy_spec(args: argparse.Namespace, given: dict[str, Any]) -> None:
     """Fold ``--strategy-opt`` and ``--history`` into the strategy's spec (stored with
     the crawl as its strategy, see ``analysis.ordering.strategies.registry``)."""
@@ -166,8 +153,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"nothing to resume: no crawl database at {args.db}")
     if args.db.exists():
         WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
-    if args.resume:
-        _refuse_imported_graph(args.db)
 
     from webcrawl.analysis.ordering.strategies import get_strategy
     from webcrawl.crawler.engine import Crawler
