@@ -4,9 +4,10 @@ of a command's stages, and ``-`` as standard output.
 Every command takes ``-v/--verbose`` (repeatable), ``-q/--quiet``, ``--log-level`` and
 ``--log-file`` (added by :func:`add_output_options`, which :func:`webcrawl.crawler.cli.build_parser`
 calls on every sub-command).  Log records of the ``webcrawl`` loggers go to stderr as
-``webcrawl: LEVEL: message`` at WARNING (``-v`` INFO, ``-vv`` DEBUG, ``-q`` ERROR,
-``--log-level`` any of them) and, with ``--log-file FILE``, are appended to FILE with a
-time stamp at ``--log-level`` (default INFO).  ``-q`` also hides progress and summaries.
+``webcrawl: level: message`` at WARNING (``-v`` INFO, ``-vv`` DEBUG, ``--log-level`` any
+of them) and, with ``--log-file FILE``, are appended to FILE with a time stamp at
+``--log-level`` (default INFO).  ``-q`` hides progress and summaries, never a warning
+(``--log-level error`` does).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("-v", "--verbose", action="count", default=0,
                        help="log more on stderr: -v informational messages, -vv debugging")
     group.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress display and no summary; only errors on stderr")
+                       help="no progress display and no summary (warnings and errors are "
+                            "still written)")
     group.add_argument("--log-level", choices=LOG_LEVELS, default=None, metavar="LEVEL",
                        help="level of the log records on stderr and in --log-file: "
                             f"{', '.join(LOG_LEVELS)} (default warning on stderr, info in "
@@ -50,7 +52,7 @@ def _stderr_level(args: argparse.Namespace) -> int:
         return logging.DEBUG
     if args.verbose == 1:
         return logging.INFO
-    return logging.ERROR if args.quiet else logging.WARNING
+    return logging.WARNING
 
 
 @contextlib.contextmanager

@@ -63,8 +63,9 @@ def test_every_command_takes_the_output_options() -> None:
 
 @pytest.mark.parametrize(("options", "on_stderr"), [
     ([], ["warning"]), (["-v"], ["info", "warning"]), (["-vv"], ["debug", "info", "warning"]),
-    (["-q"], []), (["--log-level", "debug"], ["debug", "info", "warning"])],
-    ids=["default", "v", "vv", "q", "log-level"])
+    (["-q"], ["warning"]), (["--log-level", "error"], []),
+    (["--log-level", "debug"], ["debug", "info", "warning"])],
+    ids=["default", "v", "vv", "q", "log-level-error", "log-level-debug"])
 def test_log_levels_and_log_file(options: list[str], on_stderr: list[str], db: Path,
                                  tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,7 +86,9 @@ def test_log_levels_and_log_file(options: list[str], on_stderr: list[str], db: P
     err = capsys.readouterr().err
     assert err.splitlines() == [f"webcrawl: {level}: a {level} record" for level in on_stderr]
     in_file = [line.split()[2:] for line in log_file.read_text().splitlines()]
-    expected = ["debug", "info", "warning"] if "debug" in options else ["info", "warning"]
+    # The file gets --log-level, else info and above.
+    expected = (["debug", "info", "warning"] if "debug" in options else [] if "error" in options
+                else ["info", "warning"])
     assert in_file == [[level.upper(), "webcrawl.crawler.cli.export:", "a", level, "record"]
                        for level in expected]
     assert not logging.getLogger("webcrawl").handlers
