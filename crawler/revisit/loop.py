@@ -15,7 +15,9 @@ says is due, forever or for ``duration`` seconds:
   disallow is dropped from the collection at start.
 * **Time**: the planner works in days; crawler day = wall seconds / ``day_seconds``
   (86400 by default; pass the fixture's ``day_seconds`` against an accelerated fixture
-  web).  A visit's time is the midpoint of its request.
+  web).  A visit's time is the midpoint of its request.  Every time is read from the
+  ``clock`` (:mod:`webcrawl.crawler.revisit.clock`): the wall clock by default, or a
+  simulated clock under which a run does not depend on the machine's speed.
 * **Conditional GET**: ``If-None-Match`` with the stored ETag and ``If-Modified-Since``
   with the stored Last-Modified.  A 304 is an observed *no change* (outcome
   ``not_modified``, ``changed = 0``).  A 2xx is compared by content digest:
@@ -68,6 +70,7 @@ from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
 from webcrawl.crawler.resume import restore_host
+from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
 from webcrawl.crawler.revisit.link_history import LinkHistory
 from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
 from webcrawl.crawler.revisit.settings import (
@@ -217,10 +220,12 @@ class RevisitCrawler:
     def __init__(self, db: str | Path, settings: RevisitSettings | None = None,
                  crawl_settings: CrawlSettings | None = None, *,
                  true_rates: Mapping[str, float] | None = None,
-                 overrides: Mapping[str, Any] | None = None) -> None:
+                 overrides: Mapping[str, Any] | None = None,
+                 clock: RevisitClock | None = None) -> None:
         from webcrawl.crawler.config import layer_settings, revisit_base_settings
 
         self.db_path = Path(db)
+        self.clock: RevisitClock = clock or WallClock()
         self.settings = settings or RevisitSettings()
         layered = layer_settings(crawl_settings, overrides,
                                  stored=revisit_base_settings(self.db_path))
@@ -346,20 +351,21 @@ class RevisitCrawler:
     async def _loop(self) -> None:
         s = self.settings
         concurrency = self.crawl_settings.concurrency
-        bucket = TokenBucket(s.budget, s.burst)
-        end = None if s.duration is None else time.monotonic() + s.duration
+        clock = self.clock
+        bucket = TokenBucket(s.budget, s.burst, now=clock.monotonic())
+        end = None if s.duration is None else clock.monotonic() + s.duration
         started = 0
         assert self.store is not None
         while not self._tasks.stopping:
-            now = time.monotonic()
+            now = clock.monotonic()
             if end is not None and now >= end:
                 self.stats.stopped = "duration"
                 return
             if s.max_visits is not None and started >= s.max_visits:
                 # Let the last revisits finish (and be recorded) rather than cancel them.
                 while len(self._tasks) and not self._tasks.stopping:
-                    await self._tasks.wait(end)
-                    if end is not None and time.monotonic() >= end:
+                    await clock.wait(self._tasks, end)
+                    if end is not None and clock.monotonic() >= end:
                         self.stats.stopped = "duration"
                         return
                 self.stats.stopped = "max_visits"
@@ -370,7 +376,7 @@ class RevisitCrawler:
                 if token_wait > 0:
                     wake = min(wake, now + token_wait)
                 else:
-                    page, ready_at = self._pick(now, time.time())
+                    page, ready_at = self._pick(now, clock.time())
                     if page is not None:
                         bucket.take(now)
                         self._spawn(page)
@@ -378,7 +384,7 @@ class RevisitCrawler:
                         continue
                     wake = min(wake, ready_at)
             await self.store.drain()
-            await self._tasks.wait(wake if math.isfinite(wake) else None)
+            await clock.wait(self._tasks, wake if math.isfinite(wake) else None)
         self.stats.stopped = "stopped"
 
     def _pick(self, now: float, wall: float) -> tuple[int | None, float]:
@@ -420,6 +426,7 @@ class RevisitCrawler:
         assert self.downloader is not None
         slot = self._slots[page.host_id]
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        mono, wall = self.clock.monotonic(), self.clock.time()
 
         def done(answer: FetchedAnswer | BaseException) -> None:
             if answered.done():  # stopped meanwhile: nothing more is recorded
@@ -428,14 +435,14 @@ class RevisitCrawler:
                 if isinstance(answer, BaseException):
                     raise answer
                 assert isinstance(answer, PageDone)
-                self._answered(page, seq, slot, answer)
+                self._answered(page, seq, slot, answer, mono, wall)
             except BaseException as error:
                 answered.set_exception(error)
             else:
                 answered.set_result(None)
 
         self.downloader.submit(FetchPage(
-            page.url_id, page.url, slot.name, slot.ready_at - time.monotonic(),
+            page.url_id, page.url, slot.name, slot.ready_at - mono,
             slot.crawl_delay, page.etag, page.last_modified, attempts=1, keep_body=True), done)
         try:
             await answered
@@ -444,17 +451,21 @@ class RevisitCrawler:
                 answered.cancel()
             self._busy.discard(page.host_id)
 
-    def _answered(self, page: _Page, seq: int, slot: HostSlot, done: PageDone) -> None:
-        slot.ready_at = max(slot.ready_at, time.monotonic() + done.ready_in)
+    def _answered(self, page: _Page, seq: int, slot: HostSlot, done: PageDone,
+                  mono: float, wall: float) -> None:
+        """``mono``, ``wall``: the clock when the visit started (what a simulated clock
+        dates the answer by)."""
+        slot.ready_at = max(slot.ready_at, self.clock.monotonic() + done.ready_in)
         if done.response is None:
             failed = done.failed[-1]
             assert failed.outcome is not None
+            started, ended = self.clock.span(failed.started_at, failed.ended_at, wall)
             self._failed(page, FetchRecord(
-                url_id=page.url_id, seq=seq, started_at=failed.started_at,
-                ended_at=failed.ended_at, outcome=failed.outcome, error=failed.error,
+                url_id=page.url_id, seq=seq, started_at=started,
+                ended_at=ended, outcome=failed.outcome, error=failed.error,
                 kind=FetchKind.REVISIT, strategy=self.settings.policy))
             return
-        self._handle(page, seq, done.response)
+        self._handle(page, seq, self.clock.stamp(done.response, wall, mono))
 
     def _record(self, page: _Page, seq: int, result: FetchResult, outcome: Outcome,
                 digest: str | None, changed: bool | None, error: str | None = None) -> None:
