@@ -210,6 +210,11 @@ def replay(strategy: Strategy, state: ResumeState) -> dict[int, float]:
         if u.discovered_seq >= 0:
             discovered_by[u.discovered_seq] = max(discovered_by.get(u.discovered_seq, -1), u.id)
     announce(max((u.id for u in urls if u.discovered_seq < 0), default=-1))
+    # A strategy recomputing at fetch counts alone (batch-pagerank, partial-pagerank)
+    # is replayed with its recomputations where the crawl made them; one that also
+    # recomputes on a clock (pagerank) gets one recomputation at the end instead.
+    scheduled = strategy.fetch_scheduled
+    since = 0
     for src, dsts in state.fetched_links:
         seq = by_seq.get(src)
         upto = max(discovered_by.get(seq, -1) if seq is not None else -1,
@@ -217,10 +222,16 @@ def replay(strategy: Strategy, state: ResumeState) -> dict[int, float]:
         announce(upto)
         for url_id, prio in strategy.fetched(src, list(dsts)):
             priority[url_id] = prio
+        since += 1
+        if scheduled and strategy.wants_recompute(since, 0.0):
+            since = 0
+            for url_id, prio in type(strategy).recompute(strategy.snapshot()):
+                priority[url_id] = prio
     announce(len(urls))
-    _testhooks.reached("recompute")  # test-only: lets a kill land mid-recomputation
-    for url_id, prio in type(strategy).recompute(strategy.snapshot()):
-        priority[url_id] = prio
+    if not scheduled:
+        _testhooks.reached("recompute")  # test-only: lets a kill land mid-recomputation
+        for url_id, prio in type(strategy).recompute(strategy.snapshot()):
+            priority[url_id] = prio
     return priority
 
 
