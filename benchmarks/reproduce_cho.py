@@ -15,15 +15,17 @@ jumps to the next visit once nothing is in flight, so the visits, their times an
 printed figure depend on ``--seed`` and ``--days`` only, not on the machine's speed or
 load.  One simulated day is 86,400 simulated seconds (HTTP dates keep their meaning).
 The initial crawl runs one fetch at a time while the clock stands at day 0 (so its
-order, and the order of the first round of revisits, is fixed); the revisits start at
-day 2, every page overdue, and the budget (one visit per page per day, no burst) spaces
-them 288 simulated seconds apart.
+order, and the order of the first round of revisits, is fixed) and its rows are dated
+day 0 (the crawl engine itself keeps the wall clock); the revisits start at day 2, every
+page overdue, and the budget (one visit per page per day, no burst) spaces them 288
+simulated seconds apart.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -37,6 +39,8 @@ DAY = 86400.0
 PAGES = 300
 #: Simulated day the revisits start: after the crawl (day 0) and one planned interval.
 START_DAY = 2.0
+#: Wall time (Unix seconds) of simulated day 0.
+EPOCH = 1_000_000_000.0
 
 
 def main() -> None:
@@ -56,8 +60,12 @@ def main() -> None:
     t0 = time.perf_counter()
     with serve_in_thread(web, clock=clock.monotonic) as server:
         stats = crawl([server.seed_url], db, settings)
-        # Simulated wall time starts where the crawl ended; the revisits two days on.
-        clock.epoch = time.time()
+        # The crawl engine dates its fetches by the wall clock; the crawl happened at
+        # simulated day 0 (the server's clock stood still), so its rows are dated so.
+        with sqlite3.connect(db) as conn:
+            conn.execute("UPDATE fetches SET started_at = ?, ended_at = ? "
+                         "WHERE kind = 'crawl'", (EPOCH, EPOCH))
+        clock.epoch = EPOCH
         clock.advance_to(START_DAY * DAY)
         revisit = RevisitSettings(policy="uniform", budget=PAGES / DAY,
                                   duration=args.days * DAY, day_seconds=DAY, add_new=True)
