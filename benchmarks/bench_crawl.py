@@ -131,7 +131,6 @@ def child_crawl(argv: list[str]) -> None:
     from webcrawl.crawler.engine import Crawler
     from webcrawl.crawler.progress import Progress
     from webcrawl.crawler.settings import CrawlSettings
-    from webcrawl.crawler.shard import ShardedCrawler
 
     p = argparse.ArgumentParser()
     p.add_argument("--db")
@@ -147,8 +146,7 @@ def child_crawl(argv: list[str]) -> None:
         polite_delay_factor=a.delay_factor, polite_min_delay=a.min_delay,
         polite_max_delay=max(a.min_delay, 30.0 if a.delay_factor else 0.0),
         scope_max_pages=a.max_pages, frontier_strategy=a.strategy, workers=a.workers)
-    crawler: Crawler = ShardedCrawler(a.db, a.seeds, settings) if a.workers > 1 \
-        else Crawler(a.db, a.seeds, settings)
+    crawler = Crawler(a.db, a.seeds, settings)  # workers > 1: worker processes
 
     async def main() -> None:
         with open(os.devnull, "w") as sink:

@@ -1,7 +1,8 @@
 """The sharded crawl's coordinator: its CPU per page, its profile, and a global strategy's cost.
 
-Runs :class:`webcrawl.crawler.shard.ShardedCrawler` in this process against the nginx static export
-of ``bench_crawl.py`` (zero delay, every feature on) and prints, per run, the wall time, the
+Runs :class:`webcrawl.crawler.engine.Crawler` with a
+:class:`webcrawl.crawler.shard.ShardDownloader` in this process against the nginx static
+export of ``bench_crawl.py`` (zero delay, every feature on) and prints, per run, the wall time, the
 coordinator's CPU (this process), the workers' CPU (waited-for children), pages, the
 orders and batches exchanged, and the load average.  ``--profile`` adds a pyinstrument
 profile of the coordinator.
@@ -25,8 +26,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_crawl
+from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.shard import ShardedCrawler
+from webcrawl.crawler.shard import ShardDownloader
 
 
 def main() -> None:
@@ -48,7 +50,7 @@ def main() -> None:
                 resolve=("*.test=127.0.0.1",), scope_hosts=("*.test",), concurrency=64,
                 polite_delay_factor=0, polite_min_delay=0, polite_max_delay=0,
                 workers=args.workers, frontier_strategy=strategy)
-            crawler = ShardedCrawler(work / f"c{i}.db", urls, settings)
+            crawler = Crawler(work / f"c{i}.db", urls, settings)
             kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             profiler = None
             if args.profile:
@@ -64,7 +66,8 @@ def main() -> None:
                 print(profiler.output_text(unicode=False, color=False))
             kids = resource.getrusage(resource.RUSAGE_CHILDREN)
             workers_cpu = (kids.ru_utime + kids.ru_stime) - (kids0.ru_utime + kids0.ru_stime)
-            pool = crawler.pool
+            assert isinstance(crawler.downloader, ShardDownloader)
+            pool = crawler.downloader.pool
             sent, received = pool.exchanged_bytes
             pages = max(1, crawler.stats.pages)
             print(f"{strategy:9} wall {wall:6.2f} s  coordinator CPU {cpu:5.2f} s "

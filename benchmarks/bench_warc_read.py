@@ -1,9 +1,12 @@
-"""Reading WARC files: warcio against FastWARC (the choice behind ``import warc``).
+"""Reading WARC files: warcio against FastWARC (the choice behind ``import warc``), and
+``import warc``'s reader with its framing checks (every gzip member decompressed to its
+end, every Content-Length checked) against the same reader without them (warcio's
+iterator): the price of finding damage.
 
 Writes one WARC of N HTML response records with warcio (gzip per record, and plain),
 then reads every record (headers, HTTP status line and headers, whole payload) with
-each library, interleaved round by round so machine load affects both alike.  Prints
-records per second and MB/s of each, and their ratio.
+each reader, interleaved round by round so machine load affects all alike.  Prints
+records per second and MB/s of each, and the ratios.
 
     PYTHONPATH=. python benchmarks/bench_warc_read.py [--records 20000] [--rounds 3]
 """
@@ -11,6 +14,7 @@ records per second and MB/s of each, and their ratio.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import io
 import os
 import tempfile
@@ -60,6 +64,33 @@ def read_fastwarc(path: Path) -> tuple[int, int]:
     return n, size
 
 
+def read_unchecked(path: Path) -> tuple[int, int]:
+    """What ``import warc`` read before its framing checks: warcio's iterator, each
+    record made into the importer's record."""
+    from webcrawl.crawler.ingest.warc import _read
+
+    n = size = 0
+    with open(path, "rb") as f:
+        records = WarcioIterator(f)
+        for rec in records:
+            record = _read(rec, records.offset, 1 << 30)
+            if record.kind == "response":
+                size += len(record.body)
+                n += 1
+    return n, size
+
+
+def read_checked(path: Path) -> tuple[int, int]:
+    from webcrawl.crawler.ingest.warc import _records
+
+    n = size = 0
+    for rec in _records(path, 1 << 30, False, lambda _offset, _reason: None):
+        if rec.kind == "response":
+            size += len(rec.body)
+            n += 1
+    return n, size
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=20000)
@@ -70,9 +101,13 @@ def main() -> None:
             path = Path(tmp) / f"bench.warc{'.gz' if gzip else ''}"
             make_warc(path, args.records, gzip)
             mb = os.path.getsize(path) / 1e6
-            best = {"warcio": float("inf"), "fastwarc": float("inf")}
+            readers = {"warcio": read_warcio, "unchecked": read_unchecked,
+                       "checked": read_checked}
+            if importlib.util.find_spec("fastwarc") is not None:  # optional
+                readers["fastwarc"] = read_fastwarc
+            best = dict.fromkeys(readers, float("inf"))
             for _ in range(args.rounds):
-                for name, fn in (("warcio", read_warcio), ("fastwarc", read_fastwarc)):
+                for name, fn in readers.items():
                     t = time.perf_counter()
                     n, _size = fn(path)
                     best[name] = min(best[name], time.perf_counter() - t)
@@ -81,8 +116,11 @@ def main() -> None:
             for name, secs in best.items():
                 print(f"{label:16s} {name:9s} {args.records / secs:10,.0f} records/s "
                       f"{mb / secs:8.1f} MB/s (file {mb:.1f} MB)")
-            print(f"{label:16s} fastwarc/warcio speed ratio: "
-                  f"{best['warcio'] / best['fastwarc']:.2f}x")
+            if "fastwarc" in best:
+                print(f"{label:16s} fastwarc/warcio speed ratio: "
+                      f"{best['warcio'] / best['fastwarc']:.2f}x")
+            print(f"{label:16s} import warc's reader, checked/unchecked time ratio: "
+                  f"{best['checked'] / best['unchecked']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The README comparison: every crawl ordering on the zipf fixture web (100k pages).
+"""Every crawl ordering on the zipf fixture web (100k pages): docs/results/ordering-quality.md.
 
 Builds the fixture web's full link graph (``FixtureWeb.build``, no server), replays
 each strategy over it with a virtual crawl from the seed page 0, scores every order

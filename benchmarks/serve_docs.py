@@ -1,6 +1,6 @@
 """Serve a local HTML documentation tree as a small multi-host web, on loopback.
 
-Used for the README's "Measuring a real crawl": real pages (mdBook and rustdoc HTML,
+Used for the user guide's "Analysing a crawl": real pages (mdBook and rustdoc HTML,
 with their real link structure, broken links and large pages), split over several
 hostnames so a crawl sees off-site links, redirects, robots.txt exclusions and errors.
 

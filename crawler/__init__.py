@@ -1,507 +1,57 @@
-"""The polite asyncio crawler.
+"""The polite asyncio crawler: crawl, revisit, import WARC files.
 
-Crawl a fixture web served by ``webcrawl fixture serve --port 8400``::
+Crawl a fixture web served by ``webcrawl fixture serve --port 8400``, then keep it fresh::
 
-    from webcrawl.crawler import CrawlSettings, crawl
+    import asyncio
 
-    stats = crawl(["http://site0.test:8400/"], "crawl.db",
-                  CrawlSettings(scope_hosts=("*.test",), resolve=("*.test=127.0.0.1",)))
+    from webcrawl.crawler import CrawlSettings, RevisitCrawler, RevisitSettings, crawl
 
-Every public name of the crawler's modules is importable from here; the modules load on
-first use, so ``import crawler.urls`` (the fixture web's URL normaliser) pulls in no aiohttp.
+    settings = CrawlSettings(scope_hosts=("*.test",), resolve=("*.test=127.0.0.1",))
+    stats = crawl(["http://site0.test:8400/"], "crawl.db", settings)
+    asyncio.run(RevisitCrawler("crawl.db", RevisitSettings(duration=60), settings).run())
+
+The public API is the table below; each name loads its module on first use, so
+``import webcrawl.crawler.urls`` (the fixture web's URL normaliser) pulls in no aiohttp.
+``revisit()`` lives in :mod:`webcrawl.crawler.revisit` (the name is the subpackage's); every
+other module (frontier, robots, politeness, fetcher, ...) is importable by its own name.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from webcrawl.crawler.settings import (
-    DEFAULT_USER_AGENT,
-    VERSION,
-    CrawlSettings,
-    user_agent,
-)
-from webcrawl.storage._version import __version__
+from webcrawl.storage._facade import lazy_attributes
+from webcrawl.storage._version import __version__ as __version__
 
-if TYPE_CHECKING:
-    from webcrawl.crawler.archive import (
-        NOT_MODIFIED_PROFILE,
-        WarcArchive,
-    )
-    from webcrawl.crawler.codings import (
-        ACCEPT_ENCODING,
-        PIECE,
-        BodyDecoder,
-        CorruptBody,
-        UnsupportedCoding,
-    )
-    from webcrawl.crawler.config import (
-        META_SETTINGS,
-        build_settings,
-        changed_settings,
-        convert_setting,
-        load_toml,
-        merge_layers,
-        parse_assignments,
-        read_stored_settings,
-        revisit_base_settings,
-        settings_dict,
-        settings_values,
-        stored_settings,
-    )
-    from webcrawl.crawler.encodings import (
-        decode_page,
-        lookup_label,
-        page_encoding,
-        url_encoding,
-    )
-    from webcrawl.crawler.engine import (
-        Crawler,
-        CrawlStats,
-        crawl,
-    )
-    from webcrawl.crawler.eventloop import (
-        loop_name,
-        run,
-    )
-    from webcrawl.crawler.fetcher import (
-        Fetcher,
-        FetchResult,
-        decode_body,
-        is_html,
-    )
-    from webcrawl.crawler.frontier import (
-        Frontier,
-        Taken,
-    )
-    from webcrawl.crawler.http1 import (
-        Http1Client,
-        Http1Response,
-    )
-    from webcrawl.crawler.ingest import (
-        WarcImport,
-        import_warc,
-    )
-    from webcrawl.crawler.links import (
-        PageLinks,
-        extract_links,
-        link_ids,
-    )
-    from webcrawl.crawler.politeness import (
-        HostSlot,
-        PolitenessPolicy,
-        parse_retry_after,
-        sleep_for,
-        sleep_until,
-    )
-    from webcrawl.crawler.progress import (
-        Progress,
-        format_clock,
-        format_line,
-        format_summary,
-        stop_on_signals,
-    )
-    from webcrawl.crawler.registry import (
-        CrawlRegistry,
-        Registered,
-    )
-    from webcrawl.crawler.resolve import (
-        HostGlobResolver,
-        ResolveResult,
-        ResolveRule,
-        make_ssl_context,
-        parse_rule,
-        parse_rules,
-    )
-    from webcrawl.crawler.resume import (
-        Restored,
-        ResumeSettings,
-        merge_seeds,
-        read_meta,
-        replay,
-        restore,
-        restore_host,
-        resume_settings,
-        settings_json,
-    )
-    from webcrawl.crawler.retry import (
-        RETRYABLE_ERRORS,
-        RetryPolicy,
-        is_retryable_status,
-    )
-    from webcrawl.crawler.revisit import (
-        REVISIT_POLICIES,
-        LinkHistory,
-        NewPage,
-        PageWindow,
-        RevisitCrawler,
-        RevisitSettings,
-        RevisitStats,
-        body_digest,
-        revisit,
-        run_with_progress,
-        volatile_pattern,
-    )
-    from webcrawl.crawler.robots import (
-        RobotsCache,
-        RobotsRules,
-        RobotsState,
-        RobotsTxt,
-        fetch_robots_file,
-        is_valid_product_token,
-        robots_path,
-    )
-    from webcrawl.crawler.scope import (
-        Scope,
-        describe_scope,
-    )
-    from webcrawl.crawler.shard import (
-        DISPATCH_LEAD,
-        Attempt,
-        FetchPage,
-        FetchRobots,
-        OnDone,
-        PageDone,
-        PipeTransport,
-        RayShardWorker,
-        RayTransport,
-        RobotsDone,
-        ShardedCrawler,
-        ShardWorker,
-        StartWorker,
-        StopWorker,
-        Transport,
-        WorkerDone,
-        WorkerOrder,
-        WorkerPool,
-        await_answer,
-        cluster_cpus,
-        connect_ray,
-        encode_frame,
-        open_crawler,
-        open_ray_crawler,
-        read_frame,
-        serve,
-        shard_of,
-        spawn_actor,
-        spawn_process,
-    )
-    from webcrawl.crawler.sitemaps import (
-        Sitemap,
-        SitemapReader,
-        parse_sitemap,
-    )
-    from webcrawl.crawler.tasks import (
-        FetchTasks,
-    )
-    from webcrawl.crawler.token_bucket import (
-        TokenBucket,
-    )
-    from webcrawl.crawler.traps import (
-        TRAP_RULES,
-        TrapGuard,
-        path_pattern,
-    )
-    from webcrawl.crawler.urls import (
-        MAX_URL_LENGTH,
-        host_key,
-        is_local_host,
-        normalize_escapes,
-        normalize_url,
-        remove_dot_segments,
-    )
+if TYPE_CHECKING:  # `X as X`: explicit re-exports for type checkers
+    from webcrawl.crawler.engine import Crawler as Crawler
+    from webcrawl.crawler.engine import CrawlStats as CrawlStats
+    from webcrawl.crawler.engine import crawl as crawl
+    from webcrawl.crawler.ingest import WarcImport as WarcImport
+    from webcrawl.crawler.ingest import import_warc as import_warc
+    from webcrawl.crawler.revisit import RevisitCrawler as RevisitCrawler
+    from webcrawl.crawler.revisit import RevisitSettings as RevisitSettings
+    from webcrawl.crawler.revisit import RevisitStats as RevisitStats
+    from webcrawl.crawler.settings import CrawlSettings as CrawlSettings
+    from webcrawl.crawler.urls import normalize_url as normalize_url
 
-#: Public name -> the module that defines it, imported on first use.
-_LAZY: dict[str, str] = {
-    "ACCEPT_ENCODING": "webcrawl.crawler.codings",
-    "Attempt": "webcrawl.crawler.shard",
-    "BodyDecoder": "webcrawl.crawler.codings",
-    "CorruptBody": "webcrawl.crawler.codings",
-    "CrawlRegistry": "webcrawl.crawler.registry",
-    "CrawlStats": "webcrawl.crawler.engine",
-    "Crawler": "webcrawl.crawler.engine",
-    "DISPATCH_LEAD": "webcrawl.crawler.shard",
-    "FetchPage": "webcrawl.crawler.shard",
-    "FetchResult": "webcrawl.crawler.fetcher",
-    "FetchRobots": "webcrawl.crawler.shard",
-    "FetchTasks": "webcrawl.crawler.tasks",
-    "Fetcher": "webcrawl.crawler.fetcher",
-    "Frontier": "webcrawl.crawler.frontier",
-    "HostGlobResolver": "webcrawl.crawler.resolve",
-    "HostSlot": "webcrawl.crawler.politeness",
-    "Http1Client": "webcrawl.crawler.http1",
-    "Http1Response": "webcrawl.crawler.http1",
-    "LinkHistory": "webcrawl.crawler.revisit",
-    "MAX_URL_LENGTH": "webcrawl.crawler.urls",
-    "META_SETTINGS": "webcrawl.crawler.config",
-    "NOT_MODIFIED_PROFILE": "webcrawl.crawler.archive",
-    "NewPage": "webcrawl.crawler.revisit",
-    "OnDone": "webcrawl.crawler.shard",
-    "PIECE": "webcrawl.crawler.codings",
-    "PageDone": "webcrawl.crawler.shard",
-    "PageLinks": "webcrawl.crawler.links",
-    "PageWindow": "webcrawl.crawler.revisit",
-    "PipeTransport": "webcrawl.crawler.shard",
-    "PolitenessPolicy": "webcrawl.crawler.politeness",
-    "Progress": "webcrawl.crawler.progress",
-    "RETRYABLE_ERRORS": "webcrawl.crawler.retry",
-    "REVISIT_POLICIES": "webcrawl.crawler.revisit",
-    "RayShardWorker": "webcrawl.crawler.shard",
-    "RayTransport": "webcrawl.crawler.shard",
-    "Registered": "webcrawl.crawler.registry",
-    "ResolveResult": "webcrawl.crawler.resolve",
-    "ResolveRule": "webcrawl.crawler.resolve",
-    "Restored": "webcrawl.crawler.resume",
-    "ResumeSettings": "webcrawl.crawler.resume",
-    "RetryPolicy": "webcrawl.crawler.retry",
+#: The public API: name -> the module that defines it (imported on first use).
+_LAZY = {
+    # crawl: seeds -> a crawl database
+    "crawl": "webcrawl.crawler.engine",
+    "CrawlSettings": "webcrawl.crawler.settings",  # every tunable, with its default
+    "CrawlStats": "webcrawl.crawler.engine",  # what crawl() returns
+    "Crawler": "webcrawl.crawler.engine",  # the engine: resume, your own strategy
+    # revisit: keep a crawled collection fresh within a fetch budget
     "RevisitCrawler": "webcrawl.crawler.revisit",
     "RevisitSettings": "webcrawl.crawler.revisit",
     "RevisitStats": "webcrawl.crawler.revisit",
-    "RobotsCache": "webcrawl.crawler.robots",
-    "RobotsDone": "webcrawl.crawler.shard",
-    "RobotsRules": "webcrawl.crawler.robots",
-    "RobotsState": "webcrawl.crawler.robots",
-    "RobotsTxt": "webcrawl.crawler.robots",
-    "Scope": "webcrawl.crawler.scope",
-    "ShardWorker": "webcrawl.crawler.shard",
-    "ShardedCrawler": "webcrawl.crawler.shard",
-    "Sitemap": "webcrawl.crawler.sitemaps",
-    "SitemapReader": "webcrawl.crawler.sitemaps",
-    "StartWorker": "webcrawl.crawler.shard",
-    "StopWorker": "webcrawl.crawler.shard",
-    "TRAP_RULES": "webcrawl.crawler.traps",
-    "Taken": "webcrawl.crawler.frontier",
-    "TokenBucket": "webcrawl.crawler.token_bucket",
-    "Transport": "webcrawl.crawler.shard",
-    "TrapGuard": "webcrawl.crawler.traps",
-    "UnsupportedCoding": "webcrawl.crawler.codings",
-    "WarcArchive": "webcrawl.crawler.archive",
-    "WarcImport": "webcrawl.crawler.ingest",
-    "WorkerDone": "webcrawl.crawler.shard",
-    "WorkerOrder": "webcrawl.crawler.shard",
-    "WorkerPool": "webcrawl.crawler.shard",
-    "await_answer": "webcrawl.crawler.shard",
-    "body_digest": "webcrawl.crawler.revisit",
-    "build_settings": "webcrawl.crawler.config",
-    "changed_settings": "webcrawl.crawler.config",
-    "cluster_cpus": "webcrawl.crawler.shard",
-    "connect_ray": "webcrawl.crawler.shard",
-    "convert_setting": "webcrawl.crawler.config",
-    "crawl": "webcrawl.crawler.engine",
-    "decode_body": "webcrawl.crawler.fetcher",
-    "decode_page": "webcrawl.crawler.encodings",
-    "describe_scope": "webcrawl.crawler.scope",
-    "encode_frame": "webcrawl.crawler.shard",
-    "extract_links": "webcrawl.crawler.links",
-    "fetch_robots_file": "webcrawl.crawler.robots",
-    "format_clock": "webcrawl.crawler.progress",
-    "format_line": "webcrawl.crawler.progress",
-    "format_summary": "webcrawl.crawler.progress",
-    "host_key": "webcrawl.crawler.urls",
+    # bring your own data: WARC files -> a crawl database
     "import_warc": "webcrawl.crawler.ingest",
-    "is_html": "webcrawl.crawler.fetcher",
-    "is_local_host": "webcrawl.crawler.urls",
-    "is_retryable_status": "webcrawl.crawler.retry",
-    "is_valid_product_token": "webcrawl.crawler.robots",
-    "link_ids": "webcrawl.crawler.links",
-    "load_toml": "webcrawl.crawler.config",
-    "lookup_label": "webcrawl.crawler.encodings",
-    "loop_name": "webcrawl.crawler.eventloop",
-    "make_ssl_context": "webcrawl.crawler.resolve",
-    "merge_layers": "webcrawl.crawler.config",
-    "merge_seeds": "webcrawl.crawler.resume",
-    "normalize_escapes": "webcrawl.crawler.urls",
+    "WarcImport": "webcrawl.crawler.ingest",  # what import_warc() returns
+    # THE URL normalisation (the crawl's and the fixture web's truth)
     "normalize_url": "webcrawl.crawler.urls",
-    "open_crawler": "webcrawl.crawler.shard",
-    "open_ray_crawler": "webcrawl.crawler.shard",
-    "page_encoding": "webcrawl.crawler.encodings",
-    "parse_assignments": "webcrawl.crawler.config",
-    "parse_retry_after": "webcrawl.crawler.politeness",
-    "parse_rule": "webcrawl.crawler.resolve",
-    "parse_rules": "webcrawl.crawler.resolve",
-    "parse_sitemap": "webcrawl.crawler.sitemaps",
-    "path_pattern": "webcrawl.crawler.traps",
-    "read_frame": "webcrawl.crawler.shard",
-    "read_meta": "webcrawl.crawler.resume",
-    "read_stored_settings": "webcrawl.crawler.config",
-    "remove_dot_segments": "webcrawl.crawler.urls",
-    "replay": "webcrawl.crawler.resume",
-    "restore": "webcrawl.crawler.resume",
-    "restore_host": "webcrawl.crawler.resume",
-    "resume_settings": "webcrawl.crawler.resume",
-    "revisit": "webcrawl.crawler.revisit",
-    "revisit_base_settings": "webcrawl.crawler.config",
-    "robots_path": "webcrawl.crawler.robots",
-    "run": "webcrawl.crawler.eventloop",
-    "run_with_progress": "webcrawl.crawler.revisit",
-    "serve": "webcrawl.crawler.shard",
-    "settings_dict": "webcrawl.crawler.config",
-    "settings_json": "webcrawl.crawler.resume",
-    "settings_values": "webcrawl.crawler.config",
-    "shard_of": "webcrawl.crawler.shard",
-    "sleep_for": "webcrawl.crawler.politeness",
-    "sleep_until": "webcrawl.crawler.politeness",
-    "spawn_actor": "webcrawl.crawler.shard",
-    "spawn_process": "webcrawl.crawler.shard",
-    "stop_on_signals": "webcrawl.crawler.progress",
-    "stored_settings": "webcrawl.crawler.config",
-    "url_encoding": "webcrawl.crawler.encodings",
-    "volatile_pattern": "webcrawl.crawler.revisit",
 }
 
-__all__ = [
-    "ACCEPT_ENCODING",
-    "DEFAULT_USER_AGENT",
-    "DISPATCH_LEAD",
-    "MAX_URL_LENGTH",
-    "META_SETTINGS",
-    "NOT_MODIFIED_PROFILE",
-    "PIECE",
-    "RETRYABLE_ERRORS",
-    "REVISIT_POLICIES",
-    "TRAP_RULES",
-    "VERSION",
-    "Attempt",
-    "BodyDecoder",
-    "CorruptBody",
-    "CrawlRegistry",
-    "CrawlSettings",
-    "CrawlStats",
-    "Crawler",
-    "FetchPage",
-    "FetchResult",
-    "FetchRobots",
-    "FetchTasks",
-    "Fetcher",
-    "Frontier",
-    "HostGlobResolver",
-    "HostSlot",
-    "Http1Client",
-    "Http1Response",
-    "LinkHistory",
-    "NewPage",
-    "OnDone",
-    "PageDone",
-    "PageLinks",
-    "PageWindow",
-    "PipeTransport",
-    "PolitenessPolicy",
-    "Progress",
-    "RayShardWorker",
-    "RayTransport",
-    "Registered",
-    "ResolveResult",
-    "ResolveRule",
-    "Restored",
-    "ResumeSettings",
-    "RetryPolicy",
-    "RevisitCrawler",
-    "RevisitSettings",
-    "RevisitStats",
-    "RobotsCache",
-    "RobotsDone",
-    "RobotsRules",
-    "RobotsState",
-    "RobotsTxt",
-    "Scope",
-    "ShardWorker",
-    "ShardedCrawler",
-    "Sitemap",
-    "SitemapReader",
-    "StartWorker",
-    "StopWorker",
-    "Taken",
-    "TokenBucket",
-    "Transport",
-    "TrapGuard",
-    "UnsupportedCoding",
-    "WarcArchive",
-    "WarcImport",
-    "WorkerDone",
-    "WorkerOrder",
-    "WorkerPool",
-    "__version__",
-    "await_answer",
-    "body_digest",
-    "build_settings",
-    "changed_settings",
-    "cluster_cpus",
-    "connect_ray",
-    "convert_setting",
-    "crawl",
-    "decode_body",
-    "decode_page",
-    "describe_scope",
-    "encode_frame",
-    "extract_links",
-    "fetch_robots_file",
-    "format_clock",
-    "format_line",
-    "format_summary",
-    "host_key",
-    "import_warc",
-    "is_html",
-    "is_local_host",
-    "is_retryable_status",
-    "is_valid_product_token",
-    "link_ids",
-    "load_toml",
-    "lookup_label",
-    "loop_name",
-    "make_ssl_context",
-    "merge_layers",
-    "merge_seeds",
-    "normalize_escapes",
-    "normalize_url",
-    "open_crawler",
-    "open_ray_crawler",
-    "page_encoding",
-    "parse_assignments",
-    "parse_retry_after",
-    "parse_rule",
-    "parse_rules",
-    "parse_sitemap",
-    "path_pattern",
-    "read_frame",
-    "read_meta",
-    "read_stored_settings",
-    "remove_dot_segments",
-    "replay",
-    "restore",
-    "restore_host",
-    "resume_settings",
-    "revisit",
-    "revisit_base_settings",
-    "robots_path",
-    "run",
-    "run_with_progress",
-    "serve",
-    "settings_dict",
-    "settings_json",
-    "settings_values",
-    "shard_of",
-    "sleep_for",
-    "sleep_until",
-    "spawn_actor",
-    "spawn_process",
-    "stop_on_signals",
-    "stored_settings",
-    "url_encoding",
-    "user_agent",
-    "volatile_pattern",
-]
-
-
-def __getattr__(name: str) -> Any:
-    # PEP 562: heavy modules load on first use, so importing one light module stays cheap.
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

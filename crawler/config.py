@@ -30,6 +30,7 @@ The database keeps the settings as JSON in the ``meta`` key ``settings``
 
 from __future__ import annotations
 
+import datetime as _dt
 import difflib
 import json
 import logging
@@ -37,7 +38,7 @@ import os
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,12 @@ from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "META_SETTINGS",
+    "LayeredSettings",
     "build_settings",
     "changed_settings",
     "convert_setting",
+    "given_fields",
+    "layer_settings",
     "load_toml",
     "merge_layers",
     "parse_assignments",
@@ -108,7 +112,10 @@ def convert_setting(name: str, value: Any, *, source: str = "setting") -> Any:
         raise ConfigError(f"{source}: {name} has the unsupported type {expected}")
 
     def bad(why: str = "") -> ConfigError:
-        shown = value if isinstance(value, str) else json.dumps(value)
+        if isinstance(value, (_dt.date, _dt.time)):  # a datetime is a date
+            shown, why = value.isoformat(), why or " (a TOML date or time)"
+        else:
+            shown = value if isinstance(value, str) else json.dumps(value, default=_toml_text)
         wanted = "a list of strings" if typing.get_origin(kind) is tuple else f"a {expected}"
         return ConfigError(f"{source}: {name} must be {wanted}"
                            f"{' or none' if optional else ''}, got {shown!r}{why}")
@@ -188,6 +195,9 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"no config file at {p}") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start}); TOML files are UTF-8") \
+            from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: not valid TOML: {exc}") from None
     out: dict[str, Any] = {}
@@ -199,6 +209,11 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         else:
             out[key] = convert_setting(key, value, source=f"{p}")
     return out
+
+
+def _toml_text(value: Any) -> str:
+    """A TOML value JSON has no type for (dates and times) as text."""
+    return value.isoformat() if isinstance(value, (_dt.date, _dt.time)) else str(value)
 
 
 def settings_dict(settings: CrawlSettings) -> dict[str, Any]:
@@ -300,6 +315,59 @@ def merge_layers(*layers: Mapping[str, Any]) -> dict[str, Any]:
         if merged.get(name):
             merged[name] = os.path.abspath(merged[name])
     return merged
+
+
+@dataclass(frozen=True, slots=True)
+class LayeredSettings:
+    """The settings a run uses, and what the given layers changed of the stored ones."""
+
+    settings: CrawlSettings
+    #: one line naming every stored setting a given layer replaced (empty: none)
+    notes: tuple[str, ...]
+
+
+def given_fields(layer: CrawlSettings | Mapping[str, Any] | None, *,
+                 source: str = "setting") -> dict[str, Any]:
+    """The fields a layer gives.
+
+    A :class:`CrawlSettings` gives the fields whose values differ from the defaults (a
+    library caller's ``CrawlSettings(concurrency=4)`` gives ``concurrency`` and nothing
+    else); a mapping gives its keys, each checked against the field names (an unknown
+    name is a :class:`ConfigError` naming ``source``, with the closest field).
+    """
+    if layer is None:
+        return {}
+    if isinstance(layer, CrawlSettings):
+        defaults = settings_values(CrawlSettings())
+        return {name: value for name, value in settings_values(layer).items()
+                if not _same(value, defaults[name])}
+    known = _field_types()
+    for name in layer:
+        if name not in known:
+            raise _unknown(name, source)
+    return dict(layer)
+
+
+def layer_settings(*layers: CrawlSettings | Mapping[str, Any] | None,
+                   stored: Mapping[str, Any] | None = None) -> LayeredSettings:
+    """The one way settings are layered: defaults < ``stored`` < each layer in order.
+
+    Every entry point calls this -- ``webcrawl crawl`` and ``crawl --resume``, ``webcrawl
+    revisit``, the demo, and the library's :class:`~webcrawl.crawler.engine.Crawler`,
+    :func:`~webcrawl.crawler.engine.crawl` and revisit classes -- so the same layers give the
+    same :class:`CrawlSettings` everywhere.  The command line's layers are ``--config``
+    (:func:`load_toml`), the dedicated options, then ``--set`` (:func:`parse_assignments`).
+
+    Only the fields a layer gives change (:func:`given_fields`): a layer never resets a
+    stored value it does not name.  ``tls_ca_file`` and ``tls_insecure`` exclude each
+    other (:func:`merge_layers`).  The notes name every stored value a layer replaced.
+    """
+    stored = dict(stored or {})
+    explicit = merge_layers(*(given_fields(layer) for layer in layers))
+    changes = changed_settings(stored, {k: v for k, v in explicit.items() if k in stored})
+    notes = (f"overriding the crawl's stored settings: {'; '.join(changes)}",) if changes else ()
+    base = settings_values({**settings_values(CrawlSettings()), **stored})
+    return LayeredSettings(build_settings(base, explicit), notes)
 
 
 def changed_settings(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:

@@ -45,16 +45,29 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
-from webcrawl.crawler.config import META_SETTINGS, build_settings, settings_values
-from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
+from webcrawl.crawler import eventloop
+from webcrawl.crawler.config import META_SETTINGS
+from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
+from webcrawl.crawler.fetcher import Fetcher
 from webcrawl.crawler.frontier import Frontier, Taken
-from webcrawl.crawler.links import PageLinks, extract_links
+from webcrawl.crawler.links import PageLinks, link_ids
+from webcrawl.crawler.orders import (
+    Attempt,
+    FetchedAnswer,
+    FetchPage,
+    FetchRobots,
+    PageDone,
+    RobotsDone,
+    await_answer,
+)
+from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.politeness import PolitenessPolicy, sleep_until
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.resume import (
@@ -66,34 +79,23 @@ from webcrawl.crawler.resume import (
     resume_settings,
     settings_json,
 )
-from webcrawl.crawler.retry import RetryPolicy, is_retryable_status
-from webcrawl.crawler.robots import RobotsCache, RobotsState, fetch_robots_file
+from webcrawl.crawler.robots import RobotsCache, RobotsState
 from webcrawl.crawler.scope import Scope
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.sitemaps import SitemapReader
 from webcrawl.crawler.tasks import FetchTasks
 from webcrawl.crawler.urls import host_key, is_local_host, normalize_url
 from webcrawl.storage import _testhooks
-from webcrawl.storage.errors import (
-    ConfigError,
-    FetchError,
-    FetchTimeoutError,
-    HTTPStatusError,
-    NetworkError,
-    StoreError,
-)
+from webcrawl.storage.errors import ConfigError, FetchError
 from webcrawl.storage.records import FetchRecord, Outcome
-from webcrawl.storage.store import CrawlStore, HostRow, ResumeState, UrlRow
+from webcrawl.storage.store import CrawlStore, ResumeState
 
-__all__ = ["CrawlStats", "Crawler", "crawl"]
+__all__ = ["CrawlStats", "Crawler", "DownloaderFactory", "crawl"]
 
 log = logging.getLogger(__name__)
 
-_ERROR_OUTCOME: dict[type[FetchError], Outcome] = {
-    FetchTimeoutError: Outcome.TIMEOUT,
-    NetworkError: Outcome.NETWORK_ERROR,
-    HTTPStatusError: Outcome.HTTP_ERROR,
-}
+#: ``make(settings, seeds)``: the downloader a crawl fetches through
+DownloaderFactory = Callable[[CrawlSettings, Sequence[str]], Downloader]
 
 
 @dataclass(slots=True)
@@ -182,28 +184,33 @@ class Crawler:
     def __init__(self, db: str | Path, seeds: Iterable[str] = (),
                  settings: CrawlSettings | None = None, *, resume: bool = False,
                  strategy: Strategy | None = None,
-                 overrides: Mapping[str, Any] | None = None) -> None:
+                 overrides: Mapping[str, Any] | None = None,
+                 downloader: DownloaderFactory | None = None) -> None:
         self.db_path = Path(db)
         self.resume = resume
         self.seeds = [self._seed(s) for s in seeds]
         if not self.seeds and not resume:
             raise ConfigError("at least one seed URL is needed")
+        #: the stored meta table of a resumed crawl (read once)
+        self._meta: dict[str, str] = read_meta(self.db_path) if resume else {}
+        _refuse_imported_graph(self.db_path, self._meta)
+        layered = resume_settings(self._meta, settings, overrides, strategy)
         #: one line per stored setting replaced on resume
-        self.notes: tuple[str, ...] = ()
-        if resume:
-            restored = resume_settings(read_meta(self.db_path), settings, overrides, strategy)
-            self.settings, self.notes = restored.settings, restored.notes
-        else:
-            self.settings = _with_overrides(settings or CrawlSettings(), overrides or {})
+        self.notes: tuple[str, ...] = layered.notes
+        self.settings = layered.settings
         self.strategy = strategy or get_strategy(self.settings.frontier_strategy)(
             seed=self.settings.frontier_seed)
         if self.strategy.name != self.settings.frontier_strategy:  # stored as run
             self.settings = replace(self.settings, frontier_strategy=self.strategy.name)
+        if "final_scores" in self.strategy.needs:
+            raise ConfigError(f"the {self.strategy.name} ordering needs the final graph's "
+                              "PageRank: it runs in virtual crawls only "
+                              "(webcrawl compare --virtual)")
         self.stats = CrawlStats()
         #: every URL and host of the crawl (the store is write-only during a crawl)
         self.registry = CrawlRegistry()
         self._next_seq = 0
-        self._taken = 0                              # URLs handed to fetch tasks
+        self._taken = 0                              # URLs handed to the downloader
         self._tasks = FetchTasks()
         # Tasks waiting without a slot: (resume time, tie-break, future), see _wait.
         self._parked: list[tuple[float, int, asyncio.Future[None]]] = []
@@ -217,14 +224,21 @@ class Crawler:
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sitemaps_read: set[int] = set()        # hosts whose sitemaps were read
+        #: hosts whose turn has URLs in the downloader's hands (one window per host)
+        self._windows: dict[int, _Window] = {}
+        self._abort = False                          # a second stop: no grace
         s = self.settings
         self.politeness = PolitenessPolicy(s)
         self.robots = RobotsCache(s)
-        self.retry = RetryPolicy(s)
-        self.frontier = Frontier(record_rank=s.frontier_record_rank)
+        self.frontier = Frontier(record_rank=s.frontier_record_rank,
+                                 host_order=self.strategy.host_order)
+        # A strategy that ranks URLs by their text (historical) reads them here.
+        self.strategy.bind(StrategyContext(url_of=self.registry.url))
         self.scope: Scope | None = None
         self.store: CrawlStore | None = None
-        self.fetcher: Fetcher | None = None
+        self.downloader: Downloader = (downloader or default_downloader)(s, self.seeds)
+        self._window_size = max(1, self.downloader.window)
+        self.fetcher: Fetcher | None = None          # sitemaps only (sitemaps_follow)
 
     @staticmethod
     def _seed(url: str) -> str:
@@ -235,14 +249,27 @@ class Crawler:
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
-        """Ask the crawl to stop soon (safe from a signal handler)."""
+        """Ask the crawl to stop soon (safe from a signal handler).
+
+        No new request starts; the answers of requests already under way are recorded
+        for up to ``stop_grace`` seconds.  A second call stops at once.
+        """
+        if self._tasks.stopping:
+            self._abort = True
         self._tasks.stop()
 
     async def run(self) -> CrawlStats:
         """Crawl until the frontier is empty, ``scope_max_pages`` or :meth:`stop`."""
         s = self.settings
-        async with Fetcher(s) as fetcher:  # bad TLS settings fail before the db exists
-            self.fetcher = fetcher
+        downloader = self.downloader
+        # Bad TLS settings fail here, before the database exists.
+        await downloader.open(DownloaderLink(
+            host_allowed=self._host_allowed, sleep=self._wait, on_failed=self._attempt_failed,
+            rewait=self._rewait, wake=self._tasks.wake, meta=self._meta,
+            set_meta=self._set_meta))
+        try:
+            if s.sitemaps_follow:
+                self.fetcher = await Fetcher(s).__aenter__()
             self.store = await CrawlStore.open(self.db_path, resume=self.resume,
                                                batch_size=s.store_batch_size,
                                                flush_interval=s.store_flush_interval)
@@ -255,6 +282,8 @@ class Crawler:
                 else:
                     self._start()
                 await self._dispatch()
+                if self._tasks.fatal is None and self._tasks.stopping:
+                    await self._drain()
                 if self._tasks.fatal is not None:
                     raise self._tasks.fatal
             finally:
@@ -263,7 +292,29 @@ class Crawler:
                 self.stats.ended = time.monotonic()
                 self._update_stats()
                 await self.store.aclose()
+        finally:
+            await downloader.aclose()
+            if self.fetcher is not None:
+                await self.fetcher.aclose()
         return self.stats
+
+    def _set_meta(self, key: str, value: str) -> None:
+        if self.store is not None:
+            self.store.set_meta(key, value)
+
+    def _host_allowed(self, host: str) -> bool:
+        """Whether the scope admits ``host`` (robots.txt redirects stay inside it)."""
+        return self.scope is not None and self.scope.host_allowed(host)
+
+    def _rewait(self, host: str) -> float:
+        """A host whose orders are sent again counts as contacted now: its wait."""
+        host_id = self.registry.host_id(host)
+        if host_id is None:
+            return 0.0
+        slot = self.registry.slot(host_id)
+        now = time.monotonic()
+        self.politeness.after_request(slot, now, now)
+        return slot.ready_at - now
 
     # -- setup --------------------------------------------------------------------
     def _start(self) -> None:
@@ -285,6 +336,13 @@ class Crawler:
         self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
         self._taken = restored.taken
         self._next_seq = restored.next_seq
+        # The crawl that stopped may have had requests in flight whose records were
+        # never committed, so the database cannot tell a host's last contact: each
+        # host first waits its full politeness delay.
+        now = time.monotonic()
+        for slot in self.registry.slots():
+            slot.ready_at = max(slot.ready_at,
+                                now + self.politeness.delay(0.0, slot.crawl_delay))
         self._save_meta()  # the seeds and settings of this run, for the next resume
         for url in new_seeds:
             self._register(url, 0, -1)
@@ -304,15 +362,12 @@ class Crawler:
             return known
         assert self.store is not None and self.scope is not None
         new = self.registry.add(url, depth)
-        if new.new_host:
-            self.store.add_host(HostRow(new.host_id, new.hostport))
         priority = self.strategy.discovered(new.url_id, depth)
         if follow and self.scope.admit(url, new.hostport, depth):
-            self.store.add_url(UrlRow(new.url_id, url, new.host_id, depth, found_by))
+            self.registry.record(self.store, new, found_by)
             self.frontier.add(new.url_id, new.host_id, priority)
         else:
-            self.store.add_url(UrlRow(new.url_id, url, new.host_id, depth, found_by,
-                                      Outcome.OUT_OF_SCOPE, None))
+            self.registry.record(self.store, new, found_by, Outcome.OUT_OF_SCOPE)
             self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
         return new.url_id
 
@@ -344,6 +399,19 @@ class Crawler:
         # URLs left by a page limit stay in the frontier (no outcome): a resume with a
         # higher limit takes them.
         self.stats.stopped = "max_pages" if self._max_pages_reached() else "done"
+
+    async def _drain(self) -> None:
+        """A stop: let the requests under way answer (and be recorded) for up to
+        ``stop_grace`` seconds.  Nothing new is taken (``_fill`` and window refills
+        check the stop); tasks parked in a wait (a retry's backoff) are not under way
+        and are cancelled with the rest."""
+        deadline = time.monotonic() + self.settings.stop_grace
+        while self._in_flight() > 0 and not self._abort and self._tasks.fatal is None:
+            if time.monotonic() >= deadline:
+                log.info("stop: %d requests still under way after %.0f s: dropped",
+                         self._in_flight(), self.settings.stop_grace)
+                return
+            await self._tasks.wait(deadline)
 
     def _fill(self) -> None:
         """Resume parked tasks, then start ready hosts, while slots are free.
@@ -454,13 +522,96 @@ class Crawler:
                 return
         self._start_pages(host_id)
 
+    # -- a host's window of URLs ------------------------------------------------------
     def _start_pages(self, host_id: int) -> None:
-        """Fetch the best URL of a busy host (robots.txt known), or release the host."""
-        got = self._take_allowed(host_id)
-        if got is None:
+        """A host's turn: hand the downloader a window of its best URLs.
+
+        The window holds up to ``downloader.window`` URLs (1 in process; a sharded
+        crawl's ``shard_window``), refilled one for one as answers come back while no
+        other host waits for a slot: the downloader fetches them one at a time on the
+        host's politeness clock.  The turn ends, and the host is released, when the
+        window is empty.
+        """
+        loop = self._loop
+        assert loop is not None
+        window = _Window(host_id, loop.create_future())
+        self._refill(window)
+        if not window.out:
             self.frontier.release(host_id, self.registry.slot(host_id).ready_at)
             return
-        self._tasks.spawn(self._fetch_page(*got))
+        self._windows[host_id] = window
+        self._tasks.spawn(self._run_window(window))
+
+    def _may_take(self, host_id: int, first: bool) -> bool:
+        """Whether a host's window may take one more URL now: the dispatcher's rules for
+        a take, a robots.txt still fresh, and (beyond the first) no other host waiting
+        for a slot."""
+        store = self.store
+        assert store is not None
+        if first:
+            return True  # _fill checked the rules before it started the host
+        if (self._tasks.stopping or self._recompute is not None
+                or self._max_pages_reached() or store.backlogged
+                or self.robots.needs_fetch(host_id, time.monotonic())):
+            return False
+        return self._in_flight() < self.settings.concurrency or not self.frontier.has_ready()
+
+    def _refill(self, window: _Window) -> None:
+        """Top the window up to the downloader's window size while the host may take."""
+        host_id = window.host_id
+        size = self._window_size
+        registry, downloader = self.registry, self.downloader
+        slot = registry.slot(host_id)
+        while len(window.out) < size and self._may_take(host_id, not window.out
+                                                        and not window.answered):
+            got = self._take_allowed(host_id)
+            if got is None:
+                return
+            order = got[0].url_id
+            window.out[order] = got
+            downloader.submit(FetchPage(order, registry.url(order), slot.name,
+                                        slot.ready_at - time.monotonic(), slot.crawl_delay),
+                              partial(self._page_done, window, order))
+
+    def _page_done(self, window: _Window, order: int,
+                   done: FetchedAnswer | BaseException) -> None:
+        """The downloader's answer for a URL of ``window``."""
+        if window.closed:
+            return
+        try:
+            if isinstance(done, BaseException):
+                raise done
+            taken, seq = window.out.pop(order)
+            window.answered += 1
+            assert isinstance(done, PageDone)
+            slot = self.registry.slot(window.host_id)
+            slot.ready_at = max(slot.ready_at, time.monotonic() + done.ready_in)
+            self._apply(taken, seq, done, window.recorded.pop(order, 0))
+            if self._window_size > 1:  # a window of one ends with its answer
+                self._refill(window)
+        except BaseException as error:  # raised by the window's task
+            window.closed = True
+            if not window.ended.done():
+                window.ended.set_exception(error)
+            return
+        if not window.out and not window.ended.done():
+            window.ended.set_result(None)
+
+    async def _run_window(self, window: _Window) -> None:
+        """Hold the host's slot until its window is answered; then release the host."""
+        slot = self.registry.slot(window.host_id)
+        try:
+            await window.ended
+        finally:
+            window.closed = True
+            del self._windows[window.host_id]
+            for order in window.out:  # cancelled: their answers are ignored
+                self.downloader.forget(slot.name, order)
+            # A windowed downloader (shards) gets the host's next order up to
+            # DISPATCH_LEAD early and waits out the rest: the order's trip overlaps
+            # the politeness wait.
+            lead = DISPATCH_LEAD if self._window_size > 1 else 0.0
+            self.frontier.release(window.host_id, slot.ready_at - lead)
 
     def _take_allowed(self, host_id: int) -> tuple[Taken, int] | None:
         """The busy host's best URL robots.txt allows, with its seq (None: none left)."""
@@ -489,15 +640,14 @@ class Crawler:
 
     # -- robots.txt ---------------------------------------------------------------
     async def _fetch_robots(self, host_id: int) -> None:
-        assert self.fetcher is not None and self.scope is not None
         slot = self.registry.slot(host_id)
-        await self._wait(slot.ready_at - time.monotonic())
-        started = time.monotonic()
-        status, body, requests = await fetch_robots_file(
-            self.fetcher, self.registry.robots_url(host_id), slot.name, self.settings,
-            self.scope.host_allowed)
-        self.stats.requests += requests
-        self._robots_learned(host_id, status, body, started, time.monotonic())
+        done = await await_answer(self.downloader.submit, FetchRobots(
+            -1 - host_id, self.registry.robots_url(host_id), slot.name,
+            slot.ready_at - time.monotonic()))
+        assert isinstance(done, RobotsDone)
+        self.stats.requests += done.requests
+        ended = time.monotonic()
+        self._robots_learned(host_id, done.status, done.body, ended - done.elapsed, ended)
 
     def _robots_learned(self, host_id: int, status: int | None, body: str | None,
                         started: float, ended: float) -> None:
@@ -555,131 +705,79 @@ class Crawler:
             self.frontier.release(host_id, slot.ready_at)
 
     # -- pages --------------------------------------------------------------------
-    def _record(self, taken: Taken, seq: int, attempt: int, started_at: float, ended_at: float,
-                outcome: Outcome, result: FetchResult | None = None,
-                error: str | None = None) -> None:
+    def _attempt_failed(self, order: int, attempt: Attempt) -> None:
+        """A failed attempt, reported as it happens (in process): its row goes in now,
+        so rows keep the order in which requests were made."""
+        window = self._windows.get(self.registry.host_of(order))
+        got = None if window is None else window.out.get(order)
+        if window is None or got is None or window.closed:
+            return
+        recorded = window.recorded[order] = window.recorded.get(order, 0) + 1
+        assert attempt.outcome is not None
+        self._record(got[0], got[1], recorded, attempt, attempt.outcome)
+
+    def _apply(self, taken: Taken, seq: int, done: PageDone, recorded: int = 0) -> None:
+        """Record the downloader's answer for a URL: every attempt, the new URLs, the
+        links and the outcome, all enqueued with no ``await`` in between (a kill never
+        splits them)."""
+        requests = done.requests
+        self.stats.requests += requests
+        self.stats.retries += max(0, requests - 1)
+        self.registry.slot(taken.host_id).requests += requests
+        for n, a in enumerate(done.failed[recorded:], recorded + 1):
+            assert a.outcome is not None
+            self._record(taken, seq, n, a, a.outcome)
+        if done.result is None:
+            outcome = done.failed[-1].outcome
+            assert outcome is not None
+            self._finish(taken, seq, outcome)
+        else:
+            self._finish_result(taken, seq, len(done.failed) + 1, done.result, done.links)
+        _testhooks.kill_at("shard_page")
+
+    def _record(self, taken: Taken, seq: int, attempt: int, a: Attempt,
+                outcome: Outcome) -> None:
         assert self.store is not None
         record = FetchRecord(
-            url_id=taken.url_id, seq=seq, started_at=started_at, ended_at=ended_at,
-            outcome=outcome, error=error, attempt=attempt, strategy=self.strategy.name,
+            url_id=taken.url_id, seq=seq, started_at=a.started_at, ended_at=a.ended_at,
+            outcome=outcome, error=a.error, attempt=attempt, strategy=self.strategy.name,
             priority=taken.priority, rank=taken.rank)
-        if result is not None:
-            record.status = result.status
-            record.content_type = result.content_type or None
-            record.size = result.size
-            record.digest = result.digest if result.size else None
-            record.etag = result.etag
-            record.last_modified = result.last_modified
+        if a.status is not None:
+            record.status = a.status
+            record.content_type = a.content_type or None
+            record.size = a.size
+            record.digest = a.digest if a.size else None
+            record.etag = a.etag
+            record.last_modified = a.last_modified
         self.store.add_fetch(record)
-
-    async def _fetch_page(self, taken: Taken, seq: int) -> None:
-        assert self.fetcher is not None and self.store is not None
-        slot = self.registry.slot(taken.host_id)
-        url = self.registry.url(taken.url_id)
-        fetcher, politeness = self.fetcher, self.politeness
-        attempt = 0
-        # only after robots.txt left the host waiting
-        await self._wait(slot.ready_at - time.monotonic())
-
-        async def attempt_once() -> FetchResult:
-            nonlocal attempt
-            attempt += 1
-            if attempt > 1:
-                self.stats.retries += 1
-            t0, wall0 = time.monotonic(), time.time()
-            self.stats.requests += 1
-            try:
-                result = await fetcher.fetch(url)
-            except FetchError as exc:
-                t1 = time.monotonic()
-                politeness.after_request(slot, t0, t1)
-                await asyncio.sleep(0)  # as below
-                self._record(taken, seq, attempt, wall0, wall0 + (t1 - t0),
-                             _outcome_of(exc), error=type(exc).__name__)
-                raise
-            politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
-            # One event-loop turn before recording and parsing: requests that host
-            # timers started in the turn this response arrived in go out first instead
-            # of waiting behind its link extraction (~1 ms).  Every answer yields here,
-            # so records keep the order in which the answers arrived.
-            await asyncio.sleep(0)
-            if is_retryable_status(result.status) and attempt < self.settings.retry_attempts:
-                self._record(taken, seq, attempt, result.started_at, result.ended_at,
-                             Outcome.HTTP_ERROR, result, error="HTTPStatusError")
-                raise HTTPStatusError(result.status, result.retry_after)
-            return result
-
-        try:
-            result = await self.retry.call(attempt_once, lambda: slot.ready_at - time.monotonic(),
-                                           self._wait)
-        except FetchError as exc:
-            # Every attempt already has its row; the URL ends with the last error.
-            self._finish(taken, seq, _outcome_of(exc))
-        else:
-            try:
-                page = await self._parse_big_page(result, url)
-                self._finish_result(taken, seq, attempt, result, page)
-            except StoreError:
-                raise
-            except Exception as exc:  # a bug or a parser failure: never lose the URL
-                log.exception("processing %s failed", url)
-                self._record(taken, seq, attempt, result.started_at, result.ended_at,
-                             Outcome.NETWORK_ERROR, result, error=type(exc).__name__)
-                self._finish(taken, seq, Outcome.NETWORK_ERROR)
-        finally:
-            self.frontier.release(taken.host_id, slot.ready_at)
 
     def _finish(self, taken: Taken, seq: int, outcome: Outcome) -> None:
         assert self.store is not None
         self.store.set_outcome(taken.url_id, outcome, seq)
         self.stats.outcomes[outcome] += 1
 
-    async def _parse_big_page(self, result: FetchResult, url: str) -> PageLinks | None:
-        """Extract a big HTML page's links in a worker thread (None: not big, or not HTML).
-
-        Parsing a multi-megabyte page takes seconds of pure Python (every anchor is
-        normalised); in a thread the event loop keeps serving the other fetches.  It
-        runs before any record of the fetch is enqueued, so they still land together.
-        """
-        s = self.settings
-        if (result.size < s.links_thread_above or result.too_large
-                or not 200 <= result.status < 300 or not result.is_html):
-            return None
-        return await asyncio.to_thread(extract_links, result.body, url,
-                                       max_links=s.links_max_per_page,
-                                       agent=s.fetch_robots_agent, charset=result.charset)
-
-    def _finish_result(self, taken: Taken, seq: int, attempt: int, result: FetchResult,
-                       page: PageLinks | None = None) -> None:
+    def _finish_result(self, taken: Taken, seq: int, attempt: int, result: Attempt,
+                       page: PageLinks | None) -> None:
         """Classify a response and enqueue all its records (no await in here)."""
-        status = result.status
+        outcome = response_outcome(result.status, location=result.location,
+                                   too_large=result.too_large, is_html=result.is_html)
         links: list[int] = []
         nofollow: list[int] = []
-        if 300 <= status < 400 and status != 304 and result.location:
-            outcome = Outcome.REDIRECT
-            links = self._follow_redirect(taken.url_id, seq, result)
-        elif status == 304:
-            outcome = Outcome.NOT_MODIFIED
-        elif not 200 <= status < 300:
-            outcome = Outcome.HTTP_ERROR
-        elif result.too_large:
-            outcome = Outcome.TOO_LARGE
-        elif not result.is_html:
-            outcome = Outcome.NOT_HTML
-        else:
-            outcome = Outcome.FETCHED
-            links, nofollow = self._page_links(taken.url_id, seq, result, page)
-        self._record(taken, seq, attempt, result.started_at, result.ended_at, outcome, result)
+        if outcome is Outcome.REDIRECT:
+            assert result.location is not None
+            links = self._follow_redirect(taken.url_id, seq, result.location)
+        elif outcome is Outcome.FETCHED and page is not None:
+            links, nofollow = self._page_links(taken.url_id, seq, page)
+        self._record(taken, seq, attempt, result, outcome)
         if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
             assert self.store is not None
             self.store.add_links(taken.url_id, links, nofollow)
             self._learn(taken.url_id, links)
         self._finish(taken, seq, outcome)
 
-    def _follow_redirect(self, url_id: int, seq: int, result: FetchResult) -> list[int]:
-        assert result.location is not None
+    def _follow_redirect(self, url_id: int, seq: int, location: str) -> list[int]:
         registry = self.registry
-        target = normalize_url(result.location, registry.url(url_id))
+        target = normalize_url(location, registry.url(url_id))
         if target is None:
             return []
         hops = registry.hops(url_id) + 1
@@ -691,32 +789,19 @@ class Crawler:
             registry.set_hops(target_id, hops)
         return [target_id]
 
-    def _page_links(self, url_id: int, seq: int, result: FetchResult,
-                    page: PageLinks | None = None) -> tuple[list[int], list[int]]:
+    def _page_links(self, url_id: int, seq: int, page: PageLinks) -> tuple[list[int], list[int]]:
         s = self.settings
-        url = self.registry.url(url_id)
-        if page is None:
-            page = extract_links(result.body, url, max_links=s.links_max_per_page,
-                                 agent=s.fetch_robots_agent, charset=result.charset)
         if page.cut:
             # Never a silent cap: the page is recorded as cut and counted.
             assert self.store is not None
             self.store.add_link_cut(url_id, len(page.urls), page.cut)
             self.stats.links_cut_pages += 1
             log.info("%s: %d links kept, %d more dropped (links_max_per_page)",
-                     url, len(page.urls), page.cut)
+                     self.registry.url(url_id), len(page.urls), page.cut)
         depth = self.registry.depth(url_id) + 1
-        follow_none = page.meta_nofollow and s.links_obey_meta_nofollow
-        ids: list[int] = []
-        nofollow: list[int] = []
-        for url in page.urls:
-            flagged = url in page.nofollow
-            follow = not (follow_none or (flagged and not s.links_follow_nofollow))
-            target = self._register(url, depth, seq, follow=follow)
-            ids.append(target)
-            if flagged or follow_none:
-                nofollow.append(target)
-        return ids, nofollow
+        return link_ids(page, lambda url, follow: self._register(url, depth, seq, follow=follow),
+                        obey_meta_nofollow=s.links_obey_meta_nofollow,
+                        follow_nofollow=s.links_follow_nofollow)
 
     # -- strategy feedback --------------------------------------------------------
     def _learn(self, url_id: int, out_links: Sequence[int]) -> None:
@@ -782,26 +867,54 @@ def _materialise(fn: Any, snapshot: Any) -> list[tuple[int, float]]:
     return [(int(u), float(p)) for u, p in fn(snapshot)]
 
 
-def _outcome_of(exc: FetchError) -> Outcome:
-    for cls, outcome in _ERROR_OUTCOME.items():
-        if isinstance(exc, cls):
-            return outcome
-    return Outcome.NETWORK_ERROR
+def _refuse_imported_graph(db: Path, meta: Mapping[str, str]) -> None:
+    """An edge list imported with integer ids or plain names holds no URL to crawl."""
+    if meta.get("source") == "edges" and meta.get("names") in ("ids", "names"):
+        kind = "integer ids" if meta["names"] == "ids" else "names"
+        raise ConfigError(f"{db} holds a graph imported from an edge list whose nodes are "
+                          f"{kind}, not URLs: there is no crawl to resume (simulate runs "
+                          "virtual crawls over it)")
 
 
-def _with_overrides(settings: CrawlSettings, overrides: Mapping[str, Any]) -> CrawlSettings:
-    values = settings_values(settings)
-    unknown = sorted(set(overrides) - set(values))
-    if unknown:
-        raise ConfigError(f"unknown crawl setting {unknown[0]!r}")
-    return build_settings(values, overrides) if overrides else settings
+@dataclass(slots=True, eq=False)
+class _Window:
+    """A host's turn: the URLs handed to the downloader and not answered yet."""
+
+    host_id: int
+    #: resolved when the window is empty and not refilled (or with the error to raise)
+    ended: asyncio.Future[None]
+    #: order (URL id) -> (taken, seq) of the URLs in the downloader's hands
+    out: dict[int, tuple[Taken, int]] = field(default_factory=dict)
+    #: order -> failed attempts already recorded as they happened
+    recorded: dict[int, int] = field(default_factory=dict)
+    answered: int = 0
+    closed: bool = False
+
+
+#: Seconds before a host's politeness wait ends at which a windowed downloader gets its
+#: next order (it waits the rest on its own clock): it hides the order's trip to a
+#: worker process.  Small, because a waiting order holds one of the ``concurrency`` slots.
+DISPATCH_LEAD = 0.05
+
+
+def default_downloader(settings: CrawlSettings, seeds: Sequence[str]) -> Downloader:
+    """The downloader the settings ask for: ``workers`` > 1 worker processes
+    (:class:`~webcrawl.crawler.shard.coordinator.ShardDownloader`), else this process."""
+    if settings.workers > 1:
+        from webcrawl.crawler.shard.coordinator import ShardDownloader
+
+        return ShardDownloader(settings, seeds)
+    return LocalDownloader(settings)
 
 
 def crawl(seeds: Iterable[str], db: str | Path, settings: CrawlSettings | None = None,
-          *, resume: bool = False) -> CrawlStats:
-    """Run a crawl to completion in a new event loop; return its statistics.
+          *, resume: bool = False, overrides: Mapping[str, Any] | None = None) -> CrawlStats:
+    """Run a crawl to completion on the crawl's event loop; return its statistics.
 
-    The blocking counterpart of ``await Crawler(db, seeds, settings, resume=resume).run()``.
+    The blocking counterpart of ``await Crawler(db, seeds, settings, ...).run()``, on the
+    loop every entry point uses (:func:`webcrawl.crawler.eventloop.run`: uvloop when
+    installed).  ``settings.workers`` > 1 fetches in that many worker processes, as
+    ``webcrawl crawl --workers N`` does.
     """
-    crawler = Crawler(db, seeds, settings, resume=resume)
-    return asyncio.run(crawler.run())
+    crawler = Crawler(db, seeds, settings, resume=resume, overrides=overrides)
+    return eventloop.run(crawler.run())

@@ -18,6 +18,13 @@ hosts always take the URL the strategy ranks best".  The caller then either take
 URL (:meth:`take`) or uses the host slot for robots.txt, and later :meth:`release` s the
 host with its next allowed time.  A host is never handed out twice at once.
 
+Host order: ``Frontier(host_order="most-pending")`` keys the ready heap by the host's
+pending URL count first (most first), then by its best URL: Baeza-Yates et al.'s
+larger-sites-first, a strategy's :attr:`~webcrawl.analysis.ordering.strategies.Strategy.host_order`.
+A host's count changes only when it gains a URL (a new entry is pushed, as for a
+better priority) or when a URL is taken (the host is then busy, out of the heap), so
+the lazy validation below keeps the key exact.
+
 Event-driven callers set :attr:`Frontier.on_wait`: it is called with ``(host_id,
 ready_at)`` whenever a host starts waiting (released with URLs left, or an idle host
 receiving a URL), so a timer can wake exactly that host when its wait ends instead of
@@ -163,14 +170,18 @@ class _RankIndex:
 class Frontier:
     """Per-host priority queues under a ready-host heap; see the module docstring."""
 
-    def __init__(self, *, record_rank: bool = True) -> None:
+    def __init__(self, *, record_rank: bool = True, host_order: str = "best-url") -> None:
+        if host_order not in ("best-url", "most-pending"):
+            raise ValueError(f"unknown host order {host_order!r}")
+        self.host_order = host_order
         self._prio: dict[int, float] = {}           # frontier URL -> current priority
         self._host_of: dict[int, int] = {}          # frontier URL -> host id
         self._queues: dict[int, list[_Key]] = {}    # host -> heap of keys (lazy)
         self._state: dict[int, int] = {}            # host -> _EMPTY/_WAITING/_READY/_BUSY
         self._ready_at: dict[int, float] = {}       # host -> monotonic time
         self._live: dict[int, int] = {}             # host -> frontier URLs it holds
-        self._ready: list[tuple[float, int, int]] = []   # (-prio, url_id, host)
+        # (-prio, url_id, host), or (-pending, -prio, url_id, host) by most pending
+        self._ready: list[tuple[float, ...]] = []
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
         self._ranks = _RankIndex() if record_rank else None
         self.busy = 0
@@ -300,7 +311,9 @@ class Frontier:
         if state == _READY:
             # The new entry may now be the host's best; an outdated entry is re-pushed
             # with the right key when it surfaces.
-            heapq.heappush(self._ready, (-priority, url_id, host_id))
+            key = ((-priority, url_id) if self.host_order == "best-url"
+                   else self._best(host_id) or (-priority, url_id))
+            heapq.heappush(self._ready, self._ready_key(host_id, key))
             if len(self._ready) > 2 * len(self._state) + _SLACK:
                 self._compact_ready()
         elif state == _EMPTY:
@@ -323,13 +336,13 @@ class Frontier:
 
     def _compact_ready(self) -> None:
         """Rebuild the ready-host heap: one entry per ready host, keyed by its best URL."""
-        ready: list[tuple[float, int, int]] = []
+        ready: list[tuple[float, ...]] = []
         for host in [h for h, st in self._state.items() if st == _READY]:
             best = self._best(host)
             if best is None:
                 self._state[host] = _EMPTY
             else:
-                ready.append((best[0], best[1], host))
+                ready.append(self._ready_key(host, best))
         heapq.heapify(ready)
         self._ready = ready
 
@@ -343,6 +356,12 @@ class Frontier:
             heapq.heappop(queue)  # taken, or superseded by a priority update
         return None
 
+    def _ready_key(self, host_id: int, best: _Key) -> tuple[float, ...]:
+        """The ready-heap key of a host whose best URL is ``best`` (smaller first)."""
+        if self.host_order == "best-url":
+            return (best[0], best[1], host_id)
+        return (-float(self._live.get(host_id, 0)), best[0], best[1], host_id)
+
     # -- back side --------------------------------------------------------------
     def _wake(self, now: float) -> None:
         waiting, state = self._waiting, self._state
@@ -355,22 +374,24 @@ class Frontier:
                 state[host] = _EMPTY
                 continue
             state[host] = _READY
-            heapq.heappush(self._ready, (best[0], best[1], host))
+            heapq.heappush(self._ready, self._ready_key(host, best))
 
     def pop_ready(self, now: float) -> int | None:
         """The ready host with the best URL (now busy), or None if no host is ready."""
         self._wake(now)
         ready, state = self._ready, self._state
         while ready:
-            neg, url_id, host = heapq.heappop(ready)
+            entry = heapq.heappop(ready)
+            host = int(entry[-1])
             if state.get(host) != _READY:
                 continue
             best = self._best(host)
             if best is None:
                 state[host] = _EMPTY
                 continue
-            if best != (neg, url_id):
-                heapq.heappush(ready, (best[0], best[1], host))
+            key = self._ready_key(host, best)
+            if key != entry:
+                heapq.heappush(ready, key)
                 continue
             state[host] = _BUSY
             self.busy += 1

@@ -237,17 +237,24 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
 _MAX_COUNTED_CUT = 100_000
 
 
-def link_ids(page: PageLinks, id_of: Callable[[str], int], *,
-             obey_meta_nofollow: bool = True) -> tuple[list[int], list[int]]:
-    """A page's links as ids (``id_of`` gives, or makes, a URL's id), in document order,
-    and the ids of those flagged nofollow (each link's ``rel``, or the page's meta robots
-    nofollow when ``obey_meta_nofollow``): the two arrays of a ``links`` row."""
+def link_ids(page: PageLinks, id_of: Callable[[str, bool], int], *,
+             obey_meta_nofollow: bool = True,
+             follow_nofollow: bool = False) -> tuple[list[int], list[int]]:
+    """A page's links as ids, in document order, and the ids of those flagged nofollow
+    (each link's ``rel``, or the page's meta robots nofollow when
+    ``obey_meta_nofollow``): the two arrays of a ``links`` row.
+
+    ``id_of(url, follow)`` gives, or makes, a URL's id; ``follow`` says whether the link
+    may be followed (not flagged nofollow, or ``follow_nofollow``), for a crawl that
+    enqueues what it registers.
+    """
     follow_none = page.meta_nofollow and obey_meta_nofollow
     ids: list[int] = []
     nofollow: list[int] = []
     for url in page.urls:
-        target = id_of(url)
+        flagged = url in page.nofollow
+        target = id_of(url, not (follow_none or (flagged and not follow_nofollow)))
         ids.append(target)
-        if follow_none or url in page.nofollow:
+        if follow_none or flagged:
             nofollow.append(target)
     return ids, nofollow

@@ -6,10 +6,11 @@ dense id and a :class:`~webcrawl.crawler.politeness.HostSlot`.  It keeps, per UR
 its link depth, its host and the redirect hops that led to it; per host: the name, the
 politeness slot and the scheme its robots.txt is fetched with.
 
-The registry is in-memory only: the engine writes the matching ``urls`` and ``hosts``
-rows (:meth:`webcrawl.crawler.engine.Crawler` registers through one path), and a resume loads
-the stored rows back with :meth:`CrawlRegistry.load`.  Lookups are O(1); memory is a
-dict entry plus three list slots per URL.
+Every path that meets URLs registers them here -- the crawl engine, the revisit loop's
+link history and the WARC import -- and writes their ``urls`` and ``hosts`` rows with
+:meth:`CrawlRegistry.record`, so ids are given and rows written one way.  A resume (or
+a revisit of a stored crawl) loads the stored rows back with :meth:`CrawlRegistry.load`.
+Lookups are O(1); memory is a dict entry plus three list slots per URL.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 
 from webcrawl.crawler.politeness import HostSlot
 from webcrawl.crawler.urls import host_key
-from webcrawl.storage.store import HostRow, UrlRow
+from webcrawl.storage.records import Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
 __all__ = ["CrawlRegistry", "Registered"]
 
@@ -90,7 +92,41 @@ class CrawlRegistry:
         self._url_host.append(host_id)
         return Registered(url_id, host_id, hostport, new_host)
 
+    def record(self, store: CrawlStore, new: Registered, found_by: int,
+               outcome: Outcome | None = None) -> None:
+        """Write the rows of a URL :meth:`add` just gave an id (and of its host, if new):
+        found by fetch ``found_by`` (-1: a seed), with ``outcome`` if it is already
+        settled (``out_of_scope``)."""
+        if new.new_host:
+            store.add_host(HostRow(new.host_id, new.hostport))
+        store.add_url(UrlRow(new.url_id, self._urls[new.url_id], new.host_id,
+                             self._depth[new.url_id], found_by, outcome, None))
+
+    def register(self, store: CrawlStore, url: str, depth: int, found_by: int) -> int:
+        """The id of ``url``; an unseen URL is added and its rows written."""
+        known = self._url_id.get(url)
+        if known is not None:
+            return known
+        new = self.add(url, depth)
+        self.record(store, new, found_by)
+        return new.url_id
+
     # -- hosts --------------------------------------------------------------------
+    def register_host(self, store: CrawlStore, url: str) -> tuple[int, bool]:
+        """The id of ``url``'s host, added (and its row written) if unseen; and whether
+        it was new."""
+        hostport = host_key(url)
+        known = self._host_id.get(hostport)
+        if known is not None:
+            return known, False
+        host_id = self._add_host(hostport, url[: url.index(":")])
+        store.add_host(HostRow(host_id, hostport))
+        return host_id, True
+
+    def host_id(self, hostport: str) -> int | None:
+        """The id of a known host (``host[:port]``), else None."""
+        return self._host_id.get(hostport)
+
     @property
     def host_count(self) -> int:
         return len(self._slots)

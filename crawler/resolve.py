@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import re
 import socket
 import ssl
 import time
@@ -68,11 +69,30 @@ def _split_port(text: str, rule: str) -> tuple[str, int | None]:
     return name, int(text_port)
 
 
+#: curl's ``--resolve HOST:PORT:ADDR`` (ADDR an address, IPv6 bracketed or not; curl's
+#: list of addresses: the first one is used).
+_CURL_FORM = re.compile(r"([^:=\[\]]+):(\d+):([^=]+)")
+
+
 def parse_rule(rule: str) -> ResolveRule:
-    """Parse ``PATTERN[:PORT]=ADDR[:PORT]``; ConfigError on bad syntax or address."""
+    """Parse ``PATTERN[:PORT]=ADDR[:PORT]``, or curl's ``HOST:PORT:ADDR`` (the same as
+    ``HOST:PORT=ADDR``: requests to HOST on PORT go to ADDR, same port); ConfigError on
+    bad syntax or address.
+
+    >>> parse_rule("docs.example.org:80:127.0.0.1")
+    ResolveRule(pattern='docs.example.org', port=80, addr='127.0.0.1', to_port=None)
+    """
+    curl = _CURL_FORM.fullmatch(rule.strip())
+    if curl is not None:
+        host, port_text, addrs = curl.groups()
+        addr = addrs.split(",")[0].strip()
+        if ":" in addr and not addr.startswith("["):
+            addr = f"[{addr}]"
+        return parse_rule(f"{host}:{port_text}={addr}")
     left, sep, right = rule.partition("=")
     if not sep or not left.strip() or not right.strip():
-        raise ConfigError(f"bad --resolve rule {rule!r}: expected PATTERN[:PORT]=ADDR[:PORT]")
+        raise ConfigError(f"bad --resolve rule {rule!r}: expected PATTERN[:PORT]=ADDR[:PORT] "
+                          "or HOST:PORT:ADDR")
     left = left.strip().lower()
     if left.count(":") > 1 and not left.startswith("["):
         raise ConfigError(f"bad --resolve rule {rule!r}: write IPv6 patterns in brackets")

@@ -6,7 +6,8 @@ and its whole :class:`~webcrawl.crawler.settings.CrawlSettings` (meta keys ``see
 
 1. :func:`resume_settings` (before anything is built): the stored settings come back
    -- scope, ``resolve`` rules, TLS, delays, limits, User-Agent, strategy and its
-   seed; settings given again override them, each with a one-line note; a strategy
+   seed; the fields given again override them (one layering for every entry point:
+   :func:`webcrawl.crawler.config.layer_settings`), with a one-line note; a strategy
    other than the stored one is refused (:class:`~webcrawl.storage.errors.ConfigError`): the
    stored fetch order was made by the stored strategy, and the frontier is ranked by
    replaying it.
@@ -32,16 +33,16 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from webcrawl.analysis.ordering.strategies import Strategy
 from webcrawl.crawler.config import (
-    build_settings,
-    changed_settings,
+    given_fields,
+    layer_settings,
+    merge_layers,
     settings_dict,
-    settings_values,
     stored_settings,
 )
 from webcrawl.crawler.frontier import Frontier
@@ -75,7 +76,6 @@ _NOT_TAKEN = (Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED)
 #: Meta keys of the crawl's own record (``settings``: :data:`crawler.config.META_SETTINGS`).
 META_SEEDS, META_STRATEGY = "seeds", "strategy"
 
-_FIELDS = tuple(f.name for f in fields(CrawlSettings))
 
 
 # -- settings -----------------------------------------------------------------------
@@ -97,15 +97,16 @@ class ResumeSettings:
 def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
                     overrides: Mapping[str, Any] | None = None,
                     strategy: Strategy | None = None) -> ResumeSettings:
-    """The settings of a resumed crawl from its stored ``meta``.
+    """The settings of a crawl from its stored ``meta`` (empty for a new crawl) and the
+    settings given, layered by :func:`webcrawl.crawler.config.layer_settings`.
 
     Parameters
     ----------
     meta : mapping
-        The crawl database's meta table.
+        The crawl database's meta table (``{}``: a new crawl).
     given : CrawlSettings, optional
-        A full settings object: every field where it differs from the stored value
-        replaces it.
+        A settings object: the fields it gives (those that differ from the defaults)
+        replace the stored values.
     overrides : mapping of field name to value, optional
         Settings given again one by one (the command line's options); they win over
         ``given`` and the stored values.
@@ -121,18 +122,10 @@ def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
     stored = stored_settings(meta)
     if META_STRATEGY in meta:
         stored["frontier_strategy"] = meta[META_STRATEGY]
-    defaults = CrawlSettings()
-    base = settings_values({name: stored.get(name, getattr(defaults, name)) for name in _FIELDS})
-    explicit: dict[str, Any] = {}
-    if given is not None:
-        full = settings_values(given)
-        explicit = {name: value for name, value in full.items() if value != base[name]}
-    for name, value in (overrides or {}).items():
-        if name not in base:
-            raise ConfigError(f"unknown crawl setting {name!r}")
-        explicit[name] = value
+    layers: list[CrawlSettings | Mapping[str, Any] | None] = [given, overrides]
     if strategy is not None:
-        explicit["frontier_strategy"] = strategy.name
+        layers.append({"frontier_strategy": strategy.name})
+    explicit = merge_layers(*(given_fields(layer, source="crawl setting") for layer in layers))
     stored_strategy = stored.get("frontier_strategy")
     wanted = explicit.get("frontier_strategy", stored_strategy)
     if stored_strategy is not None and wanted != stored_strategy:
@@ -140,9 +133,8 @@ def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
             f"this crawl was ordered by the {stored_strategy!r} strategy; resuming it with "
             f"{wanted!r} would mix two orderings (leave the strategy out to continue in "
             f"{stored_strategy!r} order, or start a new crawl)")
-    changes = changed_settings({k: v for k, v in base.items() if k in stored}, explicit)
-    notes = (f"overriding the crawl's stored settings: {'; '.join(changes)}",) if changes else ()
-    return ResumeSettings(build_settings(base, explicit), notes)
+    layered = layer_settings(*layers, stored=stored)
+    return ResumeSettings(layered.settings, layered.notes)
 
 
 def merge_seeds(meta: Mapping[str, str], given: list[str]) -> tuple[list[str], list[str]]:

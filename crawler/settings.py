@@ -36,21 +36,33 @@ __all__ = ["DEFAULT_USER_AGENT", "VERSION", "CrawlSettings", "user_agent"]
 
 #: The product version the User-Agent names (the one version of the project).
 VERSION = __version__
-#: The page describing the crawler, named in every User-Agent.
-INFO_URL = "https://github.com/webcrawl/webcrawl"
+#: What the crawler is, said in every User-Agent.  The project has no web page of its
+#: own to point to, so the header names no URL: the operator's ``--contact`` is the way
+#: to reach whoever runs the crawl.
+DESCRIPTION = "webcrawl, a polite research crawler"
 # Control characters (CR/LF could inject headers) and DEL.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _PRODUCT_TOKEN = re.compile(r"[a-zA-Z_-]+")
 
 
 def user_agent(product: str, contact: str | None) -> str:
-    """The User-Agent header: product/version, the info page and the operator's contact.
+    """The User-Agent header: product/version, what the crawler is and the operator's
+    contact (a URL or an e-mail address; a URL gets robots' customary ``+``).
 
     >>> user_agent("webcrawl", "ops@example.org")  # doctest: +ELLIPSIS
-    'webcrawl/... (+https://github.com/webcrawl/webcrawl; contact: ops@example.org)'
+    'webcrawl/... (webcrawl, a polite research crawler; contact: ops@example.org)'
+    >>> user_agent("webcrawl", "https://example.org/bot")  # doctest: +ELLIPSIS
+    'webcrawl/... (webcrawl, a polite research crawler; +https://example.org/bot)'
+    >>> user_agent("webcrawl", None)  # doctest: +ELLIPSIS
+    'webcrawl/... (webcrawl, a polite research crawler)'
     """
-    tail = f"; contact: {contact}" if contact else ""
-    return f"{product}/{VERSION} (+{INFO_URL}{tail})"
+    if not contact:
+        tail = ""
+    elif contact.startswith(("http://", "https://")):
+        tail = f"; +{contact}"
+    else:
+        tail = f"; contact: {contact}"
+    return f"{product}/{VERSION} ({DESCRIPTION}{tail})"
 
 
 #: The User-Agent without a contact.
@@ -231,6 +243,10 @@ class CrawlSettings:
     progress_interval: float = 0.5
     #: seconds between progress log lines when stderr is not a terminal (0: none)
     progress_log_interval: float = 10.0
+    #: seconds a stop (Ctrl-C, SIGTERM) waits for the requests already under way to
+    #: answer, so their pages are recorded rather than fetched again on resume (no new
+    #: request starts meanwhile; a second Ctrl-C stops at once)
+    stop_grace: float = 10.0
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -34,7 +34,7 @@ parser for special schemes), then normalised.  The rules (applied in this order 
    an empty query (``?`` alone) is dropped.
 
 The function is idempotent: ``normalize_url(normalize_url(u)) == normalize_url(u)``.
-Where this differs from the WHATWG URL test data is listed in the README.
+Where this differs from the WHATWG URL test data is listed in docs/results/robustness.md.
 """
 
 from __future__ import annotations

@@ -1,191 +1,89 @@
-"""The crawl database: one SQLite file per crawl (see ``schema.sql``).
+"""The crawl database: one SQLite file per crawl (see ``schema.sql``), and the one exception
+tree of :mod:`webcrawl.storage.errors`.
 
-Public names: the writer :class:`CrawlStore`, the read-only :class:`CrawlReader` and its
-typed tables, the records (:class:`FetchRecord`, :class:`Outcome`, :class:`FetchKind`),
-exports, the shared array type aliases and the one exception tree of :mod:`webcrawl.storage.errors`.
-The writer, reader, exports and aliases load on first use so that ``import webcrawl.storage.errors``
-(done by the CLI dispatcher) stays cheap.
+Read a crawl::
+
+    from webcrawl.storage import CrawlReader
+
+    with CrawlReader("crawl.db") as reader:
+        urls = reader.urls()          # ids, URLs, hosts, depths as numpy arrays
+        links = reader.links_csr()    # the link graph, compressed rows
+
+The public API is the table below; each name loads its module on first use, so
+``import webcrawl.storage.errors`` (done by the CLI dispatcher) stays cheap.  The writer
+(:mod:`webcrawl.storage.store`) belongs to the crawler; every module is importable by its name.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from webcrawl.storage._version import __version__
-from webcrawl.storage.errors import (
-    AnalysisError,
-    ConfigError,
-    CrawlError,
-    EmptyGraphError,
-    FetchError,
-    FetchTimeoutError,
-    FixtureError,
-    HTTPStatusError,
-    InputFormatError,
-    NetworkError,
-    PowerIterationFailedConvergence,
-    SchemaVersionError,
-    ScopeError,
-    StoreError,
-    StoreFullError,
-    StoreLockedError,
-    StoreReadOnlyError,
-    TooLargeError,
-    WebcrawlError,
-)
-from webcrawl.storage.records import (
-    FetchKind,
-    FetchRecord,
-    Outcome,
-)
+from webcrawl.storage._facade import lazy_attributes
+from webcrawl.storage._version import __version__ as __version__
 
-if TYPE_CHECKING:
-    from webcrawl.storage.arrays import (
-        BoolArray,
-        FloatArray,
-        Int8Array,
-        IntArray,
-        ObjectArray,
+if TYPE_CHECKING:  # `X as X`: explicit re-exports for type checkers
+    from webcrawl.storage.edgelist import EdgeImport as EdgeImport
+    from webcrawl.storage.edgelist import import_edges as import_edges
+    from webcrawl.storage.errors import AnalysisError as AnalysisError
+    from webcrawl.storage.errors import ConfigError as ConfigError
+    from webcrawl.storage.errors import CrawlError as CrawlError
+    from webcrawl.storage.errors import EmptyGraphError as EmptyGraphError
+    from webcrawl.storage.errors import FetchError as FetchError
+    from webcrawl.storage.errors import FetchTimeoutError as FetchTimeoutError
+    from webcrawl.storage.errors import FixtureError as FixtureError
+    from webcrawl.storage.errors import HTTPStatusError as HTTPStatusError
+    from webcrawl.storage.errors import InputFormatError as InputFormatError
+    from webcrawl.storage.errors import NetworkError as NetworkError
+    from webcrawl.storage.errors import (
+        PowerIterationFailedConvergence as PowerIterationFailedConvergence,
     )
-    from webcrawl.storage.checks import (
-        check_fields,
-    )
-    from webcrawl.storage.edgelist import (
-        EdgeImport,
-        import_edges,
-        read_edge_arrays,
-    )
-    from webcrawl.storage.export import (
-        EDGE_COLUMNS,
-        EDGE_FORMATS,
-        FETCH_COLUMNS,
-        PAGE_COLUMNS,
-        TABLE_FORMATS,
-        export_edges,
-        export_fetches,
-        export_pages,
-        write_rows,
-    )
-    from webcrawl.storage.lock import (
-        WriterLock,
-        lock_path,
-    )
-    from webcrawl.storage.reader import (
-        FETCH_KINDS,
-        OUTCOMES,
-        CrawlReader,
-        FetchTable,
-        LinkArrays,
-        UrlTable,
-    )
-    from webcrawl.storage.store import (
-        CrawlStore,
-        HostRow,
-        ResumeState,
-        UrlRow,
-    )
+    from webcrawl.storage.errors import SchemaVersionError as SchemaVersionError
+    from webcrawl.storage.errors import ScopeError as ScopeError
+    from webcrawl.storage.errors import StoreError as StoreError
+    from webcrawl.storage.errors import StoreFullError as StoreFullError
+    from webcrawl.storage.errors import StoreLockedError as StoreLockedError
+    from webcrawl.storage.errors import StoreReadOnlyError as StoreReadOnlyError
+    from webcrawl.storage.errors import TooLargeError as TooLargeError
+    from webcrawl.storage.errors import WebcrawlError as WebcrawlError
+    from webcrawl.storage.export import export_edges as export_edges
+    from webcrawl.storage.export import export_fetches as export_fetches
+    from webcrawl.storage.export import export_pages as export_pages
+    from webcrawl.storage.reader import CrawlReader as CrawlReader
+    from webcrawl.storage.records import FetchKind as FetchKind
+    from webcrawl.storage.records import Outcome as Outcome
 
-#: Public name -> the module that defines it, imported on first use.
-_LAZY: dict[str, str] = {
-    "BoolArray": "webcrawl.storage.arrays",
-    "CrawlReader": "webcrawl.storage.reader",
-    "CrawlStore": "webcrawl.storage.store",
-    "EDGE_COLUMNS": "webcrawl.storage.export",
-    "EDGE_FORMATS": "webcrawl.storage.export",
-    "EdgeImport": "webcrawl.storage.edgelist",
-    "FETCH_COLUMNS": "webcrawl.storage.export",
-    "FETCH_KINDS": "webcrawl.storage.reader",
-    "FetchTable": "webcrawl.storage.reader",
-    "FloatArray": "webcrawl.storage.arrays",
-    "HostRow": "webcrawl.storage.store",
-    "Int8Array": "webcrawl.storage.arrays",
-    "IntArray": "webcrawl.storage.arrays",
-    "LinkArrays": "webcrawl.storage.reader",
-    "OUTCOMES": "webcrawl.storage.reader",
-    "ObjectArray": "webcrawl.storage.arrays",
-    "PAGE_COLUMNS": "webcrawl.storage.export",
-    "ResumeState": "webcrawl.storage.store",
-    "TABLE_FORMATS": "webcrawl.storage.export",
-    "UrlRow": "webcrawl.storage.store",
-    "UrlTable": "webcrawl.storage.reader",
-    "WriterLock": "webcrawl.storage.lock",
-    "check_fields": "webcrawl.storage.checks",
+#: The public API: name -> the module that defines it (imported on first use).
+_LAZY = {
+    # read, import and export crawl databases
+    "CrawlReader": "webcrawl.storage.reader",  # a crawl database as numpy arrays
+    "FetchKind": "webcrawl.storage.records",  # page, robots, sitemap (the fetches table)
+    "Outcome": "webcrawl.storage.records",  # what a fetch came to (the fetches table)
+    "import_edges": "webcrawl.storage.edgelist",  # a published edge list -> a database
+    "EdgeImport": "webcrawl.storage.edgelist",  # what import_edges() returns
+    "export_pages": "webcrawl.storage.export",  # TSV, CSV, JSON lines or Parquet
     "export_edges": "webcrawl.storage.export",
     "export_fetches": "webcrawl.storage.export",
-    "export_pages": "webcrawl.storage.export",
-    "import_edges": "webcrawl.storage.edgelist",
-    "lock_path": "webcrawl.storage.lock",
-    "read_edge_arrays": "webcrawl.storage.edgelist",
-    "write_rows": "webcrawl.storage.export",
+    # the one exception tree, in the order webcrawl.storage.errors draws it
+    "WebcrawlError": "webcrawl.storage.errors",
+    "ConfigError": "webcrawl.storage.errors",
+    "InputFormatError": "webcrawl.storage.errors",
+    "StoreError": "webcrawl.storage.errors",
+    "SchemaVersionError": "webcrawl.storage.errors",
+    "StoreFullError": "webcrawl.storage.errors",
+    "StoreLockedError": "webcrawl.storage.errors",
+    "StoreReadOnlyError": "webcrawl.storage.errors",
+    "CrawlError": "webcrawl.storage.errors",
+    "ScopeError": "webcrawl.storage.errors",
+    "FetchError": "webcrawl.storage.errors",
+    "NetworkError": "webcrawl.storage.errors",
+    "FetchTimeoutError": "webcrawl.storage.errors",
+    "TooLargeError": "webcrawl.storage.errors",
+    "HTTPStatusError": "webcrawl.storage.errors",
+    "AnalysisError": "webcrawl.storage.errors",
+    "EmptyGraphError": "webcrawl.storage.errors",
+    "PowerIterationFailedConvergence": "webcrawl.storage.errors",
+    "FixtureError": "webcrawl.storage.errors",
 }
 
-__all__ = [
-    "EDGE_COLUMNS",
-    "EDGE_FORMATS",
-    "FETCH_COLUMNS",
-    "FETCH_KINDS",
-    "OUTCOMES",
-    "PAGE_COLUMNS",
-    "TABLE_FORMATS",
-    "AnalysisError",
-    "BoolArray",
-    "ConfigError",
-    "CrawlError",
-    "CrawlReader",
-    "CrawlStore",
-    "EdgeImport",
-    "EmptyGraphError",
-    "FetchError",
-    "FetchKind",
-    "FetchRecord",
-    "FetchTable",
-    "FetchTimeoutError",
-    "FixtureError",
-    "FloatArray",
-    "HTTPStatusError",
-    "HostRow",
-    "InputFormatError",
-    "Int8Array",
-    "IntArray",
-    "LinkArrays",
-    "NetworkError",
-    "ObjectArray",
-    "Outcome",
-    "PowerIterationFailedConvergence",
-    "ResumeState",
-    "SchemaVersionError",
-    "ScopeError",
-    "StoreError",
-    "StoreFullError",
-    "StoreLockedError",
-    "StoreReadOnlyError",
-    "TooLargeError",
-    "UrlRow",
-    "UrlTable",
-    "WebcrawlError",
-    "WriterLock",
-    "__version__",
-    "check_fields",
-    "export_edges",
-    "export_fetches",
-    "export_pages",
-    "import_edges",
-    "lock_path",
-    "read_edge_arrays",
-    "write_rows",
-]
-
-
-def __getattr__(name: str) -> Any:
-    # PEP 562: heavy modules load on first use, so importing one light module stays cheap.
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

@@ -50,7 +50,10 @@ _LITTLE_ENDIAN = sys.byteorder == "little"
 
 def schema_sql() -> str:
     """The text of ``schema.sql``."""
-    return resources.files("storage").joinpath("schema.sql").read_text(encoding="utf-8")
+    # The installed package's name (webcrawl.storage), not the repository folder's: a
+    # crawl started outside the repository must find it too.
+    package = resources.files(__package__ or "webcrawl.storage")
+    return package.joinpath("schema.sql").read_text(encoding="utf-8")
 
 
 def sqlite_uri(path: Path, mode: str) -> str:

@@ -67,9 +67,11 @@ def kill_at(point: str) -> None:
     """``WEBCRAWL_TEST_KILL=POINT:N``: the ``N``-th time ``point`` is reached, SIGKILL self.
 
     Points: ``shard_page`` (the sharded crawl's coordinator, after a worker's page
-    result was enqueued to the store) and ``shard_worker_batch`` (each worker of a
+    result was enqueued to the store), ``shard_worker_batch`` (each worker of a
     sharded crawl, after sending a batch of results; restarted workers never see the
-    variable).  A deterministic ``kill -9`` without sleeping in the test.
+    variable), ``warc_record`` (``import warc``, after each record) and
+    ``new_database`` (a new database complete in its temporary file, before its
+    rename).  A deterministic ``kill -9`` without sleeping in the test.
     """
     if not _KILL:
         return

@@ -45,30 +45,30 @@ others stay discovered (outcome NULL).  There is no fetch order (``urls.seq`` NU
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
-import os
 import re
 import sqlite3
 import threading
 import time
+import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from webcrawl.storage._sqlite import (
     SCHEMA_VERSION,
-    check_db_path,
     map_error,
     schema_sql,
     sqlite_uri,
 )
-from webcrawl.storage.errors import ConfigError, StoreError
-from webcrawl.storage.lock import WriterLock
+from webcrawl.storage.errors import ConfigError, InputFormatError
+from webcrawl.storage.lock import new_database
 
 __all__ = ["EdgeImport", "import_edges", "read_edge_arrays"]
 
@@ -78,6 +78,8 @@ BLOCK_SIZE = 16 << 20
 _REVERSED_HOST = re.compile(r"^[a-z0-9-]+(\.[a-z0-9_-]+)+$")
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _NO_HOST = ""
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,23 @@ def _open_binary(path: Path) -> Any:
     return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
 
 
+def _gzip_checked(read: Callable[Concatenate[Path, _P], _T]) -> Callable[Concatenate[Path, _P], _T]:
+    """Make damaged gzip data (cut short, garbage) of ``read(path, ...)``'s file an
+    :class:`InputFormatError` naming it: ``gzip`` raises EOFError, zlib.error or
+    BadGzipFile, pyarrow an OSError without errno (a real I/O error has one)."""
+    @functools.wraps(read)
+    def checked(path: Path, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return read(path, *args, **kwargs)
+        except (EOFError, zlib.error, OSError) as exc:
+            if isinstance(exc, OSError) and (exc.errno is not None or not _is_gzip(path)):
+                raise
+            cut = isinstance(exc, EOFError) or "runcated" in str(exc)
+            raise InputFormatError(f"{path}: {'truncated' if cut else 'damaged'} gzip data "
+                                   f"({exc})") from exc
+    return checked
+
+
 #: First lines taken for a header row and skipped: the first two fields of
 #: ``webcrawl export edges`` TSV (``src dst nofollow``) and of common edge tables.
 HEADERS = frozenset({(b"src", b"dst"), (b"source", b"target"), (b"from", b"to")})
@@ -121,6 +140,7 @@ def _is_header(line: bytes) -> bool:
     return tuple(t.lower() for t in re.split(rb"[ \t]+", line)[:2]) in HEADERS
 
 
+@_gzip_checked
 def _head(path: Path, size: int = 1 << 16) -> tuple[int, bytes, bool]:
     """Leading comment/blank/header line count, the first data line (empty if none),
     and whether a header row was among them (then fields may be quoted CSV-style, as
@@ -149,6 +169,7 @@ def _arrow_source(path: Path) -> Any:
     return pa.CompressedInputStream(stream, "gzip") if _is_gzip(path) else stream
 
 
+@_gzip_checked
 def _read_table(path: Path, columns: int, candidates: Sequence[dict[str, Any]]) -> Any:
     """Read ``path`` with pyarrow; returns a table of its first ``columns`` columns.
 
@@ -498,11 +519,6 @@ CACHE_KB = -262144
 XFER_CACHE_KB = -16384
 
 
-def _temp_path(db: Path) -> Path:
-    """Where an import of ``db`` is written before its rename to ``db``."""
-    return db.with_name(f".{db.name}.importing")
-
-
 def _create(path: Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(sqlite_uri(path, "rwc"), uri=True, isolation_level=None)
@@ -529,11 +545,6 @@ def _bulk_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(f"BEGIN;\n{schema_sql()}\nCOMMIT;")
 
 
-def _refuse_existing(db: Path) -> None:
-    if db.exists() and db.stat().st_size > 0:
-        raise StoreError(f"{db} already exists; import into a new database file")
-
-
 def import_edges(
     edges: str | Path,
     db: str | Path,
@@ -546,8 +557,8 @@ def import_edges(
 
     The database is written to a temporary file beside ``db`` (``.NAME.importing``)
     and renamed to ``db`` when complete, so an import that fails or is killed never
-    leaves a partial database at ``db`` (a killed import's temporary file is removed
-    by the next import of the same path).
+    leaves a partial database at ``db``, nor its temporary file
+    (:func:`webcrawl.storage.lock.new_database`).
 
     Parameters
     ----------
@@ -579,35 +590,16 @@ def import_edges(
     db = Path(db)
     edges = _existing(edges)
     say = progress or (lambda _line: None)
-    check_db_path(db)
-    _refuse_existing(db)
-    graph = _build_graph(edges, None if vertices is None else Path(vertices))
-    say(f"parsed {graph.m:,} links between {graph.n:,} nodes "
-        f"({time.perf_counter() - t0:.1f} s)")
-    seed_ids = _seed_ids(graph, seeds)
-    with WriterLock(db):  # one writer per database: not beside a crawl or another import
-        _refuse_existing(db)
-        temp = _temp_path(db)
-        temp.unlink(missing_ok=True)  # left by a killed import (we hold the writer lock)
-        try:
-            result = _write(temp, db, graph, seed_ids, edges, vertices, say)
-            _sync(temp)
-            os.replace(temp, db)
-        except BaseException:
-            temp.unlink(missing_ok=True)
-            raise
+    # One writer per database (not beside a crawl or another import), written whole.
+    with new_database(db) as temp:
+        graph = _build_graph(edges, None if vertices is None else Path(vertices))
+        say(f"parsed {graph.m:,} links between {graph.n:,} nodes "
+            f"({time.perf_counter() - t0:.1f} s)")
+        seed_ids = _seed_ids(graph, seeds)
+        result = _write(temp, db, graph, seed_ids, edges, vertices, say)
     seconds = time.perf_counter() - t0
     return EdgeImport(nodes=graph.n, edges=graph.m, pages_with_links=result[0],
                       hosts=result[1], seconds=seconds, names=graph.kind)
-
-
-def _sync(path: Path) -> None:
-    """Flush ``path`` to disk before its rename (an OS crash keeps the old state)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _seed_ids(graph: _Graph, seeds: Sequence[str]) -> np.ndarray:

@@ -14,25 +14,43 @@ crawl, a resumed crawl, a revisit) therefore holds ``flock(LOCK_EX)`` on
 
 The sidecar file stays next to the database (deleting a lock file races with a
 process that has just opened it); it is tiny and harmless.
+
+A new database written whole (``import edges``, ``import warc``) goes through
+:func:`new_database`: under the writer lock it is built in a temporary file beside the
+target (``.NAME.importing``, same folder so that the final rename is atomic) and renamed
+into place only when complete, so no reader ever sees half of it.  A failure removes
+the temporary file and its SQLite sidecars; a killed writer's are removed by a small
+guardian process that outlives it (it waits on a pipe only the writer holds, then takes
+the writer lock, so it never touches a later writer's files); the next writer of the
+same path also clears any that remain.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import fcntl
 import os
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+from webcrawl.storage import _testhooks
+from webcrawl.storage._sqlite import check_db_path
 from webcrawl.storage.errors import StoreError, StoreLockedError, StoreReadOnlyError
 
-__all__ = ["WriterLock", "lock_path"]
+__all__ = ["WriterLock", "lock_path", "new_database"]
 
 _SUFFIX = "-writer"
+#: SQLite's files beside a database (its own writer lock's sidecar included).
+_SIDECARS = ("-wal", "-shm", "-journal", _SUFFIX)
 
 
 def lock_path(db: Path) -> Path:
     """The sidecar lock file of database ``db``."""
+    if not db.name:  # '/', '.' (also what Path('') reads as): a folder, never a file
+        raise StoreError(f"{db} is a directory, not a crawl database file")
     return db.with_name(db.name + _SUFFIX)
 
 
@@ -50,8 +68,10 @@ class WriterLock:
 
     def acquire(self) -> None:
         """Take the lock or raise :class:`StoreLockedError` naming the holder."""
-        if self._fd is not None:
-            return
+        while self._fd is None:
+            self._try_acquire()
+
+    def _try_acquire(self) -> None:
         try:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
@@ -72,6 +92,9 @@ class WriterLock:
         except OSError as exc:
             os.close(fd)
             raise StoreError(f"cannot lock {self.path}: {exc.strerror or exc}") from exc
+        if not _still_linked(fd, self.path):
+            os.close(fd)  # removed by the holder we waited for: lock the new file
+            return
         self._fd = fd
         _write(fd, _describe_self())
 
@@ -85,10 +108,17 @@ class WriterLock:
         lock.acquire()
         lock.release()
 
-    def release(self) -> None:
-        """Drop the lock (idempotent); the file keeps the last holder's description."""
+    def release(self, *, remove: bool = False) -> None:
+        """Drop the lock (idempotent); the file keeps the last holder's description.
+
+        ``remove``: delete the lock file first (when no database was left beside it);
+        a process that opened it meanwhile sees it unlinked once it holds it, and
+        retries on a new file.
+        """
         fd, self._fd = self._fd, None
         if fd is not None:
+            if remove:
+                self.path.unlink(missing_ok=True)
             os.close(fd)  # closing the descriptor releases the flock
 
     def __enter__(self) -> WriterLock:
@@ -97,6 +127,114 @@ class WriterLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _temp_path(db: Path) -> Path:
+    """Where a new database ``db`` is written before its rename to ``db``."""
+    return db.with_name(f".{db.name}.importing")
+
+
+def _temp_files(db: Path) -> list[Path]:
+    temp = _temp_path(db)
+    return [temp, *(temp.with_name(temp.name + s) for s in _SIDECARS)]
+
+
+def _remove(paths: list[Path]) -> None:
+    for p in paths:
+        p.unlink(missing_ok=True)
+
+
+# Run by the guardian: wait until the writer's end of the pipe closes; unless it said
+# "done", take the writer lock (blocking: never beside a later writer) and remove the
+# temporary files, and the lock file if no database is there.  Silent whatever happens.
+_GUARDIAN = """\
+import fcntl, os, sys
+db, lock, *temp = sys.argv[1:]
+try:
+    if sys.stdin.buffer.read() != b"done":
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.path.samestat(os.fstat(fd), os.stat(lock)):  # else a later writer's turn
+            for p in temp:
+                try:
+                    os.unlink(p)
+                except FileNotFoundError:
+                    pass
+            if not os.path.exists(db):
+                os.unlink(lock)
+except BaseException:
+    pass
+"""
+
+
+@contextlib.contextmanager
+def new_database(db: str | Path) -> Iterator[Path]:
+    """Write a new database ``db`` whole or not at all (see the module docstring).
+
+    Yields the temporary path to build the database in; when the block ends without an
+    exception the file is synced and renamed to ``db``.  The writer lock of ``db`` is
+    held throughout.
+
+    Raises
+    ------
+    StoreError
+        ``db`` already exists (and is not empty), is a directory or a device, or its
+        folder does not exist.
+    StoreLockedError
+        Another process is writing ``db``.
+    """
+    db = Path(db)
+    check_db_path(db)
+    _refuse_existing(db)
+    lock = WriterLock(db)
+    lock.acquire()
+    try:
+        _refuse_existing(db)
+        leftovers = _temp_files(db)
+        _remove(leftovers)  # of a killed writer whose guardian could not run
+        guardian = subprocess.Popen(
+            [sys.executable, "-S", "-c", _GUARDIAN, str(db), str(lock.path),
+             *map(str, leftovers)],
+            # Its own session: a Ctrl-C to the writer's process group does not stop it.
+            # It keeps the writer's stderr (it writes nothing) so that whoever reads the
+            # writer's stderr to its end also waits for the clean-up after a kill.
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True)
+        assert guardian.stdin is not None
+        try:
+            yield leftovers[0]
+            _testhooks.kill_at("new_database")  # test-only: a kill -9 before the rename
+            _sync(leftovers[0])
+            os.replace(leftovers[0], db)
+        finally:
+            _remove(leftovers)
+            with contextlib.suppress(OSError):
+                guardian.stdin.write(b"done")
+                guardian.stdin.close()
+            guardian.wait()
+    finally:
+        lock.release(remove=not db.exists())
+
+
+def _refuse_existing(db: Path) -> None:
+    if db.exists() and db.stat().st_size > 0:
+        raise StoreError(f"{db} already exists; import into a new database file")
+
+
+def _sync(path: Path) -> None:
+    """Flush ``path`` to disk before its rename (an OS crash keeps the old state)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _still_linked(fd: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open as ``fd``."""
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False
 
 
 def _describe_self() -> str:

@@ -607,25 +607,32 @@ class CrawlReader:
         status, content_type, size, digest, etag, last_modified, error, strategy,
         priority, rank, changed``.
         """
-        yield from self._run(
+        yield from _rows(self._run(
             "SELECT u.url, f.url_id, f.seq, f.kind, f.attempt, f.started_at, f.ended_at,"
             " f.outcome, f.status, f.content_type, f.size, f.digest, f.etag,"
             " f.last_modified, f.error, f.strategy, f.priority, f.rank, f.changed"
-            " FROM fetches f LEFT JOIN urls u ON u.id = f.url_id ORDER BY f.id")
+            " FROM fetches f LEFT JOIN urls u ON u.id = f.url_id ORDER BY f.id"))
 
     def iter_pages(self) -> Iterator[tuple[Any, ...]]:
         """Yield one row per URL (id order) with its final crawl fetch, if any.
 
         Columns: :data:`PAGE_COLUMNS`; fetch fields are None for URLs never fetched.
         """
-        yield from self._run(
+        yield from _rows(self._run(
             "SELECT u.url, f.status, u.seq, f.ended_at, u.depth, u.outcome, h.name,"
             " f.content_type, f.size, f.digest, f.etag, f.last_modified, f.error,"
             " f.attempt, u.discovered_seq, u.id"
             " FROM urls u LEFT JOIN hosts h ON h.id = u.host_id"
             " LEFT JOIN fetches f ON f.id = (SELECT max(g.id) FROM fetches g"
             "   WHERE g.url_id = u.id AND g.seq = u.seq AND g.kind = 'crawl')"
-            " ORDER BY u.id")
+            " ORDER BY u.id"))
+
+
+def _rows(cursor: sqlite3.Cursor) -> Iterator[Any]:
+    """The rows of ``cursor`` without its ``close``: ``yield from cursor`` would close it
+    when the generator is dropped, which fails once the reader is closed (a reader of
+    ``export ... | head`` gone: "Exception ignored ... closed database")."""
+    return iter(cursor.fetchone, None)
 
 
 def _parse_numbers(joined: str | None, dtype: type[np.generic]) -> np.ndarray:

@@ -1,4 +1,6 @@
-"""The README's "Use as a library" snippets run as written, in order, in a fresh folder."""
+"""The Python examples of the README ("Use as a library") and of the library guide
+(docs/guide/library.md) run as written: each document's snippets in order, as one script,
+in a fresh folder, with the package as installed (nothing of the repository on the path)."""
 
 from __future__ import annotations
 
@@ -8,31 +10,51 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+LIBRARY_GUIDE = ROOT / "docs" / "guide" / "library.md"
 
 
-def _library_snippets() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    section = text.split("## Use as a library", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```python\n(.*?)```", section, flags=re.S)
+def _snippets(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    if path == README:
+        text = text.split("## Use as a library", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
-def test_library_section_has_the_three_snippets() -> None:
-    snippets = _library_snippets()
-    assert len(snippets) == 3
-    assert "crawl(" in snippets[0] and "pagerank(" in snippets[1]
-    assert "estimate_rates(" in snippets[2]
-
-
-def test_library_snippets_run(tmp_path: Path) -> None:
+def _run(path: Path, tmp_path: Path) -> list[str]:
     script = tmp_path / "snippets.py"
-    script.write_text("\n\n".join(_library_snippets()))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    script.write_text("\n\n".join(_snippets(path)))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr[-2000:]
-    lines = out.stdout.splitlines()
-    fetched = int(lines[0].split()[0])
-    assert fetched > 0 and lines[0].endswith("pages fetched")
+    return out.stdout.splitlines()
+
+
+def test_every_python_block_of_the_docs_is_run_here() -> None:
+    """Only these two pages hold Python examples, so none goes untested."""
+    holding = {p.relative_to(ROOT).as_posix() for p in [README, *(ROOT / "docs").rglob("*.md")]
+               if "```python" in p.read_text(encoding="utf-8")}
+    assert holding == {"README.md", "docs/guide/library.md"}
+    assert len(_snippets(README)) == 1 and len(_snippets(LIBRARY_GUIDE)) == 3
+
+
+def test_readme_library_example_runs(tmp_path: Path) -> None:
+    lines = _run(README, tmp_path)
+    assert re.fullmatch(r"\d+ HTML pages; top page http://site\d\.test:\d+/\S+ "
+                        r"\([\d.]+x the mean\)", lines[0]), lines
+    shares = eval(lines[1], {})  # a dict of region -> share, as printed
+    assert set(shares) >= {"SCC", "IN", "OUT"} and abs(sum(shares.values()) - 1) < 0.01
+
+
+@pytest.mark.timeout(240)
+def test_library_guide_snippets_run(tmp_path: Path) -> None:
+    assert "crawl(" in _snippets(LIBRARY_GUIDE)[0]
+    lines = _run(LIBRARY_GUIDE, tmp_path)
+    match = re.fullmatch(r"(\d+) URLs fetched, (\d+) of them HTML pages", lines[0])
+    assert match is not None and 0 < int(match[2]) <= int(match[1]), lines[0]
     assert lines[1].startswith("top page: http://site")
     assert re.fullmatch(r"\d+ of \d+ pages changed; their median rate [\d.]+/day", lines[3])

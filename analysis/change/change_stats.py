@@ -483,6 +483,12 @@ class ChangeReport:
         Pages visited at least twice per row.
     median_span_days : float
         Median observed span of those pages: where the censored pages are censored.
+    interval_method : {"estimate", "paper"}
+        How the per-host and per-class tables estimate a page's average change
+        interval (:func:`mean_change_intervals`).
+    bucket_overall_estimate, bucket_overall_paper : ndarray
+        The overall row under each method side by side: ``1 / rate`` (the
+        bias-reduced estimate) and the paper's observed span / changes seen.
     poisson : PoissonTest
         With the simulated null's intervals for the figure.
     """
@@ -515,6 +521,9 @@ class ChangeReport:
     bucket_by_class: FloatArray = field(default_factory=lambda: np.zeros((0, 6)))
     pages_by_class: IntArray = field(default_factory=lambda: np.zeros(0, np.int64))
     median_span_days: float = 0.0
+    interval_method: str = "estimate"
+    bucket_overall_estimate: FloatArray = field(default_factory=lambda: np.zeros(6))
+    bucket_overall_paper: FloatArray = field(default_factory=lambda: np.zeros(6))
 
     @property
     def unchanged(self) -> NDArray[np.bool_]:
@@ -585,6 +594,11 @@ class ChangeReport:
             "censored_fraction": self.censored_fraction,
             "change_interval_buckets": dict(zip(labels, self.bucket_overall.tolist(),
                                                 strict=True)),
+            "interval_method": self.interval_method,
+            "change_interval_buckets_by_method": {
+                "estimate": dict(zip(labels, self.bucket_overall_estimate.tolist(),
+                                     strict=True)),
+                "paper": dict(zip(labels, self.bucket_overall_paper.tolist(), strict=True))},
             "by_host": rows(self.host_names, self.bucket_by_host),
             "by_domain_class": rows(self.class_names, self.bucket_by_class),
             "lifespan_buckets": {
@@ -606,8 +620,15 @@ def _finite_or_none(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def change_report(log: VisitLog, *, seed: int = 0, confidence: float = 0.95) -> ChangeReport:
+def change_report(log: VisitLog, *, seed: int = 0, confidence: float = 0.95,
+                  intervals: str = "estimate") -> ChangeReport:
     """All change analytics of a visit log (see the module docstring).
+
+    ``intervals`` names how a page's average change interval is estimated for the
+    bucket tables (:func:`mean_change_intervals`): ``"estimate"`` (``1 / rate``, the
+    default) or ``"paper"`` (Cho and Garcia-Molina's observed span / changes seen,
+    which saturates at the visit interval).  The overall row is also given under both
+    (``bucket_overall_estimate``, ``bucket_overall_paper``).
 
     ``bucket_overall``, ``bucket_by_host`` and ``bucket_by_class`` have six columns:
     the five change-interval buckets of the paper's figure 2 for pages where a
@@ -627,7 +648,10 @@ def change_report(log: VisitLog, *, seed: int = 0, confidence: float = 0.95) -> 
     start, end, _ = _window(log)
     hist = log.history()
     rates = estimate_rates(hist, confidence=confidence)
-    intervals = mean_change_intervals(log)
+    by_method = {m: mean_change_intervals(log, m) for m in ("estimate", "paper")}
+    if intervals not in by_method:
+        raise ConfigError(f"unknown interval method {intervals!r}: 'estimate' or 'paper'")
+    method, chosen = intervals, by_method[intervals]
     m1, m2 = visible_lifespans(log)
     days, frac, half = unchanged_curve(log)
     n_hosts = len(log.host_names)
@@ -638,17 +662,20 @@ def change_report(log: VisitLog, *, seed: int = 0, confidence: float = 0.95) -> 
     spans = hist.total_time[hist.n_visits > 0]
     return ChangeReport(
         n_pages=log.n_pages, n_visits=int(log.time.size), window_days=end - start,
-        bucket_overall=bucket_fractions(intervals, _TABLE_BUCKETS),
-        bucket_by_host=bucket_fractions(intervals, _TABLE_BUCKETS, groups=log.host,
+        bucket_overall=bucket_fractions(chosen, _TABLE_BUCKETS),
+        bucket_by_host=bucket_fractions(chosen, _TABLE_BUCKETS, groups=log.host,
                                         n_groups=n_hosts),
         host_names=log.host_names,
-        pages_by_host=np.bincount(log.host[~np.isnan(intervals)], minlength=n_hosts),
+        pages_by_host=np.bincount(log.host[~np.isnan(chosen)], minlength=n_hosts),
         class_names=class_names,
-        bucket_by_class=bucket_fractions(intervals, _TABLE_BUCKETS, groups=page_class,
+        bucket_by_class=bucket_fractions(chosen, _TABLE_BUCKETS, groups=page_class,
                                          n_groups=len(class_names)),
-        pages_by_class=np.bincount(page_class[~np.isnan(intervals)],
+        pages_by_class=np.bincount(page_class[~np.isnan(chosen)],
                                    minlength=len(class_names)),
         median_span_days=float(np.median(spans)) if spans.size else 0.0,
+        interval_method=method,
+        bucket_overall_estimate=bucket_fractions(by_method["estimate"], _TABLE_BUCKETS),
+        bucket_overall_paper=bucket_fractions(by_method["paper"], _TABLE_BUCKETS),
         lifespan_method1=m1, lifespan_method2=m2,
         lifespan_buckets1=bucket_fractions(m1, LIFESPAN_BUCKETS),
         lifespan_buckets2=bucket_fractions(m2, LIFESPAN_BUCKETS),

@@ -1,5 +1,16 @@
 """The captured web graph and its structure: loading, PageRank, HITS, bow-tie, components,
 degree laws, small-world measures and bipartite cores.
+
+A three-page cycle: every page has the same PageRank, and all of it is one strongly connected
+core.
+
+>>> import scipy.sparse as sp
+>>> from webcrawl.analysis.graph import bowtie, pagerank
+>>> adjacency = sp.csr_array(([1.0, 1.0, 1.0], ([0, 1, 2], [1, 2, 0])), shape=(3, 3))
+>>> [round(float(s), 3) for s in pagerank(adjacency).scores]
+[0.333, 0.333, 0.333]
+>>> bowtie(adjacency).fractions["SCC"]
+1.0
 """
 
 from __future__ import annotations
@@ -10,11 +21,9 @@ from webcrawl.analysis.graph.bowtie_alg import (
     bowtie,
 )
 from webcrawl.analysis.graph.captured import (
-    ANSWERED,
     GRAPH_KINDS,
     CapturedGraph,
     GraphKind,
-    check_graph_kind,
 )
 from webcrawl.analysis.graph.connectivity import (
     Components,
@@ -26,9 +35,6 @@ from webcrawl.analysis.graph.cores import (
     Core,
     CoreConfig,
     bipartite_cores,
-    drop_same_host_links,
-    eliminate,
-    generation_filter,
 )
 from webcrawl.analysis.graph.degree_dist import (
     DegreeLaws,
@@ -48,7 +54,6 @@ from webcrawl.analysis.graph.loader import (
 from webcrawl.analysis.graph.pagerank_alg import (
     PageRankResult,
     pagerank,
-    transition_transpose,
 )
 from webcrawl.analysis.graph.smallworld_alg import (
     Clustering,
@@ -59,11 +64,9 @@ from webcrawl.analysis.graph.smallworld_alg import (
     path_lengths,
     smallworld,
     smallworld_along_order,
-    undirected_simple,
 )
 
 __all__ = [
-    "ANSWERED",
     "GRAPH_KINDS",
     "BipartiteCores",
     "BowTie",
@@ -83,16 +86,12 @@ __all__ = [
     "SmallWorldSeries",
     "bipartite_cores",
     "bowtie",
-    "check_graph_kind",
     "clustering",
     "components",
     "degree_distribution",
     "degree_laws",
     "degrees",
-    "drop_same_host_links",
-    "eliminate",
     "fit_power_law",
-    "generation_filter",
     "hits",
     "load_graph",
     "pagerank",
@@ -100,6 +99,4 @@ __all__ = [
     "reachable",
     "smallworld",
     "smallworld_along_order",
-    "transition_transpose",
-    "undirected_simple",
 ]

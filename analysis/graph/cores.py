@@ -1,36 +1,50 @@
 """Bipartite cores: trawling the link graph for emerging communities (Kumar et al.).
 
-An (i, j) core is a set of i pages (*fans*) each linking to every page of a set of j
-pages (*centers*): a complete bipartite subgraph K(i, j).  Kumar, Raghavan,
-Rajagopalan and Tomkins enumerate them with an *elimination* filter (a fan needs
-out-degree >= j, a center in-degree >= i; prune and iterate) and a *generation*
-filter (a fan of out-degree exactly j names its only possible center set; check
-whether i - 1 other fans link to all of it).
+A K(i, j) is i pages (*fans*) each linking to every page of a set of j pages
+(*centers*).  Kumar, Raghavan, Rajagopalan and Tomkins define "a bipartite core C(i, j)
+[as] a graph on i + j nodes that contains at least one K(i, j) as a subgraph" and find
+the cores by *trawling*: an *elimination* filter (a fan needs out-degree >= j, a center
+in-degree >= i; prune and iterate) and a *generation* filter (a fan of out-degree
+exactly j names its only possible center set: output the core if i pages link to all
+of it, then prune the fan), the two iterated, then the small residual graph enumerated.
 
 What we count
 -------------
-``counts[i, j]`` is the number of **maximal** cores with exactly i fans and exactly j
-centers: complete bipartite subgraphs (F, C) contained in no larger one, i.e. F is
-every page linking to all of C, and no page outside C is linked to by all of F.
-Every K(i', j') hides many smaller K(i, j) (all its subsets); Kumar et al. report a
-community once, by its maximal core, after pruning by degree (pruning never removes
-a link of a core above the thresholds, so it does not change which cores are
-maximal).  Counts are therefore *not* monotone in i or j: a graph made of forty
-K(4, 4) and thirty-seven K(3, 4) has more (4, 4) than (3, 4) cores, as in Bennouas
-and de Montgolfier's Fig. 8 ((4, 4) = 40 > (3, 4) = 37).  Self-loops are ignored, so a
-fan is never one of its own centers.
+A **core** here is a community found by trawling, counted once: a complete bipartite
+subgraph (F, C) contained in no larger one (F is every page linking to all of C, C is
+every page that all of F link to; a *maximal* biclique, or closed pair).  Every K(i, j)
+lies in exactly one smallest such core, and a K(i', j') with i' >= i, j' >= j contains
+many K(i, j).
 
-``center_sets[i, j]`` keeps the other, monotone count: center sets of exactly j pages
-with at least i common fans (every sub-biclique, Agrawal and Srikant's frequent
-itemsets when each fan's out-links form a transaction).
+``counts[i, j]`` (the headline) is the number of cores that **contain at least one
+K(i, j)**: cores with ``|F| >= i`` and ``|C| >= j``.  It is monotone: non-increasing in
+i and in j, and a C(4, 4) is always also a C(3, 3).  ``maximal[i, j]`` (a secondary
+view) counts the cores with exactly i fans and exactly j centers: not monotone (forty
+K(4, 4) and thirty-seven K(3, 4) give more (4, 4) than (3, 4) cores, as in Bennouas and
+de Montgolfier's Fig. 8).  Neither counts every i-subset of a core's fans or every
+j-subset of its centers: a K(100, 30) of navigation links would be C(100, 4) C(30, 4)
+sub-bicliques, one community.  Self-loops are ignored, so a fan is never one of its own
+centers.
 
 *Diverse* cores (Kumar et al.: "fans on i distinct sites", no mirrors or
 self-endorsement): links between pages of the same host are dropped first, and a core
-counts as having i fans when its fans sit on i distinct hosts.
+has i fans when its fans sit on i distinct hosts.
+
+How
+---
+Elimination with thresholds ``(min_i, min_j)`` to a fixed point; the generation filter
+on fans of out-degree exactly ``min_j`` (each one's out-list, with all its common fans,
+is a core when they number ``min_i`` or more; the fan is then pruned, which removes no
+other core); the two iterated until no fan has out-degree ``min_j``; the residual
+enumerated core by core (closed center sets by prefix-preserving closure extension,
+Uno et al.'s LCM, one vectorised pass over the fans' out-lists per core).  Memory holds
+the graph, a depth-first stack and a histogram of core sizes, never the list of cores;
+the time is proportional to the cores found (``max_sets`` bounds it).
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +63,13 @@ __all__ = [
     "generation_filter",
 ]
 
+#: Nodes with at most this many fans find their children with one 64-bit mask per center.
+_WORD = 64
+#: Largest number of (fan, center) pairs gathered in one vectorised pass when growing a
+#: core's children (a memory bound of the enumeration, about 100 MB; not a limit on the
+#: result: larger passes are split).
+_PASS_PAIRS = 4_000_000
+
 
 @dataclass(frozen=True)
 class CoreConfig:
@@ -57,21 +78,22 @@ class CoreConfig:
     Attributes
     ----------
     max_i, max_j : int, default 4
-        Largest numbers of fans and centers counted.
+        Largest numbers of fans and centers tabulated (cores with more are counted in
+        ``counts`` all the same: they contain a K(max_i, max_j)).
     min_i : int, default 2
-        Smallest number of fans counted.  1 counts every j-subset of every page's
-        out-links, which is rarely wanted and can be huge.
+        Fewest fans of a core (the elimination threshold on in-degree).
     min_j : int, default 2
-        Smallest number of centers counted (1: pages with in-degree >= i).
+        Fewest centers of a core (the elimination threshold on out-degree).
     diverse : bool, default False
         Kumar et al.'s diverse cores: drop links between pages of the same host
         first, and count a core's fans by their distinct hosts (i fans on i
         distinct sites).
-    max_sets : int, default 2_000_000
-        Give up (AnalysisError) when the enumeration holds more candidate center sets
-        than this, rather than exhaust memory.
+    max_sets : int, default 5_000_000
+        Give up (AnalysisError) when more cores than this turn up; it bounds the time
+        (about 10-50 microseconds a core), the memory does not grow with it.
     examples : int, default 10
-        Number of example cores (most fans, at ``j = max_j``) to keep.
+        Number of example cores (most fans, among those with ``max_j`` centers or
+        more) to keep.
     """
 
     max_i: int = 4
@@ -79,7 +101,7 @@ class CoreConfig:
     min_i: int = 2
     min_j: int = 2
     diverse: bool = False
-    max_sets: int = 2_000_000
+    max_sets: int = 5_000_000
     examples: int = 10
 
     def __post_init__(self) -> None:
@@ -103,25 +125,31 @@ class Core:
 
 @dataclass(frozen=True)
 class BipartiteCores:
-    """Core counts per (i, j) (see the module docstring for the definition).
+    """Core counts per (i, j) (see the module docstring for the definitions).
 
     Attributes
     ----------
     i_values, j_values : ndarray of int64
-        The numbers of fans (rows) and centers (columns) counted.
+        The numbers of fans (rows) and centers (columns) tabulated.
     counts : ndarray of int64, shape (len(i_values), len(j_values))
-        ``counts[a, b]``: maximal cores with exactly ``i_values[a]`` fans (distinct
-        fan hosts if diverse) and exactly ``j_values[b]`` centers.
-    center_sets : ndarray of int64, same shape
-        ``center_sets[a, b]``: center sets of size ``j_values[b]`` with at least
-        ``i_values[a]`` common fans (fan hosts if diverse); monotone, every
-        sub-biclique counted.
+        ``counts[a, b]``: cores containing at least one K(i_values[a], j_values[b])
+        (at least that many fans, or fan hosts if diverse, and centers).  Monotone.
+    maximal : ndarray of int64, same shape
+        ``maximal[a, b]``: cores with exactly ``i_values[a]`` fans (fan hosts if
+        diverse) and exactly ``j_values[b]`` centers.
+    cores : int
+        Cores found with at least ``min_i`` fans (pages) and ``min_j`` centers.
+    generated : int
+        Of those, the cores the generation filter output (the rest come from the
+        enumeration of the residual graph).
     links : int
         Links considered (after dropping self-loops and, if diverse, same-host links).
-    pruned_links : ndarray of int64, shape (len(j_values),)
-        Links left by the elimination filter with thresholds (min_i, j).
+    pruned_links : int
+        Links left by the first elimination (thresholds ``(min_i, min_j)``).
+    residual_links : int
+        Links left when elimination and generation stop.
     examples : list of Core
-        Maximal cores with ``max_j`` centers and the most fans.
+        Cores with ``max_j`` centers or more and the most fans.
     diverse : bool
         Whether same-host links were dropped and fans counted by host.
     """
@@ -129,21 +157,24 @@ class BipartiteCores:
     i_values: np.ndarray
     j_values: np.ndarray
     counts: np.ndarray
-    center_sets: np.ndarray
+    maximal: np.ndarray
+    cores: int
+    generated: int
     links: int
-    pruned_links: np.ndarray
+    pruned_links: int
+    residual_links: int
     examples: list[Core]
     diverse: bool
 
     def count(self, i: int, j: int) -> int:
-        """Number of maximal (i, j) cores (exactly i fans, exactly j centers)."""
+        """Number of C(i, j): cores containing at least one K(i, j)."""
         a, b = self._cell(i, j)
         return int(self.counts[a, b])
 
-    def count_center_sets(self, i: int, j: int) -> int:
-        """Number of j-page center sets with at least i common fans."""
+    def count_maximal(self, i: int, j: int) -> int:
+        """Number of maximal cores with exactly i fans and exactly j centers."""
         a, b = self._cell(i, j)
-        return int(self.center_sets[a, b])
+        return int(self.maximal[a, b])
 
     def _cell(self, i: int, j: int) -> tuple[int, int]:
         a = int(np.searchsorted(self.i_values, i))
@@ -175,6 +206,19 @@ def drop_same_host_links(adjacency: Any, hosts: Any) -> sp.csr_array:
     coo = adj.tocoo()
     keep = host[coo.row] != host[coo.col]
     return sp.csr_array((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=adj.shape)
+
+
+def _prune(row: np.ndarray, col: np.ndarray, n: int, i: int,
+           j: int) -> tuple[np.ndarray, np.ndarray]:
+    """Elimination on link arrays, to a fixed point."""
+    while row.size:
+        out_deg = np.bincount(row, minlength=n)
+        in_deg = np.bincount(col, minlength=n)
+        keep = (out_deg[row] >= j) & (in_deg[col] >= i)
+        if keep.all():
+            break
+        row, col = row[keep], col[keep]
+    return row, col
 
 
 def eliminate(adjacency: Any, i: int, j: int) -> sp.csr_array:
@@ -213,14 +257,7 @@ def eliminate(adjacency: Any, i: int, j: int) -> sp.csr_array:
     adj = _simple(adjacency)
     n = adj.shape[0]
     coo = adj.tocoo()
-    row, col = coo.row.astype(np.int64), coo.col.astype(np.int64)
-    while row.size:
-        out_deg = np.bincount(row, minlength=n)
-        in_deg = np.bincount(col, minlength=n)
-        keep = (out_deg[row] >= j) & (in_deg[col] >= i)
-        if keep.all():
-            break
-        row, col = row[keep], col[keep]
+    row, col = _prune(coo.row.astype(np.int64), coo.col.astype(np.int64), n, i, j)
     return sp.csr_array((np.ones(row.size), (row, col)), shape=(n, n))
 
 
@@ -242,20 +279,28 @@ def generation_filter(pruned: sp.csr_array, i: int, j: int) -> list[Core]:
     Returns
     -------
     list of Core
+        One per center set, with every page linking to all of it as fans.
+
+    References
+    ----------
+    .. [1] R. Kumar, P. Raghavan, S. Rajagopalan and A. Tomkins, "Trawling the Web
+       for emerging cyber-communities", WWW 1999.
     """
     csr = _simple(pruned)
-    csc = csr.tocsc()
+    return [Core(fans, centers)
+            for centers, fans in _generate(csr, csr.tocsc(), j) if fans.size >= i]
+
+
+def _generate(csr: sp.csr_array, csc: sp.csc_array,
+              j: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(center set, common fans) of every distinct out-list of the fans of degree j."""
     out_deg = np.diff(csr.indptr)
-    found: dict[tuple[int, ...], Core] = {}
-    for fan in np.flatnonzero(out_deg == j):  # fans of degree exactly j only
-        centers = csr.indices[csr.indptr[fan]:csr.indptr[fan + 1]]
-        key = tuple(int(c) for c in np.sort(centers))
-        if key in found:
-            continue
-        fans = _common_in(csc, np.asarray(key))
-        if fans.size >= i:
-            found[key] = Core(fans, np.asarray(key, dtype=np.int64))
-    return list(found.values())
+    named = np.flatnonzero(out_deg == j)
+    if named.size == 0:
+        return []
+    rows = np.sort(csr.indices[csr.indptr[named][:, None] + np.arange(j)], axis=1)
+    sets = np.unique(rows.astype(np.int64), axis=0)
+    return [(centers, _common_in(csc, centers)) for centers in sets]
 
 
 def _common_in(csc: sp.csc_array, centers: np.ndarray) -> np.ndarray:
@@ -267,18 +312,57 @@ def _common_in(csc: sp.csc_array, centers: np.ndarray) -> np.ndarray:
     return np.sort(common).astype(np.int64)
 
 
+class _Tally:
+    """Histogram of core sizes, clipped one past the tabulated maxima, and examples."""
+
+    def __init__(self, config: CoreConfig, host_of: np.ndarray | None) -> None:
+        self.config = config
+        self.host_of = host_of
+        self.hist = np.zeros((config.max_i - config.min_i + 2,
+                              config.max_j - config.min_j + 2), dtype=np.int64)
+        self.cores = 0
+        self._heap: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]] = []
+
+    def add(self, centers: np.ndarray, fans: np.ndarray) -> None:
+        c = self.config
+        self.cores += 1
+        if self.cores > c.max_sets:
+            raise AnalysisError(
+                f"more than {c.max_sets} cores; raise max_sets (--max-sets), raise "
+                "min_i or min_j, or use diverse cores")
+        size = int(fans.size) if self.host_of is None else \
+            int(np.unique(self.host_of[fans]).size)
+        if size < c.min_i:
+            return
+        a = min(size, c.max_i + 1) - c.min_i
+        b = min(int(centers.size), c.max_j + 1) - c.min_j
+        self.hist[a, b] += 1
+        if c.examples and centers.size >= c.max_j:
+            item = (size, -self.cores, tuple(fans.tolist()), tuple(centers.tolist()))
+            if len(self._heap) < c.examples:
+                heapq.heappush(self._heap, item)
+            else:
+                heapq.heappushpop(self._heap, item)
+
+    def examples(self) -> list[Core]:
+        best = sorted(self._heap, reverse=True)
+        return [Core(np.asarray(f, np.int64), np.asarray(cs, np.int64))
+                for _, _, f, cs in best]
+
+
 def bipartite_cores(
     adjacency: Any,
     config: CoreConfig | None = None,
     *,
     hosts: Any = None,
 ) -> BipartiteCores:
-    """Count maximal (i, j) bipartite cores for every i, j in the configured ranges.
+    """Count Kumar et al.'s C(i, j) cores by trawling: elimination, generation, enumeration.
 
-    A maximal (i, j) core (Kumar et al. [1]_) is a complete bipartite subgraph of i
-    fans each linking to the same j centers that is contained in no larger one: the
-    fans are all the pages linking to every center, and the fans share no other
-    out-link.  Diverse cores [1]_ drop same-host links and count fans by host.
+    A core is a complete bipartite subgraph (fans F, centers C) in no larger one; the
+    headline count of C(i, j) is the number of cores that contain at least one
+    K(i, j) (``|F| >= i``, ``|C| >= j``), and ``maximal`` counts them by exact size
+    (see the module docstring).  Diverse cores [1]_ drop same-host links and count
+    fans by host.
 
     Parameters
     ----------
@@ -293,13 +377,13 @@ def bipartite_cores(
     Returns
     -------
     BipartiteCores
-        ``counts`` (maximal cores by exact size) and ``center_sets`` (the monotone
-        frequent-set count).
+        ``counts`` (cores containing a K(i, j), monotone) and ``maximal`` (by exact
+        size).
 
     Raises
     ------
     AnalysisError
-        When more than ``config.max_sets`` candidate center sets turn up.
+        When more than ``config.max_sets`` cores turn up.
     ConfigError
         On bad settings, or ``diverse`` without hosts.
 
@@ -309,25 +393,27 @@ def bipartite_cores(
     >>> fans, centers = [0, 0, 0, 1, 1, 1, 2, 2, 2], [3, 4, 5] * 3
     >>> A = sp.csr_array((np.ones(9), (fans, centers)), shape=(6, 6))   # a K(3, 3)
     >>> r = bipartite_cores(A, CoreConfig(max_i=3, max_j=3))
-    >>> r.counts.tolist()   # rows i = 2, 3; columns j = 2, 3: one maximal K(3, 3)
+    >>> r.counts.tolist()   # rows i = 2, 3; columns j = 2, 3: the K(3, 3) holds all four
+    [[1, 1], [1, 1]]
+    >>> r.maximal.tolist()  # one maximal core, of exact size (3, 3)
     [[0, 0], [0, 1]]
-    >>> r.center_sets.tolist()   # its sub-bicliques, counted by center set
-    [[3, 1], [3, 1]]
 
     Notes
     -----
-    For each j the graph is pruned by :func:`eliminate` with thresholds
-    ``(min_i, j)``; center sets are then grown one center at a time, keeping the set
-    of common fans: pairs come from the sparse co-citation product ``B^T B`` of the
-    pruned graph, larger sets from extending each set C by the centers ``c > max(C)``
-    that at least ``min_i`` of C's fans link to (one vectorised pass over the fans'
-    out-lists per set).  A center set C with common fans F is a maximal core when
-    its closure (the pages all of F link to) is C itself; the closure is read from
-    the same pass.  This generalises the generation filter (:func:`generation_
-    filter`, fans of out-degree exactly j) to all cores.  The Python loop runs over
-    center sets found (the output), never over all nodes or links.  Enumerating
-    maximal bicliques is hard in general (Bennouas and de Montgolfier note the
-    maximal core problem is NP-complete); the limit ``max_sets`` bounds the work.
+    Trawling as Kumar et al. describe it [1]_: (1) elimination with thresholds
+    ``(min_i, min_j)`` iterated to a fixed point; (2) the generation filter on every
+    fan of out-degree exactly ``min_j``: its out-list C and the pages linking to all
+    of C form a core when they number ``min_i`` or more; the fan is pruned either way
+    (a fan of out-degree ``min_j`` lies in no other core with ``min_j`` centers or more,
+    so pruning it removes no other core; a core found again on the pruned graph is
+    recognised by its center set and not counted twice); (1) and (2) repeated until
+    no fan of out-degree ``min_j`` is left; (3) the residual graph's cores enumerated
+    as closed center sets by prefix-preserving closure extension (Uno et al.'s LCM
+    [3]_): each core's children are found in one vectorised pass over its fans'
+    out-lists, so the Python loop runs over cores found (the output), never over
+    all nodes or links.  Enumerating all maximal bicliques is output-sensitive but
+    their number can be exponential in the worst case (Bennouas and de Montgolfier
+    note the maximal core problem is NP-complete); ``max_sets`` bounds the work.
 
     References
     ----------
@@ -335,8 +421,8 @@ def bipartite_cores(
        for emerging cyber-communities", WWW 1999.
     .. [2] J. Kleinberg, R. Kumar, P. Raghavan, S. Rajagopalan and A. Tomkins, "The
        Web as a graph: measurements, models and methods", COCOON 1999.
-    .. [3] R. Agrawal and R. Srikant, "Fast algorithms for mining association rules",
-       VLDB 1994.
+    .. [3] T. Uno, T. Asai, Y. Uchida and H. Arimura, "An efficient algorithm for
+       enumerating closed patterns in transaction databases", Discovery Science 2004.
     .. [4] T. Bennouas and F. de Montgolfier, "Random web crawls", WWW 2007, Fig. 8.
     """
     config = config or CoreConfig()
@@ -349,98 +435,211 @@ def bipartite_cores(
         host_of = np.asarray(hosts)
     else:
         adj = _simple(adjacency)
+    n = adj.shape[0]
+    s, t = config.min_i, config.min_j
+    tally = _Tally(config, host_of)
+    coo = adj.tocoo()
+    row, col = _prune(coo.row.astype(np.int64), coo.col.astype(np.int64), n, s, t)
+    pruned_links = int(row.size)
+    generated: set[bytes] = set()
+    while True:   # elimination and generation, iterated
+        csr = sp.csr_array((np.ones(row.size), (row, col)), shape=(n, n))
+        named = np.diff(csr.indptr) == t
+        if not named.any():
+            break
+        for centers, fans in _generate(csr, csr.tocsc(), t):
+            if fans.size >= s and centers.tobytes() not in generated:
+                generated.add(centers.tobytes())
+                tally.add(centers, fans)
+        keep = ~named[row]
+        row, col = _prune(row[keep], col[keep], n, s, t)
+    n_generated = tally.cores
+    _enumerate(csr, s, t, tally, generated)
     i_values = np.arange(config.min_i, config.max_i + 1, dtype=np.int64)
     j_values = np.arange(config.min_j, config.max_j + 1, dtype=np.int64)
-    counts = np.zeros((i_values.size, j_values.size), dtype=np.int64)
-    center_sets = np.zeros_like(counts)
-    pruned_links = np.zeros(j_values.size, dtype=np.int64)
-    examples: list[Core] = []
-    for b, j in enumerate(j_values):
-        pruned = eliminate(adj, config.min_i, int(j))
-        pruned_links[b] = pruned.nnz
-        sets = _center_sets(pruned, config.min_i, int(j), config.max_sets)
-        support = np.asarray([_fan_count(fans, host_of) for _, fans in sets], dtype=np.int64)
-        closed = np.asarray([_closure_size(pruned, fans) == j for _, fans in sets], dtype=bool)
-        center_sets[:, b] = (support[None, :] >= i_values[:, None]).sum(axis=1)
-        counts[:, b] = (closed[None, :] & (support[None, :] == i_values[:, None])).sum(axis=1)
-        if j == config.max_j and config.examples:
-            keep = np.flatnonzero(closed & (support >= config.min_i))
-            top = keep[np.argsort(-support[keep], kind="stable")[:config.examples]]
-            examples = [Core(sets[k][1], np.asarray(sets[k][0], np.int64)) for k in top]
-    return BipartiteCores(i_values, j_values, counts, center_sets, int(adj.nnz),
-                          pruned_links, examples, config.diverse)
+    at_least = tally.hist[::-1, ::-1].cumsum(axis=0).cumsum(axis=1)[::-1, ::-1]
+    return BipartiteCores(i_values, j_values, at_least[:-1, :-1].copy(),
+                          tally.hist[:-1, :-1].copy(), tally.cores, n_generated,
+                          int(adj.nnz), pruned_links, int(row.size), tally.examples(),
+                          config.diverse)
 
 
-def _fan_count(fans: np.ndarray, host_of: np.ndarray | None) -> int:
-    """Fans of a core, or their distinct hosts for diverse cores."""
-    return int(fans.size) if host_of is None else int(np.unique(host_of[fans]).size)
-
-
-def _closure_size(pruned: sp.csr_array, fans: np.ndarray) -> int:
-    """Number of pages every one of ``fans`` links to."""
-    col, _ = _out_lists(pruned, fans)
-    _, hits = np.unique(col, return_counts=True)
-    return int(np.count_nonzero(hits == fans.size))
-
-
-def _out_lists(pruned: sp.csr_array, fans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _out_lists(csr: sp.csr_array, fans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The fans' out-links as (target, fan) arrays, read from the CSR arrays."""
-    lo, hi = pruned.indptr[fans], pruned.indptr[fans + 1]
+    lo, hi = csr.indptr[fans], csr.indptr[fans + 1]
     size = hi - lo
     idx = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
-    return pruned.indices[idx].astype(np.int64), np.repeat(fans, size)
+    return csr.indices[idx].astype(np.int64), np.repeat(fans, size)
 
 
-_CenterSet = tuple[tuple[int, ...], np.ndarray]
+def _twins(csr: sp.csr_array) -> tuple[sp.csr_array, np.ndarray, np.ndarray]:
+    """Merge the centers with identical in-lists (twins: every core holds all or none).
+
+    Returns the graph with one column per class (the lowest-numbered twin, the others
+    emptied), ``weight`` (class size of each representative, 0 elsewhere) and ``rep``
+    (each center's representative).  Navigation links make such classes large: every
+    page of a documentation book links to every entry of its sidebar, so the entries
+    share one in-list, and a fan's out-list shrinks from the whole sidebar to a few
+    representatives.  Classes come from two random 64-bit sums of each in-list, and
+    every merge is checked entry by entry (a collision keeps the center on its own).
+    """
+    n = csr.shape[0]
+    csc = csr.tocsc()
+    csc.sort_indices()
+    deg = np.diff(csc.indptr)
+    rng = np.random.default_rng(0)
+    keys = rng.integers(0, np.iinfo(np.int64).max, size=(2, n), dtype=np.int64)
+    col = np.repeat(np.arange(n), deg)
+    h = [np.bincount(col, weights=(k[csc.indices] % (1 << 30)).astype(np.float64),
+                     minlength=n) for k in keys]      # exact in float64 below 2**23 links
+    order = np.lexsort((np.arange(n), h[1], h[0], deg))
+    first = np.r_[True, (np.diff(deg[order]) != 0) | (np.diff(h[0][order]) != 0) |
+                  (np.diff(h[1][order]) != 0)]
+    rep = np.empty(n, dtype=np.int64)
+    rep[order] = order[np.maximum.accumulate(np.where(first, np.arange(n), 0))]
+    rep[deg == 0] = np.flatnonzero(deg == 0)
+    # Check every merge: same in-list, entry by entry.
+    moved = np.flatnonzero(rep != np.arange(n))
+    if moved.size:
+        size = deg[moved]
+        off = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+        mine = csc.indices[np.repeat(csc.indptr[moved], size) + off]
+        theirs = csc.indices[np.repeat(csc.indptr[rep[moved]], size) + off]
+        bad = np.zeros(moved.size, dtype=bool)
+        np.logical_or.at(bad, np.repeat(np.arange(moved.size), size), mine != theirs)
+        rep[moved[bad]] = moved[bad]
+    weight = np.bincount(rep, minlength=n) * (deg > 0)
+    coo = csr.tocoo()
+    keep = rep[coo.col] == coo.col
+    merged = sp.csr_array((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=(n, n))
+    return merged, weight.astype(np.int64), rep
 
 
-def _center_sets(pruned: sp.csr_array, s: int, j: int, max_sets: int) -> list[_CenterSet]:
-    """Every set of j centers with >= s common fans, with its fans."""
-    csc = pruned.tocsc()
-    in_deg = np.diff(csc.indptr)
-    if j == 1:
-        singles = np.flatnonzero(in_deg >= s)
-        _check_size(singles.size, max_sets)
-        return [((int(c),), csc.indices[csc.indptr[c]:csc.indptr[c + 1]]) for c in singles]
-    # Pairs: co-citation counts B^T B, upper triangle, at least s common fans.
-    cocite = sp.triu(pruned.T @ pruned, k=1).tocoo()
-    frequent = cocite.data >= s
-    _check_size(int(frequent.sum()), max_sets)
-    level: list[_CenterSet] = [
-        ((int(a), int(b)), _common_in(csc, np.array([a, b])))
-        for a, b in zip(cocite.row[frequent], cocite.col[frequent], strict=True)
-    ]
-    for _ in range(j - 2):
-        grown: list[_CenterSet] = []
-        for centers, fans in level:
-            grown.extend(_extend(pruned, centers, fans, s))
-            _check_size(len(grown), max_sets)
-        level = grown
-    return level
+def _enumerate(csr: sp.csr_array, s: int, t: int, tally: _Tally,
+               skip: set[bytes]) -> None:
+    """Every closed pair (F, C) of the residual with |F| >= s, C non-empty (LCM [3]_).
+
+    Twin centers are merged first (:func:`_twins`); a center set's size is the sum
+    of its classes' sizes.  A node of the search is a closed set P (of classes) with
+    its fans T = all pages linking to every center of P, and ``core`` the class whose
+    addition made it.  Its children: for each class e > core not in P with >= s fans
+    in T, T_e = the fans of T linking to e and Q = closure(T_e), kept when Q adds no
+    class below e to P (prefix preservation: each closed set then has exactly one
+    parent).  Cores with >= t centers go to the tally, except center sets ``skip``
+    already counted by generation.
+    """
+    fans_all = np.flatnonzero(np.diff(csr.indptr) > 0).astype(np.int64)
+    if fans_all.size < s:
+        return
+    merged, weight, rep = _twins(csr)
+    members = np.argsort(rep, kind="stable")          # centers grouped by class
+    starts = np.searchsorted(rep[members], np.arange(rep.size + 1))
+    grow = _Growth(merged, s)
+    # The root: all fans, and the centers all of them link to (usually none).
+    col, _ = _out_lists(merged, fans_all)
+    items, cnt = np.unique(col, return_counts=True)
+    root = items[cnt == fans_all.size]
+    stack: list[tuple[np.ndarray, np.ndarray, int]] = [(root, fans_all, -1)]
+    while stack:
+        P, T, core = stack.pop()
+        size = int(weight[P].sum())
+        if size >= t and T.size >= s:
+            centers = P if size == P.size else np.sort(np.concatenate(
+                [members[starts[c]:starts[c + 1]] for c in P.tolist()]))
+            if not (size == t and centers.tobytes() in skip):
+                tally.add(centers, T)
+        if T.size > s:   # with exactly s fans, every center they share is in P already
+            stack.extend(grow.children(P, T, core))
 
 
-def _extend(pruned: sp.csr_array, centers: tuple[int, ...], fans: np.ndarray,
-            s: int) -> list[_CenterSet]:
-    """Children of a center set: add one center c > max(centers) with >= s fans."""
-    col, fan_of = _out_lists(pruned, fans)
-    later = col > centers[-1]
-    col, fan_of = col[later], fan_of[later]
-    if col.size == 0:
-        return []
-    _, inverse, counts = np.unique(col, return_inverse=True, return_counts=True)
-    ok = counts[inverse] >= s
-    if not ok.any():
-        return []
-    col, fan_of = col[ok], fan_of[ok]
-    order = np.lexsort((fan_of, col))
-    col, fan_of = col[order], fan_of[order]
-    starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]])
-    groups = np.split(fan_of, starts[1:])
-    return [((*centers, int(col[a])), g) for a, g in zip(starts, groups, strict=True)]
+class _Growth:
+    """The children of a closed center set (see :func:`_enumerate`), with scratch arrays
+    of one entry per page reused from call to call (each call resets what it set)."""
 
+    def __init__(self, csr: sp.csr_array, s: int) -> None:
+        self.csr, self.s = csr, s
+        n = csr.shape[0]
+        self.count = np.zeros(n, dtype=np.int64)
+        self.flag = np.zeros(n, dtype=bool)
 
-def _check_size(count: int, max_sets: int) -> None:
-    if count > max_sets:
-        raise AnalysisError(
-            f"more than {max_sets} candidate center sets; raise min_i, lower max_j, "
-            "use diverse cores, or raise max_sets")
+    def children(self, P: np.ndarray, T: np.ndarray,
+                 core: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        """For each candidate e: T_e from the fan-by-center incidence B of T, and
+        closure(T_e) from the co-occurrence counts ``B[:, e]^T B`` (a sparse product,
+        candidates in slices of at most ``_PASS_PAIRS`` gathered links)."""
+        s = self.s
+        col, fan = _out_lists(self.csr, T)          # grouped by fan, fans ascending
+        items, cnt = np.unique(col, return_counts=True)
+        self.count[items] = cnt
+        self.flag[P] = True
+        # Only centers outside P with >= s fans in T can join a child (P is in all).
+        keep = (self.count[col] >= s) & ~self.flag[col]
+        self.count[items] = 0
+        frequent = items[(cnt >= s) & ~self.flag[items]]
+        self.flag[P] = False
+        cand = np.flatnonzero(frequent > core)
+        if cand.size == 0:
+            return []
+        col, fan = col[keep], fan[keep]
+        rows = np.searchsorted(T, fan)
+        if T.size <= _WORD:
+            return self._by_bitmask(P, T, core, col, rows)
+        B = sp.csr_array((np.ones(col.size, dtype=np.int64),
+                          (rows, np.searchsorted(frequent, col))),
+                         shape=(T.size, frequent.size))
+        by_center = B.T.tocsr()                     # row e: the fans of T linking to e
+        by_center.sort_indices()
+        fan_deg = np.diff(B.indptr)
+        # Gathered links of candidate e: sum of its fans' degrees in B.
+        cost = np.add.reduceat(np.r_[fan_deg[by_center.indices], 0],
+                               by_center.indptr[:-1])[cand]
+        out: list[tuple[np.ndarray, np.ndarray, int]] = []
+        a = 0
+        while a < cand.size:
+            b = a + 1 + int(np.searchsorted(np.cumsum(cost[a + 1:]),
+                                            _PASS_PAIRS - int(cost[a]), side="right"))
+            part = cand[a:b]
+            sub = by_center[part]
+            co = sp.csr_array(sub @ B)              # co[k, x]: fans of T_e linking to x
+            size = np.diff(sub.indptr)
+            row = np.repeat(np.arange(part.size), np.diff(co.indptr))
+            closed = co.data == size[row]
+            c_row, c_item = row[closed], co.indices[closed]
+            bad = np.zeros(part.size, dtype=bool)
+            bad[c_row[c_item < part[c_row]]] = True   # a class below e joins: not ppc
+            bounds = np.searchsorted(c_row, np.arange(part.size + 1))
+            for k in np.flatnonzero(~bad).tolist():
+                q = np.union1d(P, frequent[c_item[bounds[k]:bounds[k + 1]]])
+                out.append((q, T[sub.indices[sub.indptr[k]:sub.indptr[k + 1]]],
+                            int(frequent[part[k]])))
+            a = b
+        return out
+
+    @staticmethod
+    def _by_bitmask(P: np.ndarray, T: np.ndarray, core: int, col: np.ndarray,
+                    rows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        """Children of a node with at most 64 fans: each center's fans in T as a bit
+        mask; candidates with the same mask share one child (T_e and its closure, the
+        centers whose mask contains it), whose only ppc parent edge is its smallest
+        center: kept when that center is above ``core`` and has exactly that mask."""
+        order = np.argsort(col, kind="stable")
+        col = col[order]
+        bits = np.left_shift(np.uint64(1), rows[order].astype(np.uint64))
+        starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]])
+        item = col[starts]
+        mask = np.bitwise_or.reduceat(bits, starts)
+        keys = np.unique(mask[item > core])
+        out: list[tuple[np.ndarray, np.ndarray, int]] = []
+        shifts = np.arange(T.size, dtype=np.uint64)
+        step = max(1, _PASS_PAIRS // max(item.size, 1))
+        for a in range(0, keys.size, step):
+            k = keys[a:a + step]
+            inside = (mask[None, :] & k[:, None]) == k[:, None]   # closure of each key
+            first = np.argmax(inside, axis=1)
+            smallest = item[first]
+            # The child's parent edge is its smallest center: a candidate (above core)
+            # whose mask is the key itself, not a superset.
+            for r in np.flatnonzero((smallest > core) & (mask[first] == k)).tolist():
+                fans = T[((k[r] >> shifts) & np.uint64(1)).astype(bool)]
+                out.append((np.union1d(P, item[inside[r]]), fans, int(smallest[r])))
+        return out

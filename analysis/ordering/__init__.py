@@ -1,6 +1,15 @@
 """Crawl orderings and their quality: the strategies (shared by live and virtual crawls),
 virtual crawls over a captured graph, quality over crawl time, comparisons of orderings and
 the random-web-crawls model.
+
+Compare orderings on a crawled graph without fetching again::
+
+    from webcrawl.analysis.graph import load_graph
+    from webcrawl.analysis.ordering import virtual_comparison
+
+    comparison = virtual_comparison(load_graph("crawl.db"), ["bfs", "backlink", "opic"])
+
+The strategy classes are in :mod:`webcrawl.analysis.ordering.strategies`.
 """
 
 from __future__ import annotations
@@ -9,66 +18,29 @@ from webcrawl.analysis.ordering.along import (
     ALONG_MEASURES,
     AlongCrawl,
     measure_along,
-    pagerank_power_law,
 )
 from webcrawl.analysis.ordering.compare import (
-    RECORDED,
     CompareSettings,
     Comparison,
     compare_crawl,
     compare_orders,
     virtual_comparison,
-    virtual_orders,
 )
 from webcrawl.analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
     crawl_quality,
-    default_top_ns,
-    discovery_rate,
-    final_pagerank,
-    pagerank_capture,
-    remote_adjacency,
-    sink_fraction,
-    slice_bounds,
-    slice_mean_pagerank,
-    summary_label,
-    time_slice_bounds,
-    top_n_fetched,
-    top_n_mean_slice,
-    top_n_overlap,
-)
-from webcrawl.analysis.ordering.quality_order import (
-    rank_positions,
 )
 from webcrawl.analysis.ordering.randomweb import (
-    DEGREE_LAWS,
-    GAMMA_IN,
-    GAMMA_OUT,
-    MIN_OUT_DEGREE,
-    MODEL_STRATEGIES,
-    PAPER_CURVES,
     RandomWebCrawl,
-    paper_curve,
     random_web_crawl,
-    zipf_degree_counts,
-    zipf_degrees,
 )
 from webcrawl.analysis.ordering.reach import (
-    EXCLUSION_REASONS,
     Reach,
     reach_summary,
 )
 from webcrawl.analysis.ordering.strategies import (
-    BacklinkCount,
-    BreadthFirst,
-    DepthFirst,
-    OnlinePageImportance,
-    PageRankOrder,
-    PageRankOrderSettings,
-    PageRankSnapshot,
     PriorityUpdates,
-    RandomOrder,
     Strategy,
     available_strategies,
     get_strategy,
@@ -82,28 +54,12 @@ from webcrawl.analysis.ordering.virtual import (
 
 __all__ = [
     "ALONG_MEASURES",
-    "DEGREE_LAWS",
-    "EXCLUSION_REASONS",
-    "GAMMA_IN",
-    "GAMMA_OUT",
-    "MIN_OUT_DEGREE",
-    "MODEL_STRATEGIES",
-    "PAPER_CURVES",
-    "RECORDED",
     "AlongCrawl",
-    "BacklinkCount",
-    "BreadthFirst",
     "CompareSettings",
     "Comparison",
-    "DepthFirst",
-    "OnlinePageImportance",
-    "PageRankOrder",
-    "PageRankOrderSettings",
-    "PageRankSnapshot",
     "PriorityUpdates",
     "QualityReport",
     "QualitySettings",
-    "RandomOrder",
     "RandomWebCrawl",
     "Reach",
     "Strategy",
@@ -112,31 +68,12 @@ __all__ = [
     "compare_crawl",
     "compare_orders",
     "crawl_quality",
-    "default_top_ns",
-    "discovery_rate",
-    "final_pagerank",
     "get_strategy",
     "measure_along",
-    "pagerank_capture",
-    "pagerank_power_law",
-    "paper_curve",
     "random_web_crawl",
-    "rank_positions",
     "reach_summary",
     "register_strategy",
-    "remote_adjacency",
     "replay",
-    "sink_fraction",
-    "slice_bounds",
-    "slice_mean_pagerank",
-    "summary_label",
-    "time_slice_bounds",
-    "top_n_fetched",
-    "top_n_mean_slice",
-    "top_n_overlap",
     "virtual_comparison",
     "virtual_crawl",
-    "virtual_orders",
-    "zipf_degree_counts",
-    "zipf_degrees",
 ]

@@ -247,4 +247,4 @@ def _cores44(sub: sp.csr_array) -> float:
                                             max_sets=_CORE_MAX_SETS))
     except AnalysisError:
         return float("nan")
-    return float(r.count(4, 4))
+    return float(r.count_maximal(4, 4))

@@ -9,8 +9,12 @@ Two ways to get the orders, both scored on a final captured graph with
   fetched; :mod:`webcrawl.analysis.ordering.reach`); every order is scored against the same
   measured graph (``pages`` by default: the fetched pages and the links among them) and
   the same PageRank, and the crawl's own recorded order is added as the curve
-  ``recorded``.  On a finished crawl every ordering ends on the recorded crawl's page
-  set, so PageRank captured ends at 1;
+  ``recorded``, and the ceiling ``ideal`` (the fetchable pages in decreasing final
+  PageRank, discovered or not: no order of k pages holds more).  On a finished crawl
+  every ordering ends on the recorded crawl's page set, so PageRank captured ends at 1.
+  With ``timed`` each replay runs in simulated time under politeness
+  (:mod:`webcrawl.analysis.ordering.timed`), and the summary adds PageRank captured at
+  fractions of the simulated time and each ordering's simulated duration;
 * **recorded**: one crawl database per strategy (for instance the same site crawled
   with ``--strategy bfs`` and ``--strategy random``); each recorded order is scored
   against its own final graph.
@@ -26,6 +30,9 @@ References
    WWW 2001 (breadth-first, backlink, PageRank and random orderings, virtual crawls).
 .. [2] T. Bennouas and F. de Montgolfier, "Random web crawls", WWW 2007 (BFS, DFS, DEG,
    RND and PageRank capture).
+.. [3] R. Baeza-Yates, C. Castillo, M. Marin, A. Rodriguez, "Crawling a country: better
+   strategies than breadth-first for web page ordering", WWW 2005 (simulated crawls
+   in time under politeness; larger-sites-first, batch and partial PageRank, oracles).
 """
 
 from __future__ import annotations
@@ -40,14 +47,22 @@ from webcrawl.analysis.graph.captured import CapturedGraph, GraphKind, check_gra
 from webcrawl.analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
+    capture_at_times,
     crawl_quality,
     final_pagerank,
+    ideal_order,
     summary_label,
 )
 from webcrawl.analysis.ordering.reach import Reach, reach_summary
+from webcrawl.analysis.ordering.timed import (
+    SimulatedPoliteness,
+    recorded_durations,
+    recorded_politeness,
+)
 from webcrawl.storage.errors import ConfigError
 
 __all__ = [
+    "IDEAL",
     "RECORDED",
     "CompareSettings",
     "Comparison",
@@ -59,6 +74,8 @@ __all__ = [
 
 #: Curve label of a crawl's own recorded order in a virtual comparison.
 RECORDED = "recorded"
+#: Curve label of the ceiling: the fetchable pages by decreasing final PageRank.
+IDEAL = "ideal"
 
 Progress = Callable[[str], None]
 
@@ -84,6 +101,19 @@ class CompareSettings:
     graph : {"pages", "all"}
         The graph the orders are measured on (default ``pages``: the fetched pages and
         the links among them; ``all`` adds every discovered URL).
+    include_ideal : bool
+        In a virtual comparison, add the ``ideal`` curve (default True).
+    timed : bool
+        Replay in simulated time under politeness (default False).
+    connections, min_delay, delay_factor, max_delay : optional
+        The simulated politeness; None (default): the recorded crawl's settings
+        (:func:`webcrawl.analysis.ordering.timed.recorded_politeness`).
+    fetch_seconds : float
+        Fetch time of pages the recorded crawl did not time, when their host has no
+        timed page either and no page was timed at all (an imported graph).
+    time_fractions : tuple of float
+        Fractions of the longest simulated duration at which the summary reports
+        PageRank captured (default 10%, 25%, 50%).
     """
 
     quality: QualitySettings = field(default_factory=QualitySettings)
@@ -92,11 +122,34 @@ class CompareSettings:
     max_pages: int | None = None
     seed: int = 0
     graph: GraphKind = "pages"
+    include_ideal: bool = True
+    timed: bool = False
+    connections: int | None = None
+    min_delay: float | None = None
+    delay_factor: float | None = None
+    max_delay: float | None = None
+    fetch_seconds: float = 0.5
+    time_fractions: tuple[float, ...] = (0.1, 0.25, 0.5)
 
     def __post_init__(self) -> None:
         check_graph_kind(self.graph)
         if self.max_pages is not None and self.max_pages < 1:
             raise ConfigError(f"max_pages must be >= 1, got {self.max_pages}")
+        if not self.fetch_seconds >= 0:
+            raise ConfigError(f"fetch_seconds must be >= 0, got {self.fetch_seconds}")
+        if any(not 0.0 < f <= 1.0 for f in self.time_fractions):
+            raise ConfigError(f"time fractions must be in (0, 1], got {self.time_fractions}")
+
+    def politeness(self, recorded: SimulatedPoliteness) -> SimulatedPoliteness:
+        """The simulated politeness: ``recorded`` with the settings given here."""
+        def pick(given: float | None, stored: float) -> float:
+            return stored if given is None else given
+
+        return SimulatedPoliteness(
+            connections=recorded.connections if self.connections is None else self.connections,
+            min_delay=pick(self.min_delay, recorded.min_delay),
+            delay_factor=pick(self.delay_factor, recorded.delay_factor),
+            max_delay=pick(self.max_delay, recorded.max_delay))
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,6 +165,9 @@ class Comparison:
     method: str
     graphs: dict[str, dict[str, Any]] = field(default_factory=dict)
     reach: Reach | None = None
+    #: timed comparisons: label -> {"seconds": duration, "hours": [...],
+    #: "capture": [...]} (capture at evenly spaced simulated times)
+    clock: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def summary_table(self) -> tuple[list[str], list[list[Any]]]:
         """Headers and rows (one per order) of the summary figures."""
@@ -153,24 +209,42 @@ class Comparison:
             "summary": {name: r.to_dict()["summary"] | {"pages": r.pages}
                         for name, r in self.reports.items()},
             "reports": {name: r.to_dict() for name, r in self.reports.items()},
+            "clock": self.clock,
         }
 
 
 def virtual_orders(graph: CapturedGraph, strategies: Sequence[str], *,
                    max_pages: int | None = None, seed: int = 0,
-                   progress: Progress | None = None) -> dict[str, np.ndarray]:
+                   progress: Progress | None = None,
+                   final_scores: np.ndarray | None = None,
+                   politeness: SimulatedPoliteness | None = None,
+                   durations: np.ndarray | None = None,
+                   ended: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Replay each named strategy over ``graph`` and return its fetch order.
 
     Replays fetch only ``graph.fetchable`` nodes (see
-    :func:`webcrawl.analysis.ordering.virtual.virtual_crawl`).
+    :func:`webcrawl.analysis.ordering.virtual.virtual_crawl`).  ``final_scores`` (by node)
+    feeds the strategies that need the final PageRank (``omniscient``).  With
+    ``politeness`` the replays run in simulated time
+    (:func:`webcrawl.analysis.ordering.timed.timed_crawl`, ``durations`` per node) and, if
+    ``ended`` is given, each order's end times are stored in it by strategy.
     """
+    from webcrawl.analysis.ordering.timed import timed_crawl
     from webcrawl.analysis.ordering.virtual import virtual_crawl
 
     orders = {}
     for name in strategies:
         if progress:
             progress(f"virtual crawl: {name}")
-        crawl = virtual_crawl(graph, name, max_pages=max_pages, seed=seed)
+        if politeness is None:
+            crawl = virtual_crawl(graph, name, max_pages=max_pages, seed=seed,
+                                  final_scores=final_scores)
+        else:
+            timed = timed_crawl(graph, name, politeness, durations, max_pages=max_pages,
+                                seed=seed, final_scores=final_scores)
+            if ended is not None:
+                ended[name] = timed.ended
+            crawl = timed
         orders[name] = np.asarray(crawl.order, dtype=np.int64)
     return orders
 
@@ -178,7 +252,8 @@ def virtual_orders(graph: CapturedGraph, strategies: Sequence[str], *,
 def compare_orders(graph: CapturedGraph, orders: Mapping[str, np.ndarray | Sequence[int]],
                    *, settings: QualitySettings | None = None,
                    fetch_times: Mapping[str, np.ndarray] | None = None,
-                   progress: Progress | None = None) -> dict[str, QualityReport]:
+                   progress: Progress | None = None,
+                   scores: np.ndarray | None = None) -> dict[str, QualityReport]:
     """Score several orders over one graph, sharing one final-graph PageRank.
 
     Parameters
@@ -190,6 +265,9 @@ def compare_orders(graph: CapturedGraph, orders: Mapping[str, np.ndarray | Seque
     settings : QualitySettings, optional
     fetch_times : mapping, optional
         Label -> fetch times, for time slices.
+    scores : ndarray, optional
+        The graph's final PageRank (:func:`final_pagerank` with ``settings``), if
+        already computed.
 
     Returns
     -------
@@ -205,8 +283,9 @@ def compare_orders(graph: CapturedGraph, orders: Mapping[str, np.ndarray | Seque
     ['a', 'b']
     """
     settings = settings or QualitySettings()
-    scores = final_pagerank(graph, remote_only=settings.remote_only, alpha=settings.alpha,
-                            tol=settings.tol)
+    if scores is None:
+        scores = final_pagerank(graph, remote_only=settings.remote_only,
+                                alpha=settings.alpha, tol=settings.tol)
     times = fetch_times or {}
     reports = {}
     for label, order in orders.items():
@@ -259,12 +338,18 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
             progress(f"loading {paths[0]}")
         full = load_graph(paths[0], graph="all")
         measured = full if settings.graph == "all" else load_graph(paths[0], graph="pages")
+        durations = politeness = None
+        if settings.timed:
+            durations = recorded_durations(paths[0], full, default=settings.fetch_seconds)
+            politeness = settings.politeness(recorded_politeness(paths[0]))
         comparison = virtual_comparison(full, names, measured=measured, settings=settings,
-                                        progress=progress)
+                                        progress=progress, durations=durations,
+                                        politeness=politeness)
         return Comparison(comparison.reports,
                           f"virtual crawls over the crawl in {paths[0].name}; "
                           + comparison.method,
-                          {paths[0].name: comparison.graphs["graph"]}, comparison.reach)
+                          {paths[0].name: comparison.graphs["graph"]}, comparison.reach,
+                          comparison.clock)
     if len(paths) != len(names):
         raise ConfigError(f"comparing recorded crawls needs one --db per strategy "
                           f"({len(names)} strategies, {len(paths)} databases); "
@@ -287,7 +372,9 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
 def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
                        measured: CapturedGraph | None = None,
                        settings: CompareSettings | None = None,
-                       progress: Progress | None = None) -> Comparison:
+                       progress: Progress | None = None,
+                       durations: np.ndarray | None = None,
+                       politeness: SimulatedPoliteness | None = None) -> Comparison:
     """Replay orderings over a crawl's ``all`` graph and score them on the measured graph.
 
     The library function behind ``webcrawl compare --virtual``, the report's comparison
@@ -308,12 +395,19 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
         ``graph`` names the measured graph (default ``pages``); ``max_pages`` caps
         each replay's fetches (default: the whole fetchable set).
     progress : callable, optional
+    durations : ndarray, optional
+        Fetch seconds of each node of ``full``, for timed replays (default: every node
+        ``settings.fetch_seconds``).
+    politeness : SimulatedPoliteness, optional
+        For timed replays (``settings.timed``); default the crawler's defaults with the
+        settings' overrides.
 
     Returns
     -------
     Comparison
-        With ``reach`` (the fetchable set and what was excluded, and why) and
-        ``graphs["graph"]``, the measured graph's info.
+        With ``reach`` (the fetchable set and what was excluded, and why),
+        ``graphs["graph"]``, the measured graph's info, and for timed replays
+        ``clock`` (each ordering's simulated duration and capture over time).
 
     Raises
     ------
@@ -336,34 +430,90 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
                           f"graph given is the {measured.kind!r} graph")
     pos = full.positions_in(measured)  # node of full -> node of measured (-1: none)
     reach = reach_summary(full)
+    q = settings.quality
+    if progress:
+        progress("final PageRank")
+    scores = final_pagerank(measured, remote_only=q.remote_only, alpha=q.alpha, tol=q.tol)
+    full_scores = np.where(pos >= 0, scores[np.maximum(pos, 0)], 0.0)
     orders: dict[str, np.ndarray] = {}
     times: dict[str, np.ndarray] = {}
     if settings.include_recorded and measured.fetch_order.size:
         orders[RECORDED] = measured.fetch_order
         times[RECORDED] = measured.fetch_times
+    if settings.include_ideal:
+        orders[IDEAL] = ideal_order(scores, np.asarray(measured.fetchable, dtype=bool))
+    polite: SimulatedPoliteness | None = None
+    if settings.timed:
+        polite = politeness or settings.politeness(recorded_politeness(None))
+        if durations is None:
+            durations = np.full(full.n, settings.fetch_seconds)
+    ended: dict[str, np.ndarray] = {}
     replays = virtual_orders(full, names, max_pages=settings.max_pages, seed=settings.seed,
-                             progress=progress)
+                             progress=progress, final_scores=full_scores,
+                             politeness=polite, durations=durations, ended=ended)
     for name, order in replays.items():
         projected = pos[order]
         orders[name] = projected[projected >= 0]
-    reports = compare_orders(measured, orders, settings=settings.quality,
-                             fetch_times=times, progress=progress)
+        if name in ended:
+            times[name] = ended[name][projected >= 0]
+    clock: dict[str, dict[str, Any]] = {}
+    if polite is not None:
+        clock = _clock(orders, times, scores, settings, {RECORDED})
+    reports = compare_orders(measured, orders, settings=q, fetch_times=times,
+                             progress=progress, scores=scores)
+    for label, info in clock.items():
+        reports[label].summary.update(info.pop("summary"))
     method = (f"replays inside the recorded crawl's reach ({reach.fetchable:,} fetchable "
               f"URLs), measured on the {measured.describe()}")
-    return Comparison(reports, method, {"graph": measured.info()}, reach)
+    if polite is not None:
+        method += f"; in simulated time: {polite.describe()}"
+    return Comparison(reports, method, {"graph": measured.info()}, reach, clock)
+
+
+#: Points of each timed capture curve in ``Comparison.clock``.
+CLOCK_POINTS = 100
+
+
+def _clock(orders: Mapping[str, np.ndarray], times: Mapping[str, np.ndarray],
+           scores: np.ndarray, settings: CompareSettings,
+           real: set[str]) -> dict[str, dict[str, Any]]:
+    """Duration, capture at fractions of the longest duration and a capture curve per
+    timed order (``real`` labels' times are wall clock, taken from their first fetch)."""
+    clocks: dict[str, np.ndarray] = {}
+    for label, order in orders.items():
+        t = times.get(label)
+        if t is None or t.size != order.size or not np.isfinite(t).all() or not t.size:
+            continue
+        clocks[label] = t - t.min() if label in real else t
+    if not clocks:
+        return {}
+    longest = max(float(t.max()) for t in clocks.values()) or 1.0
+    grid = np.linspace(0.0, longest, CLOCK_POINTS + 1)
+    out: dict[str, dict[str, Any]] = {}
+    for label, t in clocks.items():
+        order = orders[label]
+        at = capture_at_times(order, t, scores, np.asarray(settings.time_fractions) * longest)
+        summary = {f"captured_at_{f * 100:g}pct_time": float(v)
+                   for f, v in zip(settings.time_fractions, at, strict=True)}
+        summary["simulated_hours"] = float(t.max()) / 3600.0
+        out[label] = {"seconds": float(t.max()), "hours": (grid / 3600.0).tolist(),
+                      "capture": capture_at_times(order, t, scores, grid).tolist(),
+                      "summary": summary}
+    return out
 
 
 def _check_strategies(strategies: Sequence[str]) -> list[str]:
     """Strip, de-duplicate and check names against the registry (ConfigError lists them)."""
     import webcrawl.analysis.ordering.strategies  # noqa: F401  (registers the built-in strategies)
-    from webcrawl.analysis.ordering.strategies.registry import get_strategy
+    from webcrawl.analysis.ordering.strategies.registry import get_strategy, parse_spec
 
     names = list(dict.fromkeys(s.strip() for s in strategies if s.strip()))
     if not names:
         raise ConfigError("no strategy to compare")
     for name in names:
-        get_strategy(name)
-    if RECORDED in names:
-        raise ConfigError(f"{RECORDED!r} is reserved for the crawl's own order")
+        get_strategy(name).parse_options(parse_spec(name)[1])  # every option, checked now
+    for reserved in (RECORDED, IDEAL):
+        if reserved in names:
+            raise ConfigError(f"{reserved!r} is reserved for a curve of the comparison")
     return names
 

@@ -47,7 +47,9 @@ import scipy.sparse as sp
 from webcrawl.analysis.graph.captured import CapturedGraph
 from webcrawl.analysis.ordering.quality_links import discovery_rate, sink_fraction, top_n_overlap
 from webcrawl.analysis.ordering.quality_order import (
+    capture_at_times,
     default_top_ns,
+    ideal_order,
     pagerank_capture,
     rank_positions,
     slice_bounds,
@@ -61,10 +63,12 @@ from webcrawl.storage.errors import ConfigError, EmptyGraphError
 __all__ = [
     "QualityReport",
     "QualitySettings",
+    "capture_at_times",
     "crawl_quality",
     "default_top_ns",
     "discovery_rate",
     "final_pagerank",
+    "ideal_order",
     "pagerank_capture",
     "remote_adjacency",
     "sink_fraction",
@@ -102,7 +106,9 @@ class QualitySettings:
         PageRank tolerance for the final and the partial graphs (default 1e-10).
     summary_fractions : tuple of float
         Fractions of the crawl's pages at which the summary reports PageRank captured
-        (default 1%, 10%, 50%, 100%: the last is where the order ends).
+        (default 1%, 10%, 25%, 50%, 100%).  The pages counted are the graph's
+        fetchable ones (a finished crawl's order covers them all, so 100% is where it
+        ends, on the ``all`` graph too, whose frontier is never fetched).
     summary_top_n : int
         The N of the summary's "top-N found" figure (default 100).
     summary_early_fraction : float
@@ -117,7 +123,7 @@ class QualitySettings:
     remote_only: bool = False
     alpha: float = 0.85
     tol: float = 1e-10
-    summary_fractions: tuple[float, ...] = (0.01, 0.1, 0.5, 1.0)
+    summary_fractions: tuple[float, ...] = (0.01, 0.1, 0.25, 0.5, 1.0)
     summary_top_n: int = 100
     summary_early_fraction: float = 0.1
 
@@ -283,8 +289,10 @@ def crawl_quality(
 
     Notes
     -----
-    Summary percentages are of the *reference* page count, the graph's crawled pages
-    (so orders of different lengths over one graph compare at the same k); an order
+    Summary percentages are of the *reference* page count, the graph's fetchable
+    nodes (its pages; on the ``all`` graph also the redirects and error pages a crawl
+    fetches, not its frontier), so orders of different lengths over one graph compare
+    at the same k and a finished crawl's order ends at 100%; an order
     shorter than a requested k reports its value at its end.  Cost: one PageRank of
     the final graph plus ``checkpoints`` warm-started partial ones; everything else is
     O(n + m) array work.
@@ -338,7 +346,7 @@ def crawl_quality(
     overlap = (top_n_overlap(adj, order_a, scores, checkpoints, top_ns, seeds=seeds_a,
                              alpha=settings.alpha, tol=settings.tol)
                if checkpoints.size else {})
-    reference = int(np.count_nonzero(graph.crawled)) or order_a.size
+    reference = int(np.count_nonzero(graph.fetchable)) or order_a.size
     return QualityReport(
         pages=int(order_a.size),
         reference_pages=reference,
@@ -389,8 +397,12 @@ def _summary(order: np.ndarray, scores: np.ndarray, capture: np.ndarray, referen
 def summary_label(key: str) -> str:
     """A short table header for a summary key (``captured_at_10pct`` -> ``PR@10%``)."""
     text = key.replace("pct", "%")
+    if text.startswith("captured_at_") and text.endswith("_time"):
+        return "PR@" + text.removeprefix("captured_at_").removesuffix("_time") + "t"
     if text.startswith("captured_at_"):
         return "PR@" + text.removeprefix("captured_at_")
+    if text == "simulated_hours":
+        return "hours"
     if text.startswith("top") and "_found_by_" in text:
         n, by = text.removeprefix("top").split("_found_by_")
         return f"top{n}@{by}"

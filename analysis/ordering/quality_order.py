@@ -23,7 +23,9 @@ import numpy as np
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 __all__ = [
+    "capture_at_times",
     "default_top_ns",
+    "ideal_order",
     "pagerank_capture",
     "rank_positions",
     "slice_bounds",
@@ -116,6 +118,49 @@ def pagerank_capture(order: np.ndarray, scores: np.ndarray) -> np.ndarray:
     if not total > 0:
         raise ConfigError("scores must have a positive sum")
     return np.concatenate(([0.0], np.cumsum(scores[np.asarray(order)]) / total))
+
+
+def capture_at_times(order: np.ndarray, ended: np.ndarray, scores: np.ndarray,
+                     times: np.ndarray) -> np.ndarray:
+    """PageRank fraction held by the pages of ``order`` whose fetch ended by each time.
+
+    Parameters
+    ----------
+    order : ndarray of int
+        Node indices in fetch order.
+    ended : ndarray of float
+        When each fetch of ``order`` ended (any clock; fetches may end out of order).
+    scores : ndarray of float
+        Final PageRank (any positive scale).
+    times : ndarray of float
+        The times asked about, on the clock of ``ended``.
+
+    Examples
+    --------
+    >>> capture_at_times(np.array([0, 1, 2]), np.array([1.0, 3.0, 2.0]),
+    ...                  np.array([0.5, 0.25, 0.25]), np.array([0.0, 2.0, 3.0])).tolist()
+    [0.0, 0.75, 1.0]
+    """
+    by_end = np.argsort(ended, kind="stable")
+    cumulative = np.concatenate(([0.0], np.cumsum(scores[order[by_end]])))
+    done = np.searchsorted(ended[by_end], times, side="right")
+    # (a sum in another order may exceed the total by a rounding error)
+    return np.asarray(np.minimum(cumulative[done] / scores.sum(), 1.0), dtype=np.float64)
+
+
+def ideal_order(scores: np.ndarray, candidates: np.ndarray | None = None) -> np.ndarray:
+    """The ``ideal`` curve's order: ``candidates`` (default all nodes) by decreasing score.
+
+    Its capture after k pages is the largest any k of the candidates can hold, so no
+    crawl order of those pages lies above it (ties: lower node first).
+
+    Examples
+    --------
+    >>> ideal_order(np.array([0.1, 0.5, 0.1, 0.3])).tolist()
+    [1, 3, 0, 2]
+    """
+    nodes = np.arange(scores.size) if candidates is None else np.flatnonzero(candidates)
+    return nodes[np.argsort(-scores[nodes], kind="stable")].astype(np.int64)
 
 
 def slice_mean_pagerank(order: np.ndarray, scores: np.ndarray,

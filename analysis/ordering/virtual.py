@@ -10,14 +10,16 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from webcrawl.analysis.graph.captured import CapturedGraph
 from webcrawl.analysis.ordering._fast_replay import fast_replay
-from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
+from webcrawl.analysis.ordering.hosts import learn_page, replay_hosts
+from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
-__all__ = ["VirtualCrawl", "replay", "virtual_crawl"]
+__all__ = ["VirtualCrawl", "prepare_replay", "replay", "virtual_crawl"]
 
 #: ``out_links(node) -> distinct out-link targets`` in the order a page lists them.
 OutLinks = Callable[[int], np.ndarray]
@@ -174,18 +176,8 @@ def replay(
         page, priority = taken
         order[fetched], priorities[fetched] = page, priority
         fetched += 1
-        targets = out_links(page)
-        child_depth = int(depth[page]) + 1
-        for t in targets[depth[targets] < 0].tolist():
-            depth[t] = child_depth
-            frontier.add(t, len(discovery), strategy.discovered(t, child_depth))
-            discovery.append(t)
-        frontier.update(strategy.fetched(page, targets.tolist()))
-        since += 1
-        if strategy.wants_recompute(since, 0.0):
-            frontier.update(strategy.recompute(strategy.snapshot()))
-            since = 0
-            recomputations += 1
+        since = learn_page(strategy, frontier, page, out_links(page), depth, discovery, since)
+        recomputations += since == 0
     order, priorities = order[:fetched], priorities[:fetched]
     return VirtualCrawl(
         strategy=strategy.name,
@@ -205,6 +197,7 @@ def virtual_crawl(
     max_pages: int | None = None,
     seed: int = 0,
     hosts_politeness: bool = False,
+    final_scores: np.ndarray | None = None,
 ) -> VirtualCrawl:
     """Replay a crawl ordering over a captured graph, with no network.
 
@@ -232,9 +225,12 @@ def virtual_crawl(
     seed : int, default 0
         Random seed passed to the strategy when ``strategy`` is a name.
     hosts_politeness : bool, default False
-        Reserved for a simulation of per-host politeness; not implemented (a
-        ConfigError if True).  With zero delay and a single host the live crawler's
-        order is the strategy's own order, which is what this replays.
+        Reserved; a ConfigError if True.  Politeness in simulated time is
+        :func:`webcrawl.analysis.ordering.timed.timed_crawl`; this replay is its case of one
+        connection and no waits, where the live crawler's order is the strategy's own.
+    final_scores : ndarray, optional
+        PageRank of the final graph by node, for strategies that need it
+        (``omniscient``).
 
     Returns
     -------
@@ -296,11 +292,55 @@ def virtual_crawl(
     .. [2] J. Cho, H. Garcia-Molina and L. Page, "Efficient crawling through URL
        ordering", WWW 1998.
     """
+    if hosts_politeness:
+        raise ConfigError("hosts_politeness is not implemented in virtual crawls")
+    instance, start = _bound_strategy(graph, strategy, seeds=seeds, max_pages=max_pages,
+                                      seed=seed, final_scores=final_scores)
+    adjacency = _canonical_adjacency(graph)
+    if isinstance(strategy, str) and max_pages is None and instance.host_order == "best-url":
+        # bfs, random, backlink: the same replay, vectorised or compiled
+        fast = fast_replay(instance, adjacency.indptr, adjacency.indices,
+                           np.asarray(graph.fetchable, dtype=bool), start, seed)
+        if fast is not None:
+            order, priorities, depths, discovery = fast
+            return VirtualCrawl(strategy=instance.name, order=order, priorities=priorities,
+                                depths=depths, discovery=discovery, recomputations=0)
+    out_links, skip = _out_links(graph, adjacency)
+    if instance.host_order != "best-url":
+        # A site-level rule needs the hosts: the simulation with one connection, no waits.
+        zero = np.zeros(graph.n)
+        run = replay_hosts(instance, graph.n, start, out_links, graph.hosts, zero, zero,
+                           max_pages=max_pages, never_taken=skip)
+        return VirtualCrawl(instance.name, run.order, run.priorities, run.depths,
+                            run.discovery, run.recomputations)
+    return replay(instance, graph.n, start, out_links, max_pages=max_pages, never_taken=skip)
+
+
+def prepare_replay(
+    graph: CapturedGraph,
+    strategy: str | Strategy,
+    *,
+    seeds: Sequence[int] | np.ndarray | None = None,
+    max_pages: int | None = None,
+    seed: int = 0,
+    final_scores: np.ndarray | None = None,
+) -> tuple[Strategy, np.ndarray, OutLinks, np.ndarray]:
+    """What a replay over ``graph`` needs: the bound strategy, the seeds, the out-links
+    function and the nodes never taken (see :func:`virtual_crawl`, which checks the
+    same arguments)."""
+    instance, start = _bound_strategy(graph, strategy, seeds=seeds, max_pages=max_pages,
+                                      seed=seed, final_scores=final_scores)
+    out_links, skip = _out_links(graph, _canonical_adjacency(graph))
+    return instance, start, out_links, skip
+
+
+def _bound_strategy(graph: CapturedGraph, strategy: str | Strategy, *,
+                    seeds: Sequence[int] | np.ndarray | None, max_pages: int | None,
+                    seed: int, final_scores: np.ndarray | None) -> tuple[Strategy, np.ndarray]:
+    """The arguments checked; the strategy instance bound to the graph, and the seeds."""
     n = graph.n
     if n == 0:
         raise EmptyGraphError("cannot crawl an empty graph")
-    if hosts_politeness:
-        raise ConfigError("hosts_politeness is not implemented in virtual crawls")
     if max_pages is not None and max_pages < 0:
         raise ConfigError(f"max_pages must be >= 0, got {max_pages}")
     start = np.asarray(graph.seeds if seeds is None else seeds, dtype=np.int64)
@@ -309,18 +349,25 @@ def virtual_crawl(
     if start.min() < 0 or start.max() >= n:
         raise ConfigError(f"seed out of range 0..{n - 1}: {start.tolist()}")
     instance = get_strategy(strategy)(seed=seed) if isinstance(strategy, str) else strategy
+    if final_scores is not None and len(final_scores) != n:
+        raise ConfigError(f"final_scores has {len(final_scores)} entries for {n} nodes")
+    urls = graph.urls
+    instance.bind(StrategyContext(url_of=urls.__getitem__, final_scores=final_scores))
+    return instance, start
+
+
+def _canonical_adjacency(graph: CapturedGraph) -> Any:
+    """The graph's adjacency with distinct targets in node-index order (a copy only when
+    it is not so already)."""
     adjacency = graph.adjacency
-    if not adjacency.has_canonical_format:  # distinct targets, in node-index order
+    if not adjacency.has_canonical_format:
         adjacency = adjacency.copy()
         adjacency.sum_duplicates()
-    if isinstance(strategy, str) and max_pages is None:
-        # bfs, random, backlink: the same replay, vectorised or compiled
-        fast = fast_replay(instance, adjacency.indptr, adjacency.indices,
-                           np.asarray(graph.fetchable, dtype=bool), start, seed)
-        if fast is not None:
-            order, priorities, depths, discovery = fast
-            return VirtualCrawl(strategy=instance.name, order=order, priorities=priorities,
-                                depths=depths, discovery=discovery, recomputations=0)
+    return adjacency
+
+
+def _out_links(graph: CapturedGraph, adjacency: Any) -> tuple[OutLinks, np.ndarray]:
+    """The replay's out-links function and the nodes never taken."""
     indptr, indices = adjacency.indptr, adjacency.indices.astype(np.int64)
     skip = ~np.asarray(graph.fetchable, dtype=bool)
 
@@ -328,4 +375,4 @@ def virtual_crawl(
         targets: np.ndarray = indices[indptr[node] : indptr[node + 1]]
         return targets
 
-    return replay(instance, n, start, out_links, max_pages=max_pages, never_taken=skip)
+    return out_links, skip

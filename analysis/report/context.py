@@ -89,7 +89,9 @@ class ReportInputs:
     (fixture, audit), ``expected_exponents`` the (in, out) exponents the graph was
     generated with, ``true_rates`` the true change rate (per day) of each URL,
     ``truth_freshness`` a true freshness curve ``(wall-clock seconds, freshness)`` and
-    ``change_facts`` extra rows of the change section (revisit policy, errors).
+    ``change_facts`` extra rows of the change section (revisit policy, errors);
+    ``setting_defaults`` the crawl settings' default values (stored form), so that the
+    report lists only the settings that differ from them (without it, every stored one).
     """
 
     graph: CapturedGraph | None = None
@@ -105,6 +107,7 @@ class ReportInputs:
     true_rates: Mapping[str, float] | None = None
     truth_freshness: tuple[np.ndarray, np.ndarray] | None = None
     change_facts: Mapping[str, str] = field(default_factory=dict)
+    setting_defaults: Mapping[str, Any] | None = None
 
 
 
@@ -131,6 +134,8 @@ class ReportContext:
         self._pagerank = inputs.pagerank
         self.figures: dict[str, Any] = {"graph": self.graph.info()}
         self.rate_error: tuple[float, int] | None = None
+        #: the bow-tie of the measured graph, once its section has run
+        self.bowtie: BowTie | None = None
 
     @property
     def pagerank(self) -> np.ndarray:

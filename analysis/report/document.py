@@ -4,7 +4,10 @@
 inline CSS, every plot a PNG ``data:`` URI, no script and no external asset, so it
 reads offline and can be mailed.  Sections (their ``id`` in the HTML):
 
-``summary``     pages, hosts, URL outcomes, pages per second over time
+``overview``    what the crawl found, in sentences computed from the data (sizes,
+                coverage, duplicates, top pages, the fastest ordering, change rates)
+``summary``     pages, hosts, URL outcomes, URLs fetched per second, how the report
+                was made (version, command, the settings that differ from the defaults)
 ``ranking``     top pages by PageRank and by HITS authority
 ``bowtie``      the bow-tie decomposition: its numbers and a drawn diagram
 ``degrees``     in/out-degree distributions on log-log axes with fitted power laws
@@ -14,10 +17,12 @@ reads offline and can be mailed.  Sections (their ``id`` in the HTML):
 
 Every measurement runs on one graph, ``ReportSettings.graph`` (default ``pages``: the
 fetched pages and the links among them), which each section names with its node and
-link counts.  A section whose data are missing (an empty crawl, no revisits) says so
-instead of failing.  Every URL and text from the database is escaped (:func:`html.escape`): page
-content is data, never markup.  Callers that already computed an analysis (the demo)
-pass it in :class:`ReportInputs` so nothing is computed twice.
+link counts; under each section, the definitions of the terms it uses (see
+:mod:`webcrawl.analysis.report._overview`).  A section whose data are missing (an
+empty crawl, no revisits) says so instead of failing.  Every URL and text from the
+database is escaped (:func:`html.escape`): page content is data, never markup.
+Callers that already computed an analysis (the demo) pass it in :class:`ReportInputs`
+so nothing is computed twice.
 
 References
 ----------
@@ -40,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from webcrawl.analysis.report._overview import glossary, overview_section, settings_rows
 from webcrawl.analysis.report.context import ReportContext, ReportInputs, ReportSettings
 from webcrawl.analysis.report.html import Section, page, table, url_cell
 from webcrawl.analysis.report.section_changes import changes_section
@@ -59,6 +65,7 @@ __all__ = [
 
 #: Section id -> heading, in report order.
 SECTIONS: dict[str, str] = {
+    "overview": "What this crawl found",
     "summary": "Crawl summary",
     "ranking": "Top pages",
     "bowtie": "Bow-tie structure",
@@ -146,7 +153,9 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
         "quality": _quality, "comparison": _comparison, "changes": changes_section,
     }
     sections = []
-    for key, write in writers.items():
+    # The overview is written last (it speaks of every other section's results) and
+    # shown first.
+    for key, write in [*writers.items(), ("overview", overview_section)]:
         if progress:
             progress(f"report: {SECTIONS[key].lower()}")
         section = Section(key)
@@ -156,10 +165,13 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
             section.parts.clear()
             section.none(f"Not available for this crawl: {exc}")
         sections.append(section)
+    sections.insert(0, sections.pop())
     title = settings.title or f"webcrawl report: {db.name}"
     ended = _dt.datetime.now(_dt.UTC)
     generated = ended.strftime("%Y-%m-%d %H:%M UTC")
-    sections[0].parts.insert(0, _provenance(ctx, started, ended))
+    sections[1].parts.append(_provenance(ctx, started, ended))
+    for section in sections:
+        section.add(glossary("".join(section.parts)))
     document = page(title, f"{db.name}, generated {generated}",
                     [(s.key, SECTIONS[s.key], "".join(s.parts)) for s in sections])
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -195,7 +207,7 @@ OUTCOME_MEANING = {
     "robots_excluded": "disallowed by the host's robots.txt, never requested",
     "out_of_scope": "never requested: another host or domain than the scope allows, too "
                     "deep, over a per-host or URL-shape limit, or a link to a binary file "
-                    "(.pdf, images, archives: one such link per fixture page)",
+                    "(.pdf, images, archives)",
     "abandoned": "left in the frontier at a page limit by an older version (resumable)",
 }
 
@@ -238,17 +250,23 @@ def _provenance(ctx: ReportContext, started: _dt.datetime, ended: _dt.datetime) 
         if np.any(mine):
             rows.append([f"{kind} ran", f"{_utc(float(f['started_at'][mine].min()))} to "
                                         f"{_utc(float(f['ended_at'][mine].max()))}"])
-    stored = ctx.meta.get("settings")
-    if stored:
-        try:
-            values = json.loads(stored)
-            text = ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
-        except (ValueError, AttributeError):
-            text = stored
-        rows.append(["crawl settings (stored with the crawl)", text])
-    else:
+    defaults = ctx.inputs.setting_defaults
+    changed, stored = settings_rows(ctx.meta.get("settings"), defaults)
+    if not stored:
         rows.append(["crawl settings", "none stored (an imported or older crawl)"])
-    return "<h3>How this report was made</h3>" + table(["", ""], rows, header=False)
+    elif defaults is None:
+        rows.append(["crawl settings", f"{stored} stored with the crawl (table below)"])
+    else:
+        rows.append(["crawl settings", f"{stored} stored with the crawl; "
+                     f"{len(changed)} differ from the defaults (table below)"
+                     if changed else f"{stored} stored with the crawl, all at their "
+                     "defaults"])
+    out = "<h3>How this report was made</h3>" + table(["", ""], rows, header=False)
+    if changed:
+        heading = ("Crawl settings that differ from the defaults" if defaults is not None
+                   else "Crawl settings (stored with the crawl)")
+        out += f"<h3>{heading}</h3>" + table(["setting", "value", "default"], changed)
+    return out
 
 
 # ----------------------------------------------------------------------------- summary
@@ -262,10 +280,11 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
     rows: list[list[Any]] = [
         ["database", ctx.db.name], ["ordering", strategy],
         ["seeds", ", ".join(seeds) or "none recorded"],
-        ["pages fetched (HTML)", ctx.full.pages],
-        ["URLs discovered", len(urls)], ["hosts", len(ctx.host_names)],
+        ["HTML pages fetched", ctx.full.pages],
+        ["URLs fetched (any answer or failure)", _urls_fetched(urls.outcome)],
+        ["URLs discovered", len(urls)], ["hosts seen (in links)", len(ctx.host_names)],
         ["measured graph (every section)", ctx.graph.describe()],
-        ["fetch attempts", int(np.count_nonzero(crawl))],
+        ["fetch attempts (retries included)", int(np.count_nonzero(crawl))],
         ["revisits", int(np.count_nonzero(~crawl))],
     ]
     if np.any(crawl):
@@ -297,6 +316,17 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
     _timeline(ctx, sec, f["ended_at"][crawl])
 
 
+def _urls_fetched(outcome: np.ndarray) -> int:
+    """URLs whose request ended (any answer or failure): what ``--max-pages`` counts."""
+    from webcrawl.storage.reader import OUTCOMES
+    from webcrawl.storage.records import Outcome
+
+    ended = [OUTCOMES.index(o) for o in (
+        Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT, Outcome.NOT_MODIFIED,
+        Outcome.HTTP_ERROR, Outcome.NETWORK_ERROR, Outcome.TIMEOUT, Outcome.TOO_LARGE)]
+    return int(np.count_nonzero(np.isin(outcome, ended)))
+
+
 def _link_cuts(ctx: ReportContext) -> list[tuple[str, int, int]]:
     """Pages cut at ``links_max_per_page``: (URL, kept, dropped), most dropped first."""
     from webcrawl.storage.reader import CrawlReader
@@ -316,9 +346,9 @@ def _timeline(ctx: ReportContext, sec: Section, ended: np.ndarray) -> None:
     bins = ctx.settings.timeline_bins if span > 0 else 1
     width = span / bins if span > 0 else 1.0
     counts = np.bincount(np.minimum((t / width).astype(np.int64), bins - 1), minlength=bins)
-    sec.add("<h3>Pages per second</h3>")
+    sec.add("<h3>URLs fetched per second</h3>")
     sec.image(rate_timeline_figure(width * np.arange(1, bins + 1), counts / width),
-              "pages per second over the crawl")
+              "URLs fetched per second over the crawl")
 
 
 # ----------------------------------------------------------------------------- ranking
@@ -353,6 +383,7 @@ def _bowtie(ctx: ReportContext, sec: Section) -> None:
     from webcrawl.analysis.report.figures import bowtie_figure
 
     bt = ctx.inputs.bowtie or bowtie(ctx.graph.adjacency)
+    ctx.bowtie = bt
     ctx.figures["bowtie"] = dict(bt.counts)
     rows = [[name, count, f"{100.0 * frac:.1f}%"] for (name, count), frac in
             zip(bt.counts.items(), bt.fractions.values(), strict=True)]
@@ -360,10 +391,10 @@ def _bowtie(ctx: ReportContext, sec: Section) -> None:
              ["weakly connected components", bt.n_wcc, ""],
              ["largest WCC", bt.largest_wcc, f"{100.0 * bt.largest_wcc / bt.n:.1f}%"]]
     sec.text(f"Broder et al.'s decomposition of the {ctx.graph.describe()}, around the "
-             "largest "
-             "strongly connected component (SCC): IN reaches it, OUT is reached from it. "
-             "A crawl only finds pages reachable from its seeds, so IN is small unless "
-             "the seeds lie outside the SCC.")
+             "largest strongly connected component (SCC): IN reaches it, OUT is reached "
+             f"from it. Here the SCC holds {100.0 * bt.fractions['SCC']:.1f}% of the "
+             f"nodes, IN {100.0 * bt.fractions['IN']:.1f}% and OUT "
+             f"{100.0 * bt.fractions['OUT']:.1f}%.")
     sec.add(table(["region", "nodes", "share"], rows))
     sec.image(bowtie_figure(bt), "bow-tie diagram with region sizes")
 

@@ -178,13 +178,13 @@ def degree_figure(laws: DegreeLaws, *, expected: tuple[float | None, float | Non
 
 
 def rate_timeline_figure(seconds: np.ndarray, rate: np.ndarray) -> Figure:
-    """Pages per second in each time bin of the crawl (``seconds``: bin ends)."""
+    """URLs fetched per second in each time bin of the crawl (``seconds``: bin ends)."""
     fig = _figure(8.0, 3.6)
     ax = fig.add_subplot()
     ax.plot(seconds, rate, "-o", markersize=3, color="#1f77b4")
     ax.fill_between(seconds, rate, alpha=0.2, color="#1f77b4")
     ax.set_xlabel("seconds since the first fetch")
-    ax.set_ylabel("pages / s")
+    ax.set_ylabel("URLs fetched / s")
     ax.set_ylim(bottom=0)
     ax.set_title("Crawl rate over time")
     ax.grid(True, alpha=0.3)

@@ -68,6 +68,12 @@ code.url { font-size: 13px; word-break: break-all; }
 figure { margin: 12px 0; } figcaption { color: #555; font-size: 14px; }
  img { max-width: 100%; border: 1px solid #e4e4e4; background: #fff; }
 p.missing { background: #fff4e5; border-left: 4px solid #f0a020; padding: 8px 12px; }
+section#overview p { font-size: 16px; max-width: 900px; }
+details.terms { margin: 14px 0; color: #444; font-size: 14px; }
+details.terms summary { cursor: pointer; color: #666; }
+details.terms dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px;
+                   margin: 6px 0; }
+details.terms dt { font-weight: 600; } details.terms dd { margin: 0; }
 """
 
 

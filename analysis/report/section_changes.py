@@ -76,6 +76,11 @@ def changes_section(ctx: ReportContext, sec: Section) -> None:
             rows.append(["median relative error vs truth",
                          f"{ctx.rate_error[0]:.3f} over {ctx.rate_error[1]:,} pages"])
     rows += [[k, v] for k, v in ctx.inputs.change_facts.items()]
+    ctx.figures["changes"] = {
+        "revisits": revisits, "days": win.days, "pages": int(known.sum()),
+        "changed_pages": int(np.count_nonzero(known & (hist.n_changed > 0))),
+        "median_rate": float(np.median(est[known])),
+        "rate_error": ctx.rate_error[0] if ctx.rate_error else None}
     sec.add(table(["", ""], rows, header=False))
     _interval_table(sec, log, win)
     seen = known & (hist.n_changed > 0)

@@ -1,4 +1,7 @@
 """Uniform page sampling by random walks, and the bias of a sample against the population.
+
+``sample_pages(graph.adjacency, 1000, method="undirected")`` draws a sample (``METHODS`` lists
+the walks of the papers); ``bias_report`` compares its degrees with the whole graph's.
 """
 
 from __future__ import annotations
@@ -17,13 +20,7 @@ from webcrawl.analysis.sampling.walk_length import (
 from webcrawl.analysis.sampling.walks import (
     METHODS,
     SamplerConfig,
-    directed_jump_sample,
-    directed_sample,
-    pagerank_sample,
-    plain_walk_sample,
-    regular_sample,
     sample_pages,
-    undirected_sample,
 )
 
 __all__ = [
@@ -34,11 +31,5 @@ __all__ = [
     "SamplerConfig",
     "bias_by_walk_length",
     "bias_report",
-    "directed_jump_sample",
-    "directed_sample",
-    "pagerank_sample",
-    "plain_walk_sample",
-    "regular_sample",
     "sample_pages",
-    "undirected_sample",
 ]

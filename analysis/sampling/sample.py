@@ -32,6 +32,12 @@ class PageSample:
         a crawler would have fetched (or looked up) to draw the sample.
     visited : int
         Distinct pages the walks visited.
+    scope : str
+        The graph the walks ran on ("the whole graph", or "the largest strongly
+        connected component" for ``directed`` on a graph that is not strongly
+        connected).
+    scope_reason : str
+        Why (one sentence; empty when nothing restricts the walk).
     """
 
     method: str
@@ -40,6 +46,8 @@ class PageSample:
     candidates: int
     traversals: int
     visited: int
+    scope: str = "the whole graph"
+    scope_reason: str = ""
 
     @property
     def distinct(self) -> int:

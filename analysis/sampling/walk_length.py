@@ -29,6 +29,7 @@ def bias_by_walk_length(
     *,
     seed: int = 0,
     starts: Sequence[int] | None = None,
+    largest_scc: bool = True,
 ) -> list[tuple[int, BiasReport]]:
     """Degree bias of a sampler's output for each walk length.
 
@@ -50,6 +51,9 @@ def bias_by_walk_length(
         The same seed at every length, so lengths differ only in the walk.
     starts : sequence of int, optional
         Start pages (default: the crawl seeds, else node 0).
+    largest_scc : bool, default True
+        ``directed`` only: walk the largest strongly connected component (see
+        :func:`webcrawl.analysis.sampling.walks.directed_sample`).
 
     Returns
     -------
@@ -78,6 +82,7 @@ def bias_by_walk_length(
     out = []
     for length in lengths:
         cfg = dataclasses.replace(base, burn_in=length)
-        sample = sample_pages(adjacency, size, method, cfg, seed=seed, starts=starts)
+        sample = sample_pages(adjacency, size, method, cfg, seed=seed, starts=starts,
+                              largest_scc=largest_scc)
         out.append((length, bias_report(adjacency, sample)))
     return out

@@ -33,6 +33,7 @@ nodes or edges.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -66,6 +67,8 @@ Method = Literal["directed", "directed-jump", "undirected", "pagerank", "regular
 METHODS: tuple[str, ...] = ("directed", "directed-jump", "undirected", "pagerank",
                             "regular", "plain")
 PAGERANK_ESTIMATES = ("subgraph", "visits")
+#: Why ``directed`` walks a strongly connected graph (Rusmevichientong et al.'s assumption).
+UNIFORM_ON_SCC = "the walk on A + I is uniform only on a strongly connected graph"
 # Steps per batch of pre-drawn random numbers (bounds memory: chunk * walkers floats).
 _RNG_CHUNK = 256
 
@@ -345,7 +348,8 @@ _DOC_PARAMS = """
 
 
 def directed_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
-                    seed: Any = None, starts: Sequence[int] | None = None) -> PageSample:
+                    seed: Any = None, starts: Sequence[int] | None = None,
+                    largest_scc: bool = True) -> PageSample:
     """DirectedSample: a walk along out-links and self-loops, reweighted by visit rates.
 
     {params}
@@ -369,9 +373,15 @@ def directed_sample(adjacency: Any, size: int, config: SamplerConfig | None = No
 
     The walk cannot leave what is reachable from the start pages, and on a graph
     that is not strongly connected it ends in a closed part (a page without
-    out-links keeps only its self-loop): the sample is uniform over the strongly
-    connected part the walks settle in.  ``population`` is the pages reachable from
-    the start pages.  The variant with random jumps is ``directed-jump``.
+    out-links keeps only its self-loop) and the sample is not uniform over any set a
+    user would name (on a crawl graph it leans toward high in-degree).  So by default
+    (``largest_scc``) the walk runs on the largest strongly connected component
+    alone (the subgraph it induces), from the start pages that lie in it (else from
+    its lowest-numbered page), and ``population``, ``scope`` and ``scope_reason`` say
+    so; a strongly connected graph is walked whole.  ``largest_scc=False`` walks the
+    whole graph from the start pages (``population``: the pages reachable from
+    them), as the paper's algorithm would outside its assumption.  The variant with
+    random jumps is ``directed-jump``.
 
     References
     ----------
@@ -381,10 +391,34 @@ def directed_sample(adjacency: Any, size: int, config: SamplerConfig | None = No
     """
     config = config or SamplerConfig()
     adj, rng, start = _setup(adjacency, size, config, seed, starts)
-    walk = _Walk(*_directed_arrays(_loopless(adj)), start.copy(), rng,
-                 seen=np.zeros(adj.shape[0], bool))
-    return _visit_rate_sample("directed", walk, _self_loop_step, size, config,
-                              _reachable(adj, start))
+    n = adj.shape[0]
+    n_scc, labels = csgraph.connected_components(adj, directed=True, connection="strong")
+    if n_scc == 1 or not largest_scc:
+        walk = _Walk(*_directed_arrays(_loopless(adj)), start.copy(), rng,
+                     seen=np.zeros(n, bool))
+        sample = _visit_rate_sample("directed", walk, _self_loop_step, size, config,
+                                    _reachable(adj, start))
+        reason = (UNIFORM_ON_SCC + ", and this graph is" if n_scc == 1 else
+                  f"{UNIFORM_ON_SCC}; this graph is not ({n_scc} strongly connected "
+                  "components): the sample is biased (asked for the whole graph)")
+        return dataclasses.replace(sample, scope_reason=reason)
+    sizes = np.bincount(labels)
+    largest = np.flatnonzero(sizes == sizes.max())   # ties: the one the walks start in
+    holding = largest[np.isin(largest, labels[start])]
+    big = int(holding[0] if holding.size else largest[0])
+    keep = np.flatnonzero(labels == big)
+    local = np.searchsorted(keep, start[labels[start] == big])
+    sub = adj[keep][:, keep]
+    walk = _Walk(*_directed_arrays(_loopless(sub)),
+                 _starts(sub, local if local.size else None, config.walkers), rng,
+                 seen=np.zeros(keep.size, bool))
+    sample = _visit_rate_sample("directed", walk, _self_loop_step, size, config,
+                                np.ones(keep.size, bool))
+    return dataclasses.replace(
+        sample, nodes=keep[sample.nodes], population=labels == big,
+        scope=f"the largest strongly connected component ({keep.size} of {n} pages)",
+        scope_reason=f"{UNIFORM_ON_SCC}; this graph is not ({n_scc} strongly connected "
+                     "components)")
 
 
 def directed_jump_sample(adjacency: Any, size: int, config: SamplerConfig | None = None, *,
@@ -630,8 +664,12 @@ SAMPLERS: dict[str, Callable[..., PageSample]] = {
 
 def sample_pages(adjacency: Any, size: int, method: str = "undirected",
                  config: SamplerConfig | None = None, *, seed: Any = None,
-                 starts: Sequence[int] | None = None) -> PageSample:
+                 starts: Sequence[int] | None = None,
+                 largest_scc: bool = True) -> PageSample:
     """Draw ``size`` pages with the named sampler (one of :data:`METHODS`).
+
+    ``largest_scc`` applies to ``directed`` (see :func:`directed_sample`): walk the
+    largest strongly connected component when the graph is not strongly connected.
 
     Examples
     --------
@@ -643,4 +681,7 @@ def sample_pages(adjacency: Any, size: int, method: str = "undirected",
     """
     if method not in SAMPLERS:
         raise ConfigError(f"unknown sampling method {method!r}; choose from {METHODS}")
+    if method == "directed":
+        return directed_sample(adjacency, size, config, seed=seed, starts=starts,
+                               largest_scc=largest_scc)
     return SAMPLERS[method](adjacency, size, config, seed=seed, starts=starts)

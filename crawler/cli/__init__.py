@@ -16,11 +16,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from webcrawl.crawler.cli._help import attach_examples
+from webcrawl.crawler.cli._help import attach_examples, iter_parsers
+from webcrawl.crawler.cli._output import add_output_options, configured_logging
 from webcrawl.storage._version import __version__
 from webcrawl.storage.errors import WebcrawlError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_STATUSES", "build_parser", "main"]
 
 # Sub-command modules, in the order ``--help`` lists them.
 COMMAND_MODULES = (
@@ -36,10 +37,26 @@ COMMAND_MODULES = (
     "webcrawl.crawler.cli.report",
 )
 
+EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what `cmd | head` shells expect
+#: Every exit status of the ``webcrawl`` command and its meaning (the CLI reference prints
+#: this table).  4 is ``webcrawl.crawler.cli.crawl.EXIT_NO_SEED_FETCHED``.
+EXIT_STATUSES = {
+    EXIT_OK: "success",
+    EXIT_ERROR: "an error, said in one line on stderr: bad input, data the command cannot "
+                "use, a file that cannot be read or written, a second writer of a crawl "
+                "database, a politeness violation found by the demo's audit",
+    EXIT_USAGE: "a usage error: an unknown option, a value out of range",
+    4: "`crawl`: none of the seeds could be fetched (no HTTP answer: refused connections, "
+       "DNS failures, timeouts, robots.txt unreachable or excluding them), like wget's "
+       "network failure",
+    EXIT_INTERRUPTED: "stopped by Ctrl-C or SIGTERM; a crawl stops cleanly and "
+                      "`webcrawl crawl --db FILE --resume` continues it",
+    EXIT_BROKEN_PIPE: "the reader of standard output went away (`webcrawl export ... | head`)",
+}
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -67,8 +84,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for leaf in _leaf_parsers(parser):
+        add_output_options(leaf)
     attach_examples(parser)
     return parser
+
+
+def _leaf_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parsers that run a command (those without sub-commands of their own)."""
+    leaves = [sub for _path, sub in iter_parsers(parser)
+              if not any(isinstance(a, argparse._SubParsersAction) for a in sub._actions)]
+    return list(dict.fromkeys(leaves))  # an alias shares its command's parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -78,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
-        return int(args.func(args) or 0)
+        with configured_logging(args):
+            return int(args.func(args) or 0)
     except WebcrawlError as exc:
         print(f"webcrawl: error: {exc}", file=sys.stderr)
         return EXIT_ERROR

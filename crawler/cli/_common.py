@@ -124,9 +124,11 @@ def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str)
     from webcrawl.crawler.settings import CrawlSettings
 
     d = CrawlSettings()
-    parser.add_argument("--resolve", action="append", default=None, metavar="PATTERN=ADDR",
-                        help="resolve hosts matching a glob (e.g. '*.test=127.0.0.1', "
-                             "'*:443=127.0.0.1:8443') to ADDR; repeatable")
+    parser.add_argument("--resolve", action="append", default=None, metavar="RULE",
+                        help="send hosts matching a glob to a fixed address instead of DNS: "
+                             "PATTERN[:PORT]=ADDR[:PORT] ('*.test=127.0.0.1', "
+                             "'*:443=127.0.0.1:8443') or curl's HOST:PORT:ADDR "
+                             "('docs.example.org:80:127.0.0.1'); repeatable, first match wins")
     parser.add_argument("--delay-factor", type=nonneg_float, default=None, metavar="F",
                         help=f"wait F times the last fetch time (default "
                              f"{d.polite_delay_factor:g})")
@@ -189,7 +191,7 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
                         help="crawl settings from a TOML file: CrawlSettings field names "
                              "(polite_min_delay = 2.0) or prefix tables ([polite] "
                              "min_delay = 2.0); the options below win over it")
-    parser.add_argument("--set", dest="set_settings", action="append", default=[],
+    parser.add_argument("-s", "--set", dest="set_settings", action="append", default=[],
                         metavar="NAME=VALUE",
                         help="set any CrawlSettings field (e.g. --set retry_attempts=5, "
                              "--set scope_hosts=a.test,b.test); repeatable; wins over "

@@ -38,7 +38,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "crawl": (
         "webcrawl crawl http://site0.test:8400/ --db crawl.db --resolve '*.test=127.0.0.1' "
         "--allow-domain test",
-        "webcrawl crawl https://example.org/ --db crawl.db --max-pages 1000 --strategy opic",
+        "webcrawl crawl https://example.org/ --db crawl.db --max-fetches 1000 --strategy opic "
+        "--contact you@example.org",
+        "webcrawl crawl -i seeds.txt --db crawl.db --resolve docs.example.org:80:127.0.0.1",
         "webcrawl crawl --db crawl.db --resume",
         "webcrawl crawl http://site0.test:8400/ --db crawl.db --json > stats.json"),
     "revisit": ("webcrawl revisit --db crawl.db --budget 10/s --duration 3600",
@@ -53,20 +55,26 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "analyze degrees": ("webcrawl analyze degrees --db crawl.db --json",),
     "analyze quality": ("webcrawl analyze quality --db crawl.db --out quality",),
     "analyze changes": ("webcrawl analyze changes --db crawl.db --out changes",
+                        "webcrawl analyze changes --db crawl.db --intervals span",
                         "webcrawl analyze changes --db demo-out/crawl.db --day-seconds 1"),
     "analyze sample": ("webcrawl analyze sample --db crawl.db --method directed --size 100 "
                        "--random-seed 3",),
     "analyze smallworld": ("webcrawl analyze smallworld --db crawl.db --random-seed 1",),
-    "analyze cores": ("webcrawl analyze cores --db crawl.db --max-i 4 --max-j 4",),
+    "analyze cores": ("webcrawl analyze cores --db crawl.db --max-i 4 --max-j 4",
+                      "webcrawl analyze cores --db crawl.db --min-i 3 --min-j 3 --diverse"),
     "import": ("webcrawl import edges web-Google.txt.gz --db google.db",
                "webcrawl import warc site.warc.gz --db site.db"),
     "import edges": ("webcrawl import edges web-Google.txt.gz --db google.db",
                      "webcrawl import edges graph.txt --vertices names.txt --seed home --json"),
     "import warc": ("webcrawl import warc site.warc.gz --db site.db",),
-    "simulate": ("webcrawl simulate random-web --pages 100000 --crawl 1000",),
+    "simulate": ("webcrawl simulate random-web --pages 100000 --crawl 1000",
+                 "webcrawl simulate copying --pages 1000000 --alpha 0.1"),
     "simulate random-web": (
         "webcrawl simulate random-web --pages 100000 --crawl 1000 --strategy DEG",
         "webcrawl simulate random-web --pages 20000 --crawl 2000 --random-seed 3 --out rw"),
+    "simulate copying": (
+        "webcrawl simulate copying --pages 1000000 --alpha 0.1",
+        "webcrawl simulate copying --pages 100000 --cores --max-i 6 --max-j 6"),
     "compare": ("webcrawl compare --db crawl.db --virtual --out orderings",
                 "webcrawl compare --db bfs.db --db opic.db --strategies bfs,opic --json"),
     "export": ("webcrawl export edges --db crawl.db --output edges.tsv",

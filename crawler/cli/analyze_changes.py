@@ -40,6 +40,12 @@ def register(sub: Any) -> None:
                         help="length of a day on the crawl's clock (default: the one the "
                              "revisit stored, else 86400)")
     add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
+    parser.add_argument("--intervals", choices=("rate", "span"), default="rate",
+                        help="a page's average change interval in the per-host and "
+                             "per-class tables: rate (1 / the bias-reduced rate estimate, "
+                             "default) or span (observed span / changes seen, Cho and "
+                             "Garcia-Molina's, which saturates at the visit interval); "
+                             "the overall rows show both")
     add_json_option(parser)
     parser.set_defaults(func=run)
 
@@ -59,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
     history = read_history(existing_db(args.db), text=False)
     day, source = resolve_day_seconds(history.meta, args.seconds_per_day)
-    report = change_report(history_visit_log(history, day).log)
+    method = {"rate": "estimate", "span": "paper"}[args.intervals]
+    report = change_report(history_visit_log(history, day).log, intervals=method)
     if report.rate_summary()["pages_revisited"] == 0:
         raise ConfigError(f"{args.db} was never revisited: change analytics need pages "
                           "fetched at least twice (run 'webcrawl revisit --db "
@@ -75,17 +82,21 @@ def run(args: argparse.Namespace) -> int:
     window = (f"{report.n_visits} visits over a {report.window_days:.4g}-day window; "
               f"pages with no change seen are censored at their observed span, median "
               f"{report.median_span_days:.4g} days")
-    overall: list[Any] = ["all", int(report.pages_by_host.sum()),
+    pages = int(report.pages_by_host.sum())
+    overall: list[Any] = [f"all ({_METHOD_NAMES[method]})", pages,
                           *report.bucket_overall.tolist()]
+    other = "paper" if method == "estimate" else "estimate"
+    beside = [f"all ({_METHOD_NAMES[other]})", pages,
+              *getattr(report, f"bucket_overall_{other}").tolist()]
     for key, names, counts, table in (
             ("host", report.host_names, report.pages_by_host, report.bucket_by_host),
             ("domain class", report.class_names, report.pages_by_class,
              report.bucket_by_class)):
-        rows = [overall] + [[name, int(n), *row.tolist()] for name, n, row in
+        rows = [overall, beside] + [[name, int(n), *row.tolist()] for name, n, row in
                             zip(names, counts, table, strict=True) if n > 0]
         print_table([key, "pages", *labels], rows,
-                    title=f"Fraction of pages by average change interval, by {key} "
-                          f"({window})")
+                    title=f"Fraction of pages by average change interval, by {key}, "
+                          f"interval = {_METHOD_NAMES[method]} ({window})")
         print()
     print_table(["method", *[label for label, _ in LIFESPAN_BUCKETS]],
                 [["1 (observed)", *report.lifespan_buckets1.tolist()],
@@ -108,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+_METHOD_NAMES = {"estimate": "1 / rate", "paper": "span / changes"}
 _DAY_SOURCES = {"given": "--day-seconds", "stored": "stored by the revisit",
                 "default": "the default; the database stores no day length"}
 

@@ -75,6 +75,10 @@ def _register_sample(sub: Any) -> None:
     parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="seed of the random walks (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
+    parser.add_argument("--whole-graph", action="store_true",
+                        help="directed: walk the whole graph even when it is not strongly "
+                             "connected (the sample is then biased); by default the walk "
+                             "runs on the largest strongly connected component")
     parser.add_argument("--show", type=nonneg_int, default=20, metavar="N",
                         help="sampled pages to list (default 20; JSON lists all)")
     add_graph_option(parser)
@@ -92,14 +96,17 @@ def run_sample(args: argparse.Namespace) -> int:
     if args.walk_lengths is not None:
         return _run_walk_lengths(graph, config, args)
     print(f"sampling {args.size} of {graph.n} nodes ({args.method})", file=sys.stderr)
-    sample = sample_pages(graph, args.size, args.method, config, seed=args.seed)
+    sample = sample_pages(graph, args.size, args.method, config, seed=args.seed,
+                          largest_scc=not args.whole_graph)
     report = bias_report(graph, sample)
+    ran_on = {"graph": sample.scope, "pages": int(sample.population.sum()),
+              "why": sample.scope_reason}
     in_deg = np.bincount(graph.adjacency.indices, minlength=graph.n)
     out_deg = np.diff(graph.adjacency.indptr)
     if args.json:
         print_json({
             "graph": graph.info(),
-            "method": sample.method, "size": int(sample.nodes.size),
+            "method": sample.method, "ran_on": ran_on, "size": int(sample.nodes.size),
             "distinct": sample.distinct, "candidates": sample.candidates,
             "traversals": sample.traversals, "visited": sample.visited,
             "sample": [graph.urls[i] for i in sample.nodes.tolist()],
@@ -112,8 +119,10 @@ def run_sample(args: argparse.Namespace) -> int:
     print_table(["url", "times", "in", "out"],
                 [[graph.urls[i], times[i], int(in_deg[i]), int(out_deg[i])]
                  for i in shown.tolist()],
-                title=f"{sample.method} sample of the {graph.describe()}: "
-                      f"{sample.nodes.size} drawn, {sample.distinct} "
+                title=f"{sample.method} sample of the {graph.describe()}, walked on "
+                      f"{sample.scope}"
+                      + (f" ({sample.scope_reason})" if sample.scope_reason else "")
+                      + f": {sample.nodes.size} drawn, {sample.distinct} "
                       f"distinct, {sample.traversals} link traversals"
                       + (f" (first {len(shown)} listed)" if len(shown) < len(nodes) else ""))
     for name, bias in (("in-degree", report.in_degree), ("out-degree", report.out_degree)):
@@ -131,7 +140,7 @@ def _run_walk_lengths(graph: Any, config: Any, args: argparse.Namespace) -> int:
         raise ConfigError(f"--walk-lengths must be integers, got {args.walk_lengths!r}") \
             from None
     reports = bias_by_walk_length(graph, args.size, lengths, args.method, config,
-                                  seed=args.seed)
+                                  seed=args.seed, largest_scc=not args.whole_graph)
     if args.json:
         print_json({"method": args.method, "size": args.size,
                     "by_walk_length": [{"walk_length": n, "bias": dataclasses.asdict(r)}
@@ -251,17 +260,13 @@ def _paths_dict(paths: Any) -> dict[str, Any]:
 def _register_cores(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "cores", help="count (i, j) bipartite cores (trawling)",
-        description="Count center sets of j pages that at least i pages all link to "
-                    "(Kumar et al.'s (i, j) cores), for i and j up to the given maxima.")
+        description="Trawl the graph for Kumar et al.'s bipartite cores (elimination "
+                    "and generation filters, then the residual enumerated): C(i, j) is "
+                    "the number of cores (fans all linking to the same centers, in no "
+                    "larger such set) that contain at least one K(i, j): at least i "
+                    "fans and j centers.  Also the cores by exact size (maximal).")
     add_db_option(parser)
-    parser.add_argument("--max-i", type=positive_int, default=4, metavar="I",
-                        help="most fans counted (default 4)")
-    parser.add_argument("--max-j", type=positive_int, default=4, metavar="J",
-                        help="most centers counted (default 4)")
-    parser.add_argument("--min-i", type=positive_int, default=2, metavar="I",
-                        help="fewest fans counted (default 2)")
-    parser.add_argument("--min-j", type=positive_int, default=2, metavar="J",
-                        help="fewest centers counted (default 2)")
+    add_core_options(parser, smallest=2, largest=4)
     parser.add_argument("--diverse", action="store_true",
                         help="Kumar's diverse cores: ignore same-host links and count "
                              "fans on distinct hosts")
@@ -272,11 +277,35 @@ def _register_cores(sub: Any) -> None:
     parser.set_defaults(func=run_cores)
 
 
-def run_cores(args: argparse.Namespace) -> int:
-    from webcrawl.analysis.graph.cores import CoreConfig, bipartite_cores
+def add_core_options(parser: argparse.ArgumentParser, *, smallest: int, largest: int,
+                     prefix: str = "") -> None:
+    """``--min-i/-j``, ``--max-i/-j`` and ``--max-sets`` of a core count."""
+    for bound, default, what in (("min", smallest, "fewest"), ("max", largest, "most")):
+        for side, noun in (("i", "fans"), ("j", "centers")):
+            parser.add_argument(f"--{bound}-{side}", type=positive_int, default=default,
+                                metavar=side.upper(),
+                                help=f"{prefix}{what} {noun} of a core "
+                                     f"{'tabulated ' if bound == 'max' else ''}"
+                                     f"(default {default})")
+    parser.add_argument("--max-sets", type=positive_int, default=5_000_000, metavar="N",
+                        help=f"{prefix}stop with an error past N cores (default 5000000; "
+                             "the time grows with it, the memory does not)")
 
-    config = CoreConfig(max_i=args.max_i, max_j=args.max_j, min_i=args.min_i,
-                        min_j=args.min_j, diverse=args.diverse, examples=args.examples)
+
+def core_config(args: argparse.Namespace, *, diverse: bool = False,
+                examples: int = 0) -> Any:
+    """The :class:`~webcrawl.analysis.graph.cores.CoreConfig` of :func:`add_core_options`."""
+    from webcrawl.analysis.graph.cores import CoreConfig
+
+    return CoreConfig(max_i=args.max_i, max_j=args.max_j, min_i=args.min_i,
+                      min_j=args.min_j, diverse=diverse, max_sets=args.max_sets,
+                      examples=examples)
+
+
+def run_cores(args: argparse.Namespace) -> int:
+    from webcrawl.analysis.graph.cores import bipartite_cores
+
+    config = core_config(args, diverse=args.diverse, examples=args.examples)
     graph = _load(args)
     cores = bipartite_cores(graph, config)
     examples = [{"fans": [graph.urls[f] for f in core.fans.tolist()],
@@ -285,16 +314,11 @@ def run_cores(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"graph": graph.info(), "diverse": cores.diverse, "links": cores.links,
                     "i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
-                    "center_sets": cores.center_sets, "pruned_links": cores.pruned_links,
-                    "examples": examples})
+                    "maximal": cores.maximal, "cores": cores.cores,
+                    "generated": cores.generated, "pruned_links": cores.pruned_links,
+                    "residual_links": cores.residual_links, "examples": examples})
         return 0
-    kind = "diverse (i, j) cores" if cores.diverse else "(i, j) cores"
-    print_table(["i \\ j", *(str(j) for j in cores.j_values.tolist())],
-                [[i, *row] for i, row in zip(cores.i_values.tolist(), cores.counts.tolist(),
-                                             strict=True)],
-                title=f"maximal {kind} of the {graph.describe()}: exactly i fans all "
-                      f"linking to the same j centers, in no larger core "
-                      f"({cores.links} links counted)")
+    print_core_tables(cores, f"the {graph.describe()}")
     for k, ex in enumerate(examples, 1):
         print(f"\nexample {k}: {len(ex['fans'])} fans -> {len(ex['centers'])} centers")
         for url in ex["centers"]:
@@ -302,3 +326,21 @@ def run_cores(args: argparse.Namespace) -> int:
         for url in ex["fans"]:
             print(f"  fan    {url}")
     return 0
+
+
+def print_core_tables(cores: Any, graph_name: str) -> None:
+    """The headline C(i, j) table, then the maximal cores by exact size."""
+    kind = "diverse cores" if cores.diverse else "cores"
+    fans = "fans on distinct hosts" if cores.diverse else "fans"
+    i_list, j_list = cores.i_values.tolist(), cores.j_values.tolist()
+    print_table(["i \\ j", *(str(j) for j in j_list)],
+                [[i, *row] for i, row in zip(i_list, cores.counts.tolist(), strict=True)],
+                title=f"C(i, j) of {graph_name}: {kind} containing at least one K(i, j) "
+                      f"(>= i {fans} all linking to the same >= j centers); "
+                      f"{cores.cores} cores, {cores.generated} by the generation filter; "
+                      f"{cores.links} links, {cores.pruned_links} after elimination, "
+                      f"{cores.residual_links} after generation")
+    print()
+    print_table(["i \\ j", *(str(j) for j in j_list)],
+                [[i, *row] for i, row in zip(i_list, cores.maximal.tolist(), strict=True)],
+                title=f"maximal {kind} by exact size: exactly i {fans}, exactly j centers")

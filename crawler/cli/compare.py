@@ -7,7 +7,6 @@ A thin layer over :func:`webcrawl.analysis.ordering.compare.compare_crawl`: prin
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +15,26 @@ from webcrawl.crawler.cli._common import (
     add_json_option,
     existing_db,
     int_range,
+    nonneg_float,
     positive_int,
     print_json,
     print_table,
     seed_int,
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._output import end_stages, stage_display
+from webcrawl.storage.errors import ConfigError
 
 DEFAULT_STRATEGIES = "bfs,dfs,random,backlink,pagerank,opic"
+
+
+#: The simulated politeness options of ``--timed``: flag, type, metavar, meaning.
+_POLITENESS = [
+    ("--connections", positive_int, "C", "requests in flight, one per host"),
+    ("--min-delay", nonneg_float, "S", "minimum wait between two requests to a host"),
+    ("--delay-factor", nonneg_float, "F", "wait of F times the fetch time"),
+    ("--max-delay", nonneg_float, "S", "cap of the wait"),
+]
 
 
 def register(sub: Any) -> None:
@@ -49,11 +60,28 @@ def register(sub: Any) -> None:
                              "(default 10; 0 skips it)")
     parser.add_argument("--remote-only", action="store_true",
                         help="PageRank over links between different hosts only")
-    parser.add_argument("--max-pages", type=positive_int, metavar="N",
-                        help="stop virtual crawls after N fetches (default: the whole "
-                             "fetchable set, the URLs the recorded crawl got an answer for)")
+    parser.add_argument("--max-fetches", "--max-pages", dest="max_pages", type=positive_int,
+                        metavar="N",
+                        help="stop virtual crawls after N URLs fetched, as crawl's "
+                             "--max-fetches counts them (default: the whole fetchable set, "
+                             "the URLs the recorded crawl got an answer for)")
     parser.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
                         help="random seed of randomised strategies (default 0)")
+    parser.add_argument("--strategy-opt", action="append", default=[],
+                        metavar="[NAME.]KEY=VALUE",
+                        help="an option of the strategies that take KEY (or of strategy NAME "
+                             "only), e.g. batch-pagerank.every=500; repeatable")
+    parser.add_argument("--history", type=Path, metavar="DB",
+                        help="the previous crawl database the historical ordering ranks by")
+    parser.add_argument("--timed", action="store_true",
+                        help="replay in simulated time under politeness: per-time capture "
+                             "and each ordering's simulated duration (--virtual)")
+    for flag, kind, metavar, what in _POLITENESS:
+        parser.add_argument(flag, type=kind, metavar=metavar,
+                            help=f"simulated {what} (default: the recorded crawl's)")
+    parser.add_argument("--fetch-time", type=nonneg_float, default=0.5, metavar="S",
+                        help="simulated fetch seconds of pages nothing was measured for "
+                             "(an imported graph; default 0.5)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)
     add_json_option(parser)
@@ -66,12 +94,19 @@ def run(args: argparse.Namespace) -> int:
     from webcrawl.analysis.report.comparison_files import write_comparison
 
     paths = [existing_db(p) for p in args.db]
+    if args.timed and not args.virtual:
+        raise ConfigError("--timed simulates replays: use it with --virtual")
     settings = CompareSettings(
         quality=QualitySettings(slices=args.slices, checkpoints=args.checkpoints,
                                 remote_only=args.remote_only),
-        virtual=args.virtual, max_pages=args.max_pages, seed=args.seed, graph=args.graph)
-    comparison = compare_crawl(paths, args.strategies.split(","), settings=settings,
-                               progress=_progress)
+        virtual=args.virtual, max_pages=args.max_pages, seed=args.seed, graph=args.graph,
+        timed=args.timed, connections=args.connections, min_delay=args.min_delay,
+        delay_factor=args.delay_factor, max_delay=args.max_delay,
+        fetch_seconds=args.fetch_time)
+    strategies = strategy_specs(args.strategies.split(","), args.strategy_opt, args.history)
+    show = stage_display(args)
+    comparison = compare_crawl(paths, strategies, settings=settings, progress=show)
+    end_stages(show)
     written = write_comparison(comparison, args.out) if args.out else []
     if args.json:
         print_json(comparison.to_dict())
@@ -89,5 +124,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+def strategy_specs(names: list[str], opts: list[str], history: Path | None) -> list[str]:
+    """Each strategy's spec with the ``--strategy-opt`` options that apply to it.
+
+    ``NAME.KEY=VALUE`` applies to strategy NAME; ``KEY=VALUE`` to every listed strategy
+    that has option KEY (one must).  ``--history DB`` is ``historical.history=DB``.
+    """
+    import webcrawl.analysis.ordering.strategies  # noqa: F401  (registers the built-in ones)
+    from webcrawl.analysis.ordering.strategies import get_strategy, parse_spec, strategy_spec
+
+    names = [n.strip() for n in names if n.strip()]
+    options: dict[str, dict[str, str]] = {n: {} for n in names}
+    given = [*opts, *([f"historical.history={history}"] if history is not None else [])]
+    for opt in given:
+        key, eq, value = opt.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"--strategy-opt {opt!r}: [NAME.]KEY=VALUE expected")
+        target, dot, key = key.rpartition(".") if "." in key else ("", "", key)
+        if dot and target not in options:
+            raise ConfigError(f"--strategy-opt {opt!r}: {target!r} is not among the "
+                              "strategies compared")
+        takers = [n for n in names if (not dot or n == target)
+                  and key in get_strategy(parse_spec(n)[0]).OPTIONS]
+        if not takers:
+            raise ConfigError(f"--strategy-opt {opt!r}: no strategy compared has option "
+                              f"{key!r}")
+        for name in takers:
+            options[name][key] = value
+    return [strategy_spec(n, options[n]) for n in names]
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +36,22 @@ def register(sub: Any) -> None:
                                    "its stored settings and strategy; options given again "
                                    "replace them, with a note.")
     p.add_argument("seeds", nargs="*", metavar="SEED_URL",
-                   help="start URLs (optional with --resume)")
+                   help="start URLs (optional with --resume or --input-file)")
+    p.add_argument("-i", "--input-file", type=Path, default=None, metavar="FILE",
+                   help="read more start URLs from FILE, one a line (blank lines and lines "
+                        "starting with '#' are skipped); '-' reads standard input")
     p.add_argument("--db", required=True, type=Path, metavar="PATH", help="the crawl database")
     p.add_argument("--resume", action="store_true",
                    help="continue the crawl stored in --db, with its stored settings")
     p.add_argument("--strategy", default=None, metavar="NAME",
                    help="crawl ordering: bfs (default), dfs, random, backlink, pagerank, opic, "
+                        "batch-pagerank, partial-pagerank, larger-sites-first, historical, "
                         "or a registered custom one (a resume keeps the stored one)")
+    p.add_argument("--strategy-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of --strategy, e.g. every=500 for batch-pagerank; "
+                        "stored with the crawl; repeatable")
+    p.add_argument("--history", type=Path, default=None, metavar="DB",
+                   help="the previous crawl database --strategy historical ranks by")
     p.add_argument("--random-seed", dest="seed", type=nonneg_int, default=None, metavar="N",
                    help=f"seed of randomised strategies (default {d.frontier_seed})")
     add_deprecated_alias(p, "--seed", "--random-seed")
@@ -49,9 +59,13 @@ def register(sub: Any) -> None:
                    help="crawl hosts matching GLOB (default: the seeds' hosts); repeatable")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN",
                    help="crawl DOMAIN and its subdomains; repeatable")
-    p.add_argument("--max-pages", type=nonneg_int, default=None, metavar="N",
-                   help="stop after N pages were fetched, over resumes (default: no "
-                        "limit); the rest stays queued for a resume with a higher limit")
+    p.add_argument("--max-fetches", "--max-pages", dest="max_pages", type=nonneg_int,
+                   default=None, metavar="N",
+                   help="stop after N URLs were fetched, over resumes: every URL whose "
+                        "request ended counts, whatever the answer (an HTML page, another "
+                        "file, a redirect, an HTTP error) or the failure; robots.txt and "
+                        "sitemap files do not (default: no limit); the rest stays queued "
+                        "for a resume with a higher limit")
     p.add_argument("--max-depth", type=nonneg_int, default=None, metavar="N",
                    help="follow links at most N steps from a seed (default: no limit)")
     p.add_argument("--max-per-host", type=nonneg_int, default=None, metavar="N",
@@ -67,13 +81,13 @@ def register(sub: Any) -> None:
                         "hosts a stable hash gives it; one coordinator writes the database "
                         f"(default {d.workers}: the single-process engine, which is as fast "
                         "on a small crawl and starts quicker; 2 uses both cores of a "
-                        "2-core machine, see README 'Sharded crawl')")
+                        "2-core machine; see the user guide, 'Clusters')")
     p.add_argument("--ray", default=None, metavar="ADDRESS",
                    help="run the workers as actors of the Ray cluster whose head is at "
                         "ADDRESS (HOST:PORT); this process stays the coordinator and the "
                         "only database writer (--workers actors, default one per CPU of "
-                        "the cluster; needs pip install 'webcrawl[cluster]', see README "
-                        "'Crawling on a Ray cluster')")
+                        "the cluster; needs pip install 'webcrawl[cluster]'; see the user "
+                        "guide, 'Clusters')")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
@@ -81,7 +95,6 @@ def register(sub: Any) -> None:
     add_warc_option(p)
     p.add_argument("--json", action="store_true",
                    help="print the final statistics as JSON on stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
 
 
@@ -107,33 +120,57 @@ def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
     return merge_layers(*settings_layers(args, options))
 
 
+def _strategy_spec(args: argparse.Namespace, given: dict[str, Any]) -> None:
+    """Fold ``--strategy-opt`` and ``--history`` into the strategy's spec (stored with
+    the crawl as its strategy, see ``analysis.ordering.strategies.registry``)."""
+    from webcrawl.analysis.ordering.strategies import strategy_spec
+
+    options = {}
+    for opt in args.strategy_opt:
+        key, eq, value = opt.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"--strategy-opt {opt!r}: KEY=VALUE expected")
+        options[key] = value
+    if args.history is not None:
+        options["history"] = str(args.history.resolve())
+    if not options:
+        return
+    if "frontier_strategy" not in given:
+        raise ConfigError("--strategy-opt and --history apply to --strategy NAME: give it")
+    given["frontier_strategy"] = strategy_spec(given["frontier_strategy"], options)
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl crawl``."""
     from webcrawl.crawler import eventloop
     from webcrawl.storage.lock import WriterLock
 
+    if args.input_file is not None:
+        args.seeds = [*args.seeds, *read_seed_file(args.input_file)]
     if not args.seeds and not args.resume:
-        raise ConfigError("give at least one SEED_URL (or --resume)")
+        raise ConfigError("give at least one SEED_URL (or --input-file FILE, or --resume)")
     if args.resume and not args.db.exists():
         raise ConfigError(f"nothing to resume: no crawl database at {args.db}")
     if args.db.exists():
         WriterLock.probe(args.db)  # a second writer is refused before the heavy imports
 
     from webcrawl.analysis.ordering.strategies import get_strategy
+    from webcrawl.crawler.engine import Crawler
     from webcrawl.crawler.progress import Progress, format_summary, stop_on_signals
-    from webcrawl.crawler.shard import open_crawler
 
     given = _given_settings(args)
+    _strategy_spec(args, given)
     if "frontier_strategy" in given:
         get_strategy(given["frontier_strategy"])  # unknown -> ConfigError listing known ones
-    # The library restores a resumed crawl's stored settings and strategy.
+    # The library layers the settings (a resumed crawl's stored ones first) and picks
+    # the downloader: worker processes when they ask for workers > 1.
     if args.ray is not None:
         from webcrawl.crawler.shard.ray_transport import open_ray_crawler
 
         crawler = open_ray_crawler(args.db, args.seeds, address=args.ray, resume=args.resume,
                                    overrides=given)
     else:
-        crawler = open_crawler(args.db, args.seeds, resume=args.resume, overrides=given)
+        crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=given)
     settings = crawler.settings
     for note in crawler.notes:
         print(f"webcrawl: note: {note}", file=sys.stderr)
@@ -167,4 +204,34 @@ def run(args: argparse.Namespace) -> int:
             print(f"stopped; continue with: webcrawl crawl --db {args.db} --resume",
                   file=sys.stderr)
         return 130
+    if not args.resume and not answered(crawler.stats.outcomes):
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(crawler.stats.outcomes.items()) if v)
+        print(f"webcrawl: error: no seed could be fetched ({outcomes or 'no request made'})",
+              file=sys.stderr)
+        return EXIT_NO_SEED_FETCHED
     return 0
+
+
+#: Exit status of a crawl none of whose seeds got an HTTP answer (wget's 4, "network
+#: failure"); the statuses are listed in ``webcrawl.crawler.cli``.
+EXIT_NO_SEED_FETCHED = 4
+#: Outcomes of a URL that got an HTTP answer.
+_ANSWERED = ("fetched", "not_html", "redirect", "not_modified", "http_error", "too_large")
+
+
+def answered(outcomes: Mapping[str, int]) -> int:
+    """URLs that got an HTTP answer (any status), among ``outcomes``' counts."""
+    return sum(outcomes.get(k, 0) for k in _ANSWERED)
+
+
+def read_seed_file(path: Path) -> list[str]:
+    """Seed URLs from ``path`` (``-``: standard input): one a line, blank lines and
+    ``#`` comments skipped."""
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"no seed file at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read seeds from {path}: {exc}") from None
+    seeds = [line.strip() for line in text.splitlines()]
+    return [s for s in seeds if s and not s.startswith("#")]

@@ -11,7 +11,6 @@ against the truth) and writes ``OUT/report.html``.  Every step is announced on
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from webcrawl.crawler import eventloop
 from webcrawl.storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
@@ -242,7 +242,7 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
     """Steps 2-8, while the fixture server runs."""
     from webcrawl.analysis.graph.loader import load_graph
     from webcrawl.analysis.report import ReportInputs
-    from webcrawl.fixtures import describe_failures
+    from webcrawl.fixtures.audit import describe_failures
 
     with steps.step("crawl", f"crawling politely with bfs into {db}"):
         stats = _crawl(s, server.seed_url, db, steps.stream)
@@ -266,7 +266,11 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
     with steps.step("revisit", f"revisiting for {s.revisit_seconds:g} s "
                                f"({s.revisit_seconds / s.day_seconds:g} simulated days)"):
         change = _revisit(s, web, server, db, steps, result)
-    return ReportInputs(**{**inputs, **change, "facts": facts})
+    from webcrawl.crawler.config import settings_dict
+    from webcrawl.crawler.settings import CrawlSettings
+
+    return ReportInputs(**{**inputs, **change, "facts": facts,
+                           "setting_defaults": settings_dict(CrawlSettings())})
 
 
 def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlStats:
@@ -287,7 +291,7 @@ def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlSta
         finally:
             await progress.stop()
 
-    asyncio.run(main())
+    eventloop.run(main())
     print("      " + format_summary(crawler.stats), file=stream)
     return crawler.stats
 
@@ -369,7 +373,7 @@ def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db:
         return {}
     settings = RevisitSettings(policy=s.revisit_policy, budget=s.revisit_budget,
                                duration=s.revisit_seconds, day_seconds=s.day_seconds)
-    stats = asyncio.run(RevisitCrawler(db, settings, s.crawl_settings()).run())
+    stats = eventloop.run(RevisitCrawler(db, settings, s.crawl_settings()).run())
     steps.say("      " + stats.summary())
     result.figures["revisits"] = stats.as_dict()
     clock = SimClock(wall_ref=time.time(), sim_day=server.sim_days(),
@@ -403,8 +407,9 @@ def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db:
 def _summary_lines(r: DemoResult) -> list[str]:
     c, fig = r.crawl, r.figures
     lines = [
-        f"crawled {c.get('pages', 0):,} pages on {c.get('hosts', 0)} hosts in "
-        f"{c.get('seconds', 0):.1f} s ({c.get('pages_per_second', 0):.0f} pages/s); "
+        f"crawled {c.get('outcomes', {}).get('fetched', 0):,} HTML pages "
+        f"({c.get('pages', 0):,} URLs fetched) on {c.get('hosts', 0)} hosts in "
+        f"{c.get('seconds', 0):.1f} s ({c.get('pages_per_second', 0):.0f} URLs/s); "
         f"politeness audit: {r.audit_violations} violations",
     ]
     if "graph" in fig:

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from webcrawl.crawler.cli._common import add_db_option, check_output, existing_db, positive_float
 from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._output import is_stdout
 from webcrawl.storage.errors import ConfigError
 
 __all__ = ["register"]
@@ -61,7 +62,7 @@ def register(sub: Any) -> None:
                         help="rates: length of a day on the crawl's clock (default: the one "
                              "the revisit stored, else 86400)")
     parser.add_argument("-o", "--output", dest="out", type=Path, metavar="FILE",
-                        help="output file (default: standard output)")
+                        help="output file ('-' or none: standard output)")
     add_deprecated_alias(parser, "--seconds-per-day", "--day-seconds")
     add_deprecated_alias(parser, "--out", "--output")
     parser.set_defaults(func=run)
@@ -140,14 +141,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "parquet":
         return _parquet(args, db)
     export = _exporter(args)
-    if args.out is None:
-        try:
-            rows = export(db, sys.stdout)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            # The reader went away (`| head`): not an error; silence the final flush.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
+    if args.out is None or is_stdout(args.out):
+        # A reader that goes away (`| head`) ends the command quietly: BrokenPipeError
+        # is handled where every command's is, in webcrawl.crawler.cli.main.
+        rows = export(db, sys.stdout)
+        sys.stdout.flush()
     else:
         check_output(args.out)
         # Write beside the target and rename: a failure (disk full) leaves no partial file.

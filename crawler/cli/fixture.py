@@ -7,7 +7,9 @@ shared helper adds them), so ``truth`` describes exactly what ``serve`` serves.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,27 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
                         help="faults, e.g. '5xx:0.02,429:0.01,trap@0' (see fixtures.faults)")
 
 
+#: A DNS host name (RFC 1123 labels, 253 characters at most).
+_HOST_NAME = re.compile(r"(?=.{1,253}\.?$)(?!-)[A-Za-z0-9-]{1,63}(?<!-)"
+                        r"(\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?")
+
+
+def bind_address(text: str) -> str:
+    """``--bind``: an IP address (IPv6 with or without brackets) or a host name."""
+    bare = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    try:
+        return str(ipaddress.ip_address(bare))
+    except ValueError:
+        pass
+    if _HOST_NAME.fullmatch(text) and not text.rstrip(".").rpartition(".")[2].isdigit():
+        return text  # (a numeric top label: a mistyped IPv4 address, RFC 1123 2.1)
+    raise argparse.ArgumentTypeError(f"not an IP address or host name: {text!r}")
+
+
+def _host_port(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def config_from_args(args: argparse.Namespace) -> Any:
     """A validated FixtureConfig from the shared arguments (FixtureError if invalid)."""
     from webcrawl.fixtures import FaultSpec, FixtureConfig
@@ -81,7 +104,8 @@ def register(sub: Any) -> None:
 
     serve = fsub.add_parser("serve", help="serve the fixture web until interrupted")
     add_web_arguments(serve, port_help="port to listen on")
-    serve.add_argument("--bind", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--bind", type=bind_address, default="127.0.0.1",
+                       help="address (default 127.0.0.1)")
     serve.add_argument("--start-day", type=nonneg_float, default=0.0,
                        help="simulated day at start (default 0)")
     serve.add_argument("--latency", type=float_range(0.0, 60.0), default=0.0,
@@ -97,7 +121,8 @@ def register(sub: Any) -> None:
     audit = fsub.add_parser("audit", help="print the politeness audit of a running server")
     audit.add_argument("--port", type=int_range(1, 65535), required=True,
                        help="port of the fixture server")
-    audit.add_argument("--bind", default="127.0.0.1", help="its address (default 127.0.0.1)")
+    audit.add_argument("--bind", type=bind_address, default="127.0.0.1",
+                       help="its address (default 127.0.0.1)")
     audit.add_argument("--max-concurrency", type=positive_int, default=None,
                        help="allowed requests in flight per host")
     audit.add_argument("--min-gap", type=nonneg_float, default=None,
@@ -146,7 +171,7 @@ def _serve(args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         print(f"serving {web.pages} pages on {web.hosts} hosts at "
-              f"{args.bind}:{server.port}", file=sys.stderr)
+              f"{_host_port(args.bind, server.port)}", file=sys.stderr)
         print(server.seed_url, flush=True)
         print(f"hint: webcrawl crawl {server.seed_url} --db crawl.db "
               f"--resolve '*.test={args.bind}' --allow-domain test", file=sys.stderr)
@@ -156,7 +181,9 @@ def _serve(args: argparse.Namespace) -> int:
             await server.close()
         print("stopped", file=sys.stderr)
 
-    asyncio.run(run())
+    from webcrawl.crawler import eventloop
+
+    eventloop.run(run())
     return 0
 
 
@@ -181,15 +208,15 @@ def _audit(args: argparse.Namespace) -> int:
         query["max_concurrency"] = str(args.max_concurrency)
     if args.min_gap is not None:
         query["min_gap"] = str(args.min_gap)
-    url = (f"http://{args.bind}:{args.port}/__fixture__/audit?"
+    url = (f"http://{_host_port(args.bind, args.port)}/__fixture__/audit?"
            + urllib.parse.urlencode(query))
     try:
         with urllib.request.urlopen(url, timeout=30) as resp:
             report = json.load(resp)
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise ConfigError(f"no fixture server answering at {args.bind}:{args.port} "
-                          f"({reason})") from exc
+        raise ConfigError(f"no fixture server answering at {_host_port(args.bind, args.port)}"
+                          f" ({reason})") from exc
     json.dump(report, sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0

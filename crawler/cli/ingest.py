@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from webcrawl.crawler.cli._common import add_json_option
+from webcrawl.crawler.cli._output import end_stages, stage_display
 
 __all__ = ["register"]
 
@@ -54,25 +54,23 @@ def register(sub: Any) -> None:
                       help="the crawl database to create")
     warc.add_argument("--skip-bad", action="store_true",
                       help="skip a damaged record (reported) instead of stopping there")
-    warc.add_argument("--quiet", action="store_true", help="no progress line")
     add_json_option(warc)
     warc.set_defaults(func=run_warc)
-
-
-def _say(line: str) -> None:
-    print(f"webcrawl: {line}", file=sys.stderr, flush=True)
 
 
 def run_edges(args: argparse.Namespace) -> int:
     from webcrawl.storage.edgelist import import_edges
 
+    show = None if args.json else stage_display(args)
     result = import_edges(args.file, args.db, vertices=args.vertices, seeds=args.seed,
-                          progress=None if args.json else _say)
+                          progress=show)
+    end_stages(show)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     else:
         print(f"imported {result.edges:,} links between {result.nodes:,} nodes "
-              f"({result.pages_with_links:,} with out-links, {result.hosts:,} hosts) "
+              f"({result.pages_with_links:,} with out-links, {result.hosts:,} "
+              f"host{'' if result.hosts == 1 else 's'}) "
               f"in {result.seconds:.1f} s ({result.edges_per_second:,.0f} links/s)")
     return 0
 

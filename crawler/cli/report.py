@@ -20,6 +20,8 @@ from webcrawl.crawler.cli._common import (
     positive_int,
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli._output import end_stages, is_stdout, stage_display
+from webcrawl.storage.errors import ConfigError
 
 __all__ = ["register", "run"]
 
@@ -34,7 +36,7 @@ def register(sub: Any) -> None:
     add_db_option(p)
     p.add_argument("-o", "--output", dest="out", type=Path, default=Path("report.html"),
                    metavar="FILE",
-                   help="the HTML file to write (default %(default)s)")
+                   help="the HTML file to write ('-': standard output; default %(default)s)")
     p.add_argument("--compare", default="", metavar="NAMES",
                    help="also replay these orderings virtually over the captured graph "
                         "(comma-separated, e.g. bfs,dfs,random,backlink,pagerank,opic)")
@@ -45,7 +47,6 @@ def register(sub: Any) -> None:
                    help="length of a day on the crawl's clock for change rates (default: "
                         "the revisit run's, else 86400)")
     add_graph_option(p)
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--json", action="store_true",
                    help="print what was written as JSON on stdout")
     add_deprecated_alias(p, "--out", "--output")
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl report``."""
     import sys
 
-    from webcrawl.analysis.report import ReportSettings, build_report
+    from webcrawl.analysis.report import ReportInputs, ReportSettings, build_report
 
     compare = tuple(name.strip() for name in args.compare.split(",") if name.strip())
     if compare:
@@ -68,14 +69,35 @@ def run(args: argparse.Namespace) -> int:
             get_strategy(name)  # unknown names: one line listing the known ones
     settings = ReportSettings(top_k=args.top, compare=compare,
                               seconds_per_day=args.seconds_per_day, graph=args.graph)
+    # The report lists the crawl settings that differ from these defaults.
+    from webcrawl.crawler.config import settings_dict
+    from webcrawl.crawler.settings import CrawlSettings
 
-    def progress(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
+    inputs = ReportInputs(setting_defaults=settings_dict(CrawlSettings()))
 
+    if args.json and is_stdout(args.out):
+        raise ConfigError("--json and -o - both want standard output")
     db = existing_db(args.db)
-    check_output(args.out)
-    summary = build_report(db, args.out, settings=settings,
-                           progress=None if args.quiet else progress)
+    show = stage_display(args)
+    if is_stdout(args.out):
+        import shutil
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="webcrawl-report-") as folder:
+            written = Path(folder) / "report.html"
+            summary = build_report(db, written, settings=settings, inputs=inputs,
+                                   progress=show)
+            end_stages(show)
+            with open(written, "rb") as html:
+                shutil.copyfileobj(html, sys.stdout.buffer)
+            sys.stdout.flush()
+        out = sys.stderr  # standard output holds the report
+    else:
+        check_output(args.out)
+        summary = build_report(db, args.out, settings=settings, inputs=inputs,
+                               progress=show)
+        end_stages(show)
+        out = sys.stdout
     if args.json:
         from webcrawl.crawler.cli._common import print_json
 
@@ -86,8 +108,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     missing = ", ".join(f"{k} ({'no data' if k != 'comparison' else 'not requested'})"
                         for k in summary.missing)
-    print(f"wrote {summary.path} ({summary.size_bytes / 1e6:.1f} MB, {summary.images} plots; "
+    where = "standard output" if is_stdout(args.out) else summary.path
+    print(f"wrote {where} ({summary.size_bytes / 1e6:.1f} MB, {summary.images} plots; "
           f"{summary.pages:,} pages, {summary.urls:,} URLs, {summary.hosts} hosts; measured "
           f"on the {summary.graph['description']})"
-          + (f"; without: {missing}" if missing else ""))
+          + (f"; without: {missing}" if missing else ""), file=out)
     return 0

@@ -48,6 +48,9 @@ def read_true_rates(path: Path) -> dict[str, float]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ConfigError(f"cannot read --true-rates {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--true-rates {path}: not UTF-8 text (byte {exc.start}); need a "
+                          "TSV with 'url' and 'lambda' columns") from exc
     header = lines[0].split("\t") if lines else []
     if "url" not in header or "lambda" not in header:
         raise ConfigError(f"--true-rates {path}: need a TSV with 'url' and 'lambda' columns")
@@ -57,10 +60,10 @@ def read_true_rates(path: Path) -> dict[str, float]:
     for n, line in enumerate(lines[1:], start=2):
         cells = line.split("\t")
         try:
-            lam = float(cells[il])
+            lam, url = float(cells[il]), cells[iu]
         except (IndexError, ValueError):
             raise ConfigError(f"--true-rates {path}, line {n}: bad lambda") from None
-        rates[cells[iu]] = lam
+        rates[url] = lam
         if ifin is not None and len(cells) > ifin and cells[ifin]:
             rates.setdefault(cells[ifin], lam)
     return rates
@@ -107,31 +110,16 @@ def register(sub: Any) -> None:
     add_settings_options(p)
     add_warc_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    p.add_argument("--quiet", action="store_true", help="no progress line, no summary")
     p.set_defaults(func=run)
 
 
-def _crawl_settings(args: argparse.Namespace) -> Any:
-    """The crawl's stored settings with the command line's on top, and a note if any
-    option changed one of them."""
-    from webcrawl.crawler.config import build_settings, changed_settings, revisit_base_settings
+def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The crawl settings the command line gives (``--config`` < options < ``--set``);
+    the library layers them over the crawl's stored ones."""
+    from webcrawl.crawler.config import merge_layers
 
-    stored = revisit_base_settings(args.db)
-    layers = settings_layers(args, {**politeness_settings(args), **warc_settings(args)})
-    given = {k: v for layer in layers for k, v in layer.items()}
-    if not stored:
-        print(f"webcrawl: note: {args.db} stores no crawl settings (an older crawl?): "
-              "using the defaults and the options given", file=sys.stderr)
-    else:
-        changes = changed_settings(stored, given)
-        if changes:
-            print("webcrawl: note: overriding the crawl's stored settings: "
-                  + "; ".join(changes), file=sys.stderr)
-    settings = build_settings(stored, *layers)
-    if settings.tls_insecure:
-        print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
-              file=sys.stderr)
-    return settings
+    return merge_layers(*settings_layers(
+        args, {**politeness_settings(args), **warc_settings(args)}))
 
 
 def _day_seconds(args: argparse.Namespace) -> float:
@@ -145,8 +133,6 @@ def _day_seconds(args: argparse.Namespace) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl revisit``."""
-    import asyncio
-
     from webcrawl.crawler.cli._common import check_output, existing_db, print_json
     from webcrawl.storage.lock import WriterLock
 
@@ -166,9 +152,16 @@ def run(args: argparse.Namespace) -> int:
                                day_seconds=_day_seconds(args),
                                volatile=args.volatile, min_frequency=args.min_frequency,
                                add_new=args.add_new)
-    crawl_settings = _crawl_settings(args)
-    crawler = RevisitCrawler(args.db, settings, crawl_settings, true_rates=true_rates)
-    stats = asyncio.run(run_with_progress(crawler, show=not args.quiet))
+    from webcrawl.crawler import eventloop
+
+    crawler = RevisitCrawler(args.db, settings, true_rates=true_rates,
+                             overrides=_given_settings(args))
+    for note in crawler.notes:
+        print(f"webcrawl: note: {note}", file=sys.stderr)
+    if crawler.crawl_settings.tls_insecure:
+        print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
+              file=sys.stderr)
+    stats = eventloop.run(run_with_progress(crawler, show=not args.quiet))
     if args.json:
         print_json(stats.as_dict())
     elif not args.quiet:

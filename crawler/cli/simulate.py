@@ -1,4 +1,6 @@
-"""``webcrawl simulate random-web``: Bennouas and de Montgolfier's random web crawls.
+"""``webcrawl simulate random-web|copying``: random web models beside their papers.
+
+``random-web``: Bennouas and de Montgolfier's random web crawls.
 
 Generates a crawl with :func:`webcrawl.analysis.ordering.randomweb.random_web_crawl` (in- and
 out-degrees preset from Zipf laws 2.1 and 2.72, links drawn from the list L at crawl
@@ -7,7 +9,13 @@ with :func:`webcrawl.analysis.ordering.along.measure_along` and prints each figu
 beside the range the paper reports.  ``--out DIR`` writes ``random_web_along.png``,
 ``random_web_along.json`` and the crawl's edge list (``random_web.edges``: one
 ``src<TAB>dst`` line per link, nodes in discovery order), which ``webcrawl fixture
---model randomweb`` serves live.
+--model randomweb`` serves live.  Sinks and the bow-tie are given over the crawled
+pages and, beside them, over the crawled pages and their frontier (section 2 of the
+paper: a sink is a page "not crawled yet or with no external hyperlink").
+
+``copying``: Kleinberg, Kumar et al.'s linear-growth copying model (the fixture web's
+``copying`` graph): prints the fitted in-degree exponent beside the paper's
+(2 - a) / (1 - a), and with ``--cores`` trawls the graph for C(i, j) cores.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from webcrawl.crawler.cli._common import (
     seed_int,
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
+from webcrawl.crawler.cli.analyze_structure import add_core_options, core_config
 
 
 def register(sub: Any) -> None:
@@ -74,6 +83,7 @@ def register(sub: Any) -> None:
                     help="write the figure, the JSON and the crawl's edge list here")
     add_json_option(rw)
     rw.set_defaults(func=run_random_web)
+    _register_copying(models)
 
     def usage(_args: argparse.Namespace) -> int:
         parser.print_help()
@@ -107,6 +117,7 @@ def run_random_web(args: argparse.Namespace) -> int:
         PAPER_RANGES,
         paper_curve,
         random_web_crawl,
+        sink_readings,
     )
     from webcrawl.crawler.cli._common import check_output
     from webcrawl.storage.errors import ConfigError
@@ -124,6 +135,9 @@ def run_random_web(args: argparse.Namespace) -> int:
                            gamma_out=args.gamma_out, min_out_degree=args.min_out_degree,
                            degree_law=args.degree_law, seed=args.seed)
     along = measure_along(web.graph, args.checkpoints, measures)
+    readings = None
+    if "sinks" in measures or "bowtie" in measures:
+        readings = sink_readings(web.graph, along.pages.tolist())
     result = {"model": {"pages": args.pages, "crawled": int(web.graph.crawled.sum()),
                         "discovered": web.graph.n, "strategy": args.strategy,
                         "gamma_in": args.gamma_in, "gamma_out": args.gamma_out,
@@ -137,6 +151,8 @@ def run_random_web(args: argparse.Namespace) -> int:
                                    "at_pages": paper_curve(k, along.pages).tolist()}
                                for k, (_, _, src) in PAPER_CURVES.items()
                                if k in along.values}}
+    if readings is not None:
+        result["readings"] = readings.to_dict()
     written: list[Path] = []
     if args.out is not None:
         written = _write(args.out, web, along, result)
@@ -152,9 +168,28 @@ def run_random_web(args: argparse.Namespace) -> int:
         print_table(["paper's fitted law", *(str(p) for p in along.pages.tolist()), "source",
                      ""], curves, title="The paper's fitted laws at the same crawl sizes "
                                         "(extrapolated below about 1e5 pages)")
+    if readings is not None:
+        print_readings(readings, PAPER_RANGES)
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def print_readings(readings: Any, ranges: dict[str, tuple[float, float, str]]) -> None:
+    """Sinks and SCC over the crawled pages and over crawled + frontier, side by side."""
+    rows = []
+    for key, label in (("sinks", "sinks"), ("scc", "SCC")):
+        for graph in ("crawled", "frontier"):
+            values = getattr(readings, f"{key}_{graph}").tolist()
+            rows.append([f"{label}, {'crawled' if graph == 'crawled' else 'crawled + frontier'}",
+                         *(_fmt(v) for v in values), _range_text(key, ranges)])
+    rows.append(["frontier pages", *(str(v) for v in readings.frontier.tolist()), ""])
+    print()
+    print_table(["quantity", *(str(p) for p in readings.pages.tolist()), "Bennouas"], rows,
+                title="Two readings of the graph (columns: pages crawled): the crawled "
+                      "pages alone, or with the frontier (discovered, not crawled: "
+                      "section 2's sinks are pages 'not crawled yet or with no external "
+                      "hyperlink')")
 
 
 def print_along(along: Any, ranges: dict[str, tuple[float, float, str]], *,
@@ -204,3 +239,100 @@ def _verdict(value: float, key: str, ranges: dict[str, tuple[float, float, str]]
         return ""
     lo, hi, _ = ranges[key]
     return "yes" if lo <= value <= hi else "no"
+
+
+def _register_copying(models: Any) -> None:
+    cp = models.add_parser(
+        "copying", help="Kumar et al.'s copying model: in-degree law and cores",
+        description="Grow Kleinberg, Kumar et al.'s linear copying model ('The Web as a "
+                    "graph'): each new page picks a uniform older prototype; each of its "
+                    "D links is, with probability a, a uniform older page, else the "
+                    "prototype's link in the same position (D = 1 is the paper's simple "
+                    "model).  Prints the fitted in-degree exponent beside the predicted "
+                    "(2 - a) / (1 - a); --cores also trawls it for C(i, j) cores.")
+    cp.add_argument("--pages", type=int_at_least(2), default=1_000_000, metavar="N",
+                    help="pages (default 1000000)")
+    cp.add_argument("--alpha", type=float_range(0.0, 1.0, low_open=True, high_open=True),
+                    default=0.1, metavar="A",
+                    help="probability a that a link is uniform rather than copied "
+                         "(default 0.1: predicted exponent 2.11)")
+    cp.add_argument("--out-degree", type=positive_int, default=7, metavar="D",
+                    help="links per new page (default 7; 1: the paper's simple model)")
+    cp.add_argument("--cores", action="store_true",
+                    help="also count C(i, j) cores (webcrawl analyze cores on this graph)")
+    add_core_options(cp, smallest=3, largest=6, prefix="with --cores: ")
+    cp.add_argument("--random-seed", dest="seed", type=seed_int, default=0, metavar="N",
+                    help="random seed (default 0)")
+    cp.add_argument("--out", type=Path, metavar="DIR",
+                    help="write the graph's edge list (copying.edges) here")
+    add_json_option(cp)
+    cp.set_defaults(func=run_copying)
+
+
+def run_copying(args: argparse.Namespace) -> int:
+    import sys
+    import time
+
+    import numpy as np
+    import scipy.sparse as sp
+    from webcrawl.analysis.graph.cores import bipartite_cores
+    from webcrawl.analysis.graph.degree_dist import fit_power_law
+    from webcrawl.crawler.cli._common import check_output
+    from webcrawl.fixtures.config import FixtureConfig
+    from webcrawl.fixtures.models import assign_hosts, generate_edges
+
+    config_of_cores = core_config(args) if args.cores else None
+    if args.out is not None:
+        check_output(args.out, folder=True)
+    n, a = args.pages, args.alpha
+    config = FixtureConfig(model="copying", pages=n, hosts=1, seed=args.seed,
+                           copy_alpha=a, copy_out_degree=args.out_degree)
+    rng = np.random.default_rng(args.seed)
+    print(f"copying model: n = {n}, a = {a}, {args.out_degree} links per page",
+          file=sys.stderr)
+    src, dst = generate_edges(config, assign_hosts(config, rng), rng)
+    in_deg = np.bincount(dst, minlength=n)
+    fit = fit_power_law(in_deg)
+    predicted = (2.0 - a) / (1.0 - a)
+    result: dict[str, Any] = {
+        "model": {"pages": n, "links": int(src.size), "alpha": a,
+                  "out_degree": args.out_degree, "seed": args.seed},
+        "in_degree": {"exponent": fit.alpha, "sigma": fit.sigma, "x_min": fit.x_min,
+                      "tail": fit.n_tail, "ks": fit.ks, "predicted": predicted,
+                      "source": "Kleinberg, Kumar et al., 'The Web as a graph', "
+                                "copying model: in-degree law i^-(2-a)/(1-a)"}}
+    cores = None
+    if config_of_cores is not None:
+        t0 = time.perf_counter()
+        adj = sp.csr_array((np.ones(src.size), (src, dst)), shape=(n, n))
+        cores = bipartite_cores(adj, config_of_cores)
+        result["cores"] = {"i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
+                           "maximal": cores.maximal, "cores": cores.cores,
+                           "generated": cores.generated, "links": cores.links,
+                           "pruned_links": cores.pruned_links,
+                           "residual_links": cores.residual_links,
+                           "seconds": time.perf_counter() - t0}
+    written: list[Path] = []
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        edges = args.out / "copying.edges"
+        np.savetxt(edges, np.column_stack([src, dst]), fmt="%d", delimiter="\t",
+                   header=f"copying model: {n} nodes, a = {a}, node 0 the oldest page",
+                   comments="# ")
+        written.append(edges)
+    if args.json:
+        print_json({**result, "written": [str(p) for p in written]})
+        return 0
+    print_table(["quantity", "ours", "paper"],
+                [["in-degree exponent", f"{fit.alpha:.3f} +- {fit.sigma:.3f} "
+                  f"(x_min {fit.x_min}, {fit.n_tail} pages)", f"{predicted:.3f}"]],
+                title=f"Copying model, n = {n}, a = {a}, {args.out_degree} links per page "
+                      f"({src.size} links): in-degree law against (2 - a) / (1 - a)")
+    if cores is not None:
+        from webcrawl.crawler.cli.analyze_structure import print_core_tables
+
+        print()
+        print_core_tables(cores, f"the copying graph ({result['cores']['seconds']:.0f} s)")
+    for path in written:
+        print(f"wrote {path}")
+    return 0

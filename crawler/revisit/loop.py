@@ -15,7 +15,9 @@ says is due, forever or for ``duration`` seconds:
   disallow is dropped from the collection at start.
 * **Time**: the planner works in days; crawler day = wall seconds / ``day_seconds``
   (86400 by default; pass the fixture's ``day_seconds`` against an accelerated fixture
-  web).  A visit's time is the midpoint of its request.
+  web).  A visit's time is the midpoint of its request.  Every time is read from the
+  ``clock`` (:mod:`webcrawl.crawler.revisit.clock`): the wall clock by default, or a
+  simulated clock under which a run does not depend on the machine's speed.
 * **Conditional GET**: ``If-None-Match`` with the stored ETag and ``If-Modified-Since``
   with the stored Last-Modified.  A 304 is an observed *no change* (outcome
   ``not_modified``, ``changed = 0``).  A 2xx is compared by content digest:
@@ -61,9 +63,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
-from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler import eventloop
+from webcrawl.crawler.downloader import LocalDownloader
+from webcrawl.crawler.fetcher import FetchResult
+from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
+from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
 from webcrawl.crawler.resume import restore_host
+from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
 from webcrawl.crawler.revisit.link_history import LinkHistory
 from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
 from webcrawl.crawler.revisit.settings import (
@@ -77,7 +84,7 @@ from webcrawl.crawler.robots import RobotsCache
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.tasks import FetchTasks
 from webcrawl.crawler.token_bucket import TokenBucket
-from webcrawl.storage.errors import ConfigError, FetchError, FetchTimeoutError
+from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
 
 if TYPE_CHECKING:
@@ -199,9 +206,12 @@ class RevisitCrawler:
         A crawl database (it must exist and hold fetched pages).
     settings : RevisitSettings, optional
     crawl_settings : CrawlSettings, optional
-        Fetching, politeness, robots, TLS and ``resolve`` settings.  Default: the ones
-        the crawl stored (:func:`webcrawl.crawler.config.revisit_base_settings`), so the revisit
-        connects as the crawl did.
+        Fetching, politeness, robots, TLS and ``resolve`` settings, layered over the
+        ones the crawl stored (:func:`webcrawl.crawler.config.revisit_base_settings`) as every
+        entry point layers them (:func:`webcrawl.crawler.config.layer_settings`: the fields
+        it gives replace the stored ones), so the revisit connects as the crawl did.
+    overrides : mapping of CrawlSettings field to value, optional
+        Settings given one by one (the command line's); they win over ``crawl_settings``.
     true_rates : mapping of URL to rate per day, optional
         Known change rates (an oracle for benchmarks): the planner allocates with
         these instead of its estimates.  Every collection URL needs one.
@@ -209,14 +219,19 @@ class RevisitCrawler:
 
     def __init__(self, db: str | Path, settings: RevisitSettings | None = None,
                  crawl_settings: CrawlSettings | None = None, *,
-                 true_rates: Mapping[str, float] | None = None) -> None:
-        self.db_path = Path(db)
-        self.settings = settings or RevisitSettings()
-        if crawl_settings is None:
-            from webcrawl.crawler.config import build_settings, revisit_base_settings
+                 true_rates: Mapping[str, float] | None = None,
+                 overrides: Mapping[str, Any] | None = None,
+                 clock: RevisitClock | None = None) -> None:
+        from webcrawl.crawler.config import layer_settings, revisit_base_settings
 
-            crawl_settings = build_settings(revisit_base_settings(self.db_path))
-        self.crawl_settings = crawl_settings
+        self.db_path = Path(db)
+        self.clock: RevisitClock = clock or WallClock()
+        self.settings = settings or RevisitSettings()
+        layered = layer_settings(crawl_settings, overrides,
+                                 stored=revisit_base_settings(self.db_path))
+        #: one line per stored crawl setting the given ones replaced
+        self.notes = layered.notes
+        self.crawl_settings = layered.settings
         self.true_rates = true_rates
         self.stats = RevisitStats(budget=self.settings.budget)
         self.politeness = PolitenessPolicy(self.crawl_settings)
@@ -232,7 +247,7 @@ class RevisitCrawler:
         self._next_seq = 0
         self._window: PageWindow | None = None
         self.store: CrawlStore | None = None
-        self.fetcher: Fetcher | None = None
+        self.downloader: LocalDownloader | None = None
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
@@ -248,8 +263,8 @@ class RevisitCrawler:
         from webcrawl.storage.store import CrawlStore
 
         cs = self.crawl_settings
-        async with Fetcher(cs) as fetcher:
-            self.fetcher = fetcher
+        async with LocalDownloader(cs) as downloader:
+            self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
                                                flush_interval=cs.store_flush_interval)
@@ -260,6 +275,9 @@ class RevisitCrawler:
                 if self._tasks.fatal is not None:
                     raise self._tasks.fatal
             finally:
+                # Requests in flight are dropped first (no answer arrives after this),
+                # then the visits waiting for them: nothing is half recorded.
+                await downloader.aclose()
                 await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
                 await self.store.aclose()
@@ -333,20 +351,21 @@ class RevisitCrawler:
     async def _loop(self) -> None:
         s = self.settings
         concurrency = self.crawl_settings.concurrency
-        bucket = TokenBucket(s.budget, s.burst)
-        end = None if s.duration is None else time.monotonic() + s.duration
+        clock = self.clock
+        bucket = TokenBucket(s.budget, s.burst, now=clock.monotonic())
+        end = None if s.duration is None else clock.monotonic() + s.duration
         started = 0
         assert self.store is not None
         while not self._tasks.stopping:
-            now = time.monotonic()
+            now = clock.monotonic()
             if end is not None and now >= end:
                 self.stats.stopped = "duration"
                 return
             if s.max_visits is not None and started >= s.max_visits:
                 # Let the last revisits finish (and be recorded) rather than cancel them.
                 while len(self._tasks) and not self._tasks.stopping:
-                    await self._tasks.wait(end)
-                    if end is not None and time.monotonic() >= end:
+                    await clock.wait(self._tasks, end)
+                    if end is not None and clock.monotonic() >= end:
                         self.stats.stopped = "duration"
                         return
                 self.stats.stopped = "max_visits"
@@ -357,7 +376,7 @@ class RevisitCrawler:
                 if token_wait > 0:
                     wake = min(wake, now + token_wait)
                 else:
-                    page, ready_at = self._pick(now, time.time())
+                    page, ready_at = self._pick(now, clock.time())
                     if page is not None:
                         bucket.take(now)
                         self._spawn(page)
@@ -365,7 +384,7 @@ class RevisitCrawler:
                         continue
                     wake = min(wake, ready_at)
             await self.store.drain()
-            await self._tasks.wait(wake if math.isfinite(wake) else None)
+            await clock.wait(self._tasks, wake if math.isfinite(wake) else None)
         self.stats.stopped = "stopped"
 
     def _pick(self, now: float, wall: float) -> tuple[int | None, float]:
@@ -400,27 +419,53 @@ class RevisitCrawler:
 
     # -- one visit ------------------------------------------------------------------
     async def _visit(self, page: _Page, seq: int) -> None:
-        assert self.fetcher is not None
+        """One conditional GET through the crawl's downloader (no retries: the next due
+        time is the retry).  The answer is recorded by the downloader's callback, in the
+        event-loop turn the response arrived in: a stop can never fall between a
+        response (and its WARC record) and its row."""
+        assert self.downloader is not None
         slot = self._slots[page.host_id]
-        t0, wall0 = time.monotonic(), time.time()
-        try:
-            try:
-                result = await self.fetcher.fetch(page.url, etag=page.etag,
-                                                  last_modified=page.last_modified)
-            except FetchError as exc:
-                t1 = time.monotonic()
-                self.politeness.after_request(slot, t0, t1)
-                outcome = (Outcome.TIMEOUT if isinstance(exc, FetchTimeoutError)
-                           else Outcome.NETWORK_ERROR)
-                self._failed(page, FetchRecord(
-                    url_id=page.url_id, seq=seq, started_at=wall0, ended_at=wall0 + (t1 - t0),
-                    outcome=outcome, error=type(exc).__name__, kind=FetchKind.REVISIT,
-                    strategy=self.settings.policy))
+        answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        mono, wall = self.clock.monotonic(), self.clock.time()
+
+        def done(answer: FetchedAnswer | BaseException) -> None:
+            if answered.done():  # stopped meanwhile: nothing more is recorded
                 return
-            self.politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
-            self._handle(page, seq, result)
+            try:
+                if isinstance(answer, BaseException):
+                    raise answer
+                assert isinstance(answer, PageDone)
+                self._answered(page, seq, slot, answer, mono, wall)
+            except BaseException as error:
+                answered.set_exception(error)
+            else:
+                answered.set_result(None)
+
+        self.downloader.submit(FetchPage(
+            page.url_id, page.url, slot.name, slot.ready_at - mono,
+            slot.crawl_delay, page.etag, page.last_modified, attempts=1, keep_body=True), done)
+        try:
+            await answered
         finally:
+            if not answered.done():
+                answered.cancel()
             self._busy.discard(page.host_id)
+
+    def _answered(self, page: _Page, seq: int, slot: HostSlot, done: PageDone,
+                  mono: float, wall: float) -> None:
+        """``mono``, ``wall``: the clock when the visit started (what a simulated clock
+        dates the answer by)."""
+        slot.ready_at = max(slot.ready_at, self.clock.monotonic() + done.ready_in)
+        if done.response is None:
+            failed = done.failed[-1]
+            assert failed.outcome is not None
+            started, ended = self.clock.span(failed.started_at, failed.ended_at, wall)
+            self._failed(page, FetchRecord(
+                url_id=page.url_id, seq=seq, started_at=started,
+                ended_at=ended, outcome=failed.outcome, error=failed.error,
+                kind=FetchKind.REVISIT, strategy=self.settings.policy))
+            return
+        self._handle(page, seq, self.clock.stamp(done.response, wall, mono))
 
     def _record(self, page: _Page, seq: int, result: FetchResult, outcome: Outcome,
                 digest: str | None, changed: bool | None, error: str | None = None) -> None:
@@ -447,9 +492,12 @@ class RevisitCrawler:
             self.stats.added += 1
 
     def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
-        """Classify a response, record it and tell the planner (no await in here)."""
+        """Classify a response (the crawl's outcome rule), record it and tell the planner
+        (no await in here)."""
         assert self.planner is not None
         status = result.status
+        outcome = response_outcome(status, location=result.location,
+                                   too_large=result.too_large, is_html=result.is_html)
         if status in GONE_STATUSES:
             self._record(page, seq, result, Outcome.HTTP_ERROR, None, None, "gone")
             page.gone = True
@@ -457,18 +505,14 @@ class RevisitCrawler:
             self.planner.update(page.url_id, math.inf)  # parked: never due again
             return
         changed: bool | None
-        if status == 304:
-            outcome, digest, changed = Outcome.NOT_MODIFIED, None, False
+        if outcome is Outcome.NOT_MODIFIED:
+            digest, changed = None, False
             self.stats.not_modified += 1
         elif 200 <= status < 300:
-            outcome = (Outcome.TOO_LARGE if result.too_large else
-                       Outcome.FETCHED if result.is_html else Outcome.NOT_HTML)
             digest = body_digest(result.body, self._pattern)
             changed = (digest != page.digest) if page.digest_ok and page.digest else None
             page.digest, page.digest_ok = digest, True
         else:
-            outcome = (Outcome.REDIRECT if 300 <= status < 400 and result.location
-                       else Outcome.HTTP_ERROR)
             self._record(page, seq, result, outcome, None, None, f"HTTP {status}")
             self._broken(page, result.started_at, result.ended_at)
             return
@@ -479,7 +523,7 @@ class RevisitCrawler:
             return
         if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
             # The page may link elsewhere now: its links become the latest version.
-            self._links.record(page.url_id, page.url, result.text(), seq)
+            self._links.record(page.url_id, page.url, result.body, seq, result.charset)
         if self._window is not None and outcome is Outcome.FETCHED:
             self._add_new(page, seq, result)
         page.etag = result.etag or page.etag
@@ -523,7 +567,9 @@ class RevisitCrawler:
 
 def revisit(db: str | Path, settings: RevisitSettings | None = None,
             crawl_settings: CrawlSettings | None = None, *,
-            true_rates: Mapping[str, float] | None = None) -> RevisitStats:
-    """Run a revisit to its end (``settings.duration``) in a new event loop."""
-    return asyncio.run(RevisitCrawler(db, settings, crawl_settings,
-                                      true_rates=true_rates).run())
+            true_rates: Mapping[str, float] | None = None,
+            overrides: Mapping[str, Any] | None = None) -> RevisitStats:
+    """Run a revisit to its end (``settings.duration``) on the crawl's event loop
+    (:func:`webcrawl.crawler.eventloop.run`, as every entry point)."""
+    return eventloop.run(RevisitCrawler(db, settings, crawl_settings,
+                                        true_rates=true_rates, overrides=overrides).run())

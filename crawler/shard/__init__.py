@@ -1,15 +1,16 @@
-"""Sharded crawl on one machine: ``webcrawl crawl --workers N`` (issue 18).
+"""Sharded crawl: ``webcrawl crawl --workers N``, or ``crawl(..., CrawlSettings(workers=N))``.
 
-Roles (Mercator, BUbiNG: hosts are assigned to agents by a stable hash):
+Roles (Mercator, BUbiNG: hosts are assigned to agents, each host to one):
 
-* the **coordinator** (:class:`ShardedCrawler`, :mod:`webcrawl.crawler.shard.coordinator`) is
-  the engine (:class:`webcrawl.crawler.engine.Crawler`) with fetching handed out: the only
-  SQLite writer; owner of the URL registry (dedup, ids, depth), scope, robots.txt rules,
+* the **coordinator** is the crawl engine (:class:`webcrawl.crawler.engine.Crawler`) given a
+  :class:`ShardDownloader` (:mod:`webcrawl.crawler.shard.coordinator`): the only SQLite
+  writer; owner of the URL registry (dedup, ids, depth), scope, robots.txt rules,
   frontier and strategy, so global rankings (backlink, pagerank, opic) stay global;
 * **workers** (:mod:`webcrawl.crawler.shard.worker`, child processes over pipes, or Ray actors)
-  each own the hosts ``shard_of(host, N)`` gives them: their politeness clocks, their
-  kept-alive connections, the retry loop, decoding, link extraction and normalisation
-  (the CPU half of a crawl).  No database, no registry.
+  each own the hosts assigned to them (each new host to the worker owning fewest,
+  stored with the crawl): a :class:`~webcrawl.crawler.downloader.LocalDownloader` with their
+  politeness clocks, kept-alive connections, the retry loop, decoding, link extraction
+  and normalisation (the CPU half of a crawl).  No database, no registry.
 
 Why one writer fed by the workers rather than per-worker shards behind one reader:
 every analysis reads one crawl database as today, URL ids stay dense and global (a
@@ -17,9 +18,9 @@ shard per worker would need a merge of ids and links, and a global strategy woul
 the links of every shard anyway), and exactness after a kill stays the engine's
 (:mod:`webcrawl.crawler.resume`): the database is the only truth.  The writer's cost is a dict
 lookup per link and batched ``executemany`` writes (:mod:`webcrawl.storage.store`); the
-coordinator is profiled in README "Sharded crawl".
+coordinator is profiled in the docs' results.
 
-Protocol (:mod:`webcrawl.crawler.shard.protocol`, /work/notes/shard-protocol.md): picklable
+Protocol (:mod:`webcrawl.crawler.shard.protocol`): picklable
 dataclasses in batches over a three-method :class:`Transport`.  A host's turn sends
 its worker a window of up to ``shard_window`` of the host's best URLs (refilled as
 results return), each with ``wait``, the coordinator's view of the host's remaining
@@ -35,112 +36,21 @@ exact.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from webcrawl.crawler.shard.protocol import (
-    Attempt,
-    FetchPage,
-    FetchRobots,
-    OnDone,
-    PageDone,
-    RobotsDone,
-    StartWorker,
-    StopWorker,
-    WorkerDone,
-    WorkerOrder,
-    await_answer,
-    shard_of,
-)
-from webcrawl.crawler.shard.transport import (
-    PipeTransport,
-    Transport,
-    encode_frame,
-    read_frame,
-)
+from webcrawl.storage._facade import lazy_attributes
 
-if TYPE_CHECKING:
-    from webcrawl.crawler.shard.coordinator import (
-        DISPATCH_LEAD,
-        ShardedCrawler,
-        open_crawler,
-        spawn_process,
-    )
-    from webcrawl.crawler.shard.pool import (
-        WorkerPool,
-    )
-    from webcrawl.crawler.shard.ray_transport import (
-        RayShardWorker,
-        RayTransport,
-        cluster_cpus,
-        connect_ray,
-        open_ray_crawler,
-        spawn_actor,
-    )
-    from webcrawl.crawler.shard.worker import (
-        ShardWorker,
-        serve,
-    )
+if TYPE_CHECKING:  # `X as X`: explicit re-exports for type checkers
+    from webcrawl.crawler.shard.coordinator import ShardDownloader as ShardDownloader
+    from webcrawl.crawler.shard.ray_transport import open_ray_crawler as open_ray_crawler
 
-#: Public name -> the module that defines it, imported on first use.
-_LAZY: dict[str, str] = {
-    "DISPATCH_LEAD": "webcrawl.crawler.shard.coordinator",
-    "RayShardWorker": "webcrawl.crawler.shard.ray_transport",
-    "RayTransport": "webcrawl.crawler.shard.ray_transport",
-    "ShardWorker": "webcrawl.crawler.shard.worker",
-    "ShardedCrawler": "webcrawl.crawler.shard.coordinator",
-    "WorkerPool": "webcrawl.crawler.shard.pool",
-    "cluster_cpus": "webcrawl.crawler.shard.ray_transport",
-    "connect_ray": "webcrawl.crawler.shard.ray_transport",
-    "open_crawler": "webcrawl.crawler.shard.coordinator",
-    "open_ray_crawler": "webcrawl.crawler.shard.ray_transport",
-    "serve": "webcrawl.crawler.shard.worker",
-    "spawn_actor": "webcrawl.crawler.shard.ray_transport",
-    "spawn_process": "webcrawl.crawler.shard.coordinator",
+#: The public API: name -> the module that defines it (imported on first use, so a worker
+#: process, which imports only :mod:`webcrawl.crawler.shard.worker`, stays light).  The
+#: protocol, the transports and the worker are importable from their own modules.
+_LAZY = {
+    "ShardDownloader": "webcrawl.crawler.shard.coordinator",  # what Crawler uses, workers > 1
+    "open_ray_crawler": "webcrawl.crawler.shard.ray_transport",  # crawl --ray, as a library call
 }
 
-__all__ = [
-    "DISPATCH_LEAD",
-    "Attempt",
-    "FetchPage",
-    "FetchRobots",
-    "OnDone",
-    "PageDone",
-    "PipeTransport",
-    "RayShardWorker",
-    "RayTransport",
-    "RobotsDone",
-    "ShardWorker",
-    "ShardedCrawler",
-    "StartWorker",
-    "StopWorker",
-    "Transport",
-    "WorkerDone",
-    "WorkerOrder",
-    "WorkerPool",
-    "await_answer",
-    "cluster_cpus",
-    "connect_ray",
-    "encode_frame",
-    "open_crawler",
-    "open_ray_crawler",
-    "read_frame",
-    "serve",
-    "shard_of",
-    "spawn_actor",
-    "spawn_process",
-]
-
-
-def __getattr__(name: str) -> Any:
-    # PEP 562: heavy modules load on first use, so a worker process stays light.
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__all__ = sorted(_LAZY)
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

@@ -1,12 +1,13 @@
 """The coordinator's side of the workers: who owns a host, batching, losses and restarts.
 
 A :class:`WorkerPool` starts each worker on its first order (through a ``spawn``
-function returning a :class:`~webcrawl.crawler.shard.transport.Transport`, so child processes
-and Ray actors are interchangeable), sends it the orders for its hosts
-(:func:`~webcrawl.crawler.shard.protocol.shard_of`) in batches -- every order made during one
-turn of the event loop goes in one send -- and hands each result to the callback its order was
-submitted with (:meth:`WorkerPool.submit`: no task or future per order) or resolves the
-future of :meth:`WorkerPool.request`.
+function returning a :class:`~webcrawl.crawler.shard.transport.Transport`, so child
+processes and Ray actors are interchangeable), sends it the orders for its hosts
+(``route``: the :class:`~webcrawl.crawler.shard.coordinator.ShardDownloader`'s assignment)
+in batches -- every order made during one turn of the event loop goes in one send --
+and hands each result to the callback its order was submitted with
+(:meth:`WorkerPool.submit`: no task or future per order) or resolves the future of
+:meth:`WorkerPool.request`.
 
 A worker that is lost (its transport reports the end) is started again with the next
 ``generation``; every order it had not answered is sent again, re-timed by ``rewait``
@@ -24,16 +25,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from webcrawl.crawler.shard.protocol import (
-    FetchPage,
-    FetchRobots,
-    OnDone,
-    StartWorker,
-    WorkerDone,
-    WorkerOrder,
-    await_answer,
-    shard_of,
-)
+from webcrawl.crawler.orders import FetchOrder, OnDone, await_answer
+from webcrawl.crawler.shard.protocol import StartWorker, WorkerDone, WorkerOrder
 from webcrawl.crawler.shard.transport import Transport
 from webcrawl.storage.errors import CrawlError
 
@@ -41,7 +34,7 @@ __all__ = ["WorkerPool"]
 
 log = logging.getLogger(__name__)
 
-Task = FetchPage | FetchRobots
+Task = FetchOrder
 #: ``spawn(worker, generation)``: a transport to a new worker process (or actor)
 Spawn = Callable[[int, int], Awaitable[Transport]]
 #: called with an order's result, or with the error that ends the crawl (a worker lost
@@ -66,8 +59,10 @@ class WorkerPool:
     """``workers`` workers behind one ``request`` call (see the module docstring)."""
 
     def __init__(self, workers: int, start: Callable[[int, int], StartWorker], spawn: Spawn,
-                 rewait: Callable[[Task], Task], *, max_restarts: int = 10) -> None:
+                 rewait: Callable[[Task], Task], *, route: Callable[[str], int],
+                 max_restarts: int = 10) -> None:
         self.size = workers
+        self._route = route
         self._start = start
         self._spawn = spawn
         self._rewait = rewait
@@ -105,7 +100,7 @@ class WorkerPool:
         gets its result.  Raises the pool's fatal error if there is one."""
         if self.fatal is not None:
             raise self.fatal
-        w = self._workers[shard_of(order.host, self.size)]
+        w = self._workers[self._route(order.host)]
         if w.ready is None:
             w.ready = asyncio.get_running_loop().create_task(self._launch(w))
         w.pending[order.order] = (order, on_done)
@@ -114,7 +109,7 @@ class WorkerPool:
 
     def forget(self, host: str, order: int) -> None:
         """Drop an unanswered order's callback (its result, if any, is ignored)."""
-        self._workers[shard_of(host, self.size)].pending.pop(order, None)
+        self._workers[self._route(host)].pending.pop(order, None)
 
     async def close(self) -> None:
         """Stop every worker (orders not answered are dropped: nothing was written)."""

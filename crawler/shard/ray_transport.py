@@ -1,12 +1,13 @@
-"""The shard protocol on Ray actors: ``webcrawl crawl --ray ADDRESS`` (issue 18).
+"""The shard protocol on Ray actors: ``webcrawl crawl --ray ADDRESS``.
 
 Ray (the optional extra ``webcrawl[cluster]``) replaces only the transport: the
-coordinator (:class:`~webcrawl.crawler.shard.coordinator.ShardedCrawler`: the single SQLite
-writer, the URL registry, frontier and strategy) runs where the command runs, and each
-worker (:class:`~webcrawl.crawler.shard.worker.ShardWorker`: the politeness clocks, connections,
-retries and link extraction of the hosts ``shard_of(host, N)`` gives it) runs in a Ray
-actor, one process per actor, placed by Ray on any node of the cluster (``SPREAD``:
-one per node before two on one).
+coordinator (the crawl engine with a
+:class:`~webcrawl.crawler.shard.coordinator.ShardDownloader`: the single SQLite writer,
+the URL registry, frontier and strategy) runs where the command runs, and each worker
+(a :class:`~webcrawl.crawler.downloader.LocalDownloader`: the politeness clocks,
+connections, retries and link extraction of the hosts assigned to it) runs in a Ray
+actor, one process per actor, placed by Ray on any node of the cluster (``SPREAD``: one
+per node before two on one).
 
 :class:`RayTransport` is the three-method :class:`~webcrawl.crawler.shard.transport.Transport`
 over one actor: ``send`` is a remote call handing the actor a batch of orders,
@@ -36,21 +37,18 @@ import importlib
 import os
 import socket
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.engine import Crawler
-from webcrawl.crawler.shard.coordinator import ShardedCrawler
-from webcrawl.crawler.shard.protocol import (
-    FetchPage,
-    FetchRobots,
-    StartWorker,
-    StopWorker,
-    WorkerDone,
-    WorkerOrder,
-)
+from webcrawl.crawler.orders import FetchPage, FetchRobots, await_answer
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shard.coordinator import ShardDownloader
+from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerDone, WorkerOrder
 from webcrawl.crawler.shard.transport import Transport
-from webcrawl.crawler.shard.worker import ShardWorker
+from webcrawl.crawler.shard.worker import worker_downloader
 from webcrawl.storage.errors import ConfigError
 
 __all__ = [
@@ -59,6 +57,7 @@ __all__ = [
     "cluster_cpus",
     "connect_ray",
     "open_ray_crawler",
+    "ray_downloader",
     "spawn_actor",
 ]
 
@@ -86,7 +85,7 @@ class RayShardWorker:
     """
 
     def __init__(self) -> None:
-        self._worker: ShardWorker | None = None
+        self._worker: LocalDownloader | None = None
         self._started = asyncio.Event()
         self._ready = asyncio.Event()
         self._outbox: list[WorkerDone] = []
@@ -103,8 +102,8 @@ class RayShardWorker:
         for order in orders:
             if isinstance(order, StartWorker):
                 if self._worker is None:
-                    self._worker = ShardWorker(order)
-                    await self._worker.__aenter__()
+                    self._worker, link = worker_downloader(order)
+                    await self._worker.open(link)
                     self._started.set()
             elif isinstance(order, StopWorker):
                 await self.stop()
@@ -117,7 +116,7 @@ class RayShardWorker:
         assert self._worker is not None
         loop = asyncio.get_running_loop()
         for order in fetches:
-            task = loop.create_task(self._worker.handle(order))
+            task = loop.create_task(await_answer(self._worker.submit, order))
             self._tasks.add(task)
             task.add_done_callback(self._done)
 
@@ -147,7 +146,7 @@ class RayShardWorker:
             task.cancel()
         if self._worker is not None:
             worker, self._worker = self._worker, None
-            await worker.__aexit__(None, None, None)
+            await worker.aclose()
 
 
 class RayTransport:
@@ -228,15 +227,18 @@ def cluster_cpus() -> int:
 def open_ray_crawler(db: str | Path, seeds: Iterable[str] = (), *, address: str,
                      resume: bool = False,
                      overrides: Mapping[str, Any] | None = None) -> Crawler:
-    """A :class:`~webcrawl.crawler.shard.coordinator.ShardedCrawler` whose workers are Ray actors.
+    """A crawl whose workers are Ray actors (a :class:`ShardDownloader` over
+    :func:`spawn_actor`).
 
     Joins the cluster at ``address``; the number of actors is the settings' ``workers``
     when above 1, else one per CPU of the cluster (each actor reserves one CPU).
     """
     connect_ray(address)
-    seeds = list(seeds)
-    given = dict(overrides or {})
-    probe = Crawler(db, seeds, resume=resume, overrides=given)
-    if probe.settings.workers <= 1:
-        given["workers"] = cluster_cpus()
-    return ShardedCrawler(db, seeds, resume=resume, overrides=given, spawn=spawn_actor)
+    return Crawler(db, seeds, resume=resume, overrides=overrides, downloader=ray_downloader)
+
+
+def ray_downloader(settings: CrawlSettings, seeds: Sequence[str]) -> ShardDownloader:
+    """A :class:`ShardDownloader` on Ray actors (``workers`` > 1, else one per CPU)."""
+    if settings.workers <= 1:
+        settings = replace(settings, workers=cluster_cpus())
+    return ShardDownloader(settings, seeds, spawn=spawn_actor)

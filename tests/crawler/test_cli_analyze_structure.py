@@ -44,20 +44,22 @@ def crawled_graph():
 def test_cores_counts(crawl_db, capsys):
     out = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
                    "--max-j", "3", "--json")
-    cells = [[i, j] for i in out["i"] for j in out["j"]]
-    sets = dict(zip(map(tuple, cells), [c for row in out["center_sets"] for c in row],
-                    strict=True))
-    # Fans 0 and 1 link to all of 3..7: every j-subset of those 5 has >= 2 fans,
-    # C(5, j) = 10 for j = 2, 3; only subsets of {3, 4, 5} (fan 2 too) have 3.
-    assert sets[(3, 3)] == 1 and sets[(2, 3)] == 10
-    assert sets[(2, 2)] == 10 and sets[(3, 2)] == 3
-    # Maximal cores: {0,1,2} x {3,4,5} (counted) and {0,1} x {3..7} (j = 5 > max_j).
-    assert out["counts"] == [[0, 0], [0, 1]]
+    # Cores: {0,1,2} x {3,4,5} and {0,1} x {3..7} (j = 5 > max_j): both hold a K(2,2)
+    # and a K(2,3), only the first a K(3,2) or a K(3,3).
+    assert out["counts"] == [[2, 2], [1, 1]]
+    assert out["maximal"] == [[0, 0], [0, 1]] and out["cores"] == 2
     wide = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
                     "--max-j", "5", "--json")
-    assert wide["counts"] == [[0, 0, 0, 1], [0, 1, 0, 0]]
+    assert wide["maximal"] == [[0, 0, 0, 1], [0, 1, 0, 0]]
+    assert wide["counts"] == [[2, 2, 1, 1], [1, 1, 0, 0]]
     top = out["examples"][0]
     assert sorted(top["centers"]) == URLS[3:6] and sorted(top["fans"]) == URLS[0:3]
+
+
+def test_cores_limit_is_an_option(crawl_db, capsys):
+    assert main(["analyze", "cores", "--db", str(crawl_db), "--max-sets", "1"]) != 0
+    err = capsys.readouterr().err
+    assert "more than 1 cores" in err and "--max-sets" in err and "Traceback" not in err
 
 
 def test_diverse_cores_drop_same_host_links(crawl_db, capsys):
@@ -65,7 +67,7 @@ def test_diverse_cores_drop_same_host_links(crawl_db, capsys):
                    "--max-j", "3", "--diverse", "--json")
     # The cross-host K(3,3) survives the link filter, but its fans all sit on
     # a.test: one site, so not a diverse core (Kumar: i fans on i distinct sites).
-    assert out["counts"] == [[0, 0], [0, 0]] and out["center_sets"] == [[0, 0], [0, 0]]
+    assert out["counts"] == [[0, 0], [0, 0]] and out["maximal"] == [[0, 0], [0, 0]]
     assert out["links"] == 9 + 3     # the K(3,3) and the back-links 3->0, 4->0, 5->1
     assert out["diverse"] is True
 
@@ -74,7 +76,8 @@ def test_cores_table(crawl_db, capsys):
     assert main(["analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
                  "--max-j", "3"]) == 0
     text = capsys.readouterr().out
-    assert "(i, j) cores" in text and "center http://b.test/c0" in text
+    assert "C(i, j) of the graph of fetched pages" in text and "maximal cores" in text
+    assert "center http://b.test/c0" in text
 
 
 def test_smallworld_matches_networkx(crawl_db, capsys):
@@ -116,6 +119,24 @@ def test_sample_table(crawl_db, capsys):
     text = capsys.readouterr().out
     assert "undirected sample of the graph of fetched pages: 8 pages" in text
     assert "in-degree: mean" in text
+
+
+def test_directed_sample_runs_on_the_largest_scc_and_says_so(tmp_path, capsys):
+    # Page 6 links nowhere: 6 and 2 (linked only from 6) leave the SCC {0,1,3,4,5,7}.
+    db = write_crawl(tmp_path / "nsc.db", URLS, {**LINKS, 6: []})
+    argv = ["analyze", "sample", "--db", str(db), "--method", "directed", "--size", "40",
+            "--burn-in", "10", "--walk-length", "20"]
+    out = run_json(capsys, *argv, "--json")
+    scc = {URLS[i] for i in (0, 1, 3, 4, 5, 7)}
+    assert set(out["sample"]) <= scc and out["bias"]["population"] == 6
+    assert out["ran_on"]["graph"] == ("the largest strongly connected component "
+                                      "(6 of 8 pages)")
+    assert out["ran_on"]["pages"] == 6 and "strongly connected" in out["ran_on"]["why"]
+    assert main(argv) == 0
+    assert "walked on the largest strongly connected component (6 of 8 pages)" in \
+        capsys.readouterr().out
+    whole = run_json(capsys, *argv, "--whole-graph", "--json")
+    assert whole["ran_on"]["graph"] == "the whole graph" and "biased" in whole["ran_on"]["why"]
 
 
 @pytest.mark.parametrize("argv", [

@@ -81,8 +81,8 @@ def test_compare_virtual_prints_table_and_writes_plots(crawl_db, tmp_path, capsy
     assert lines[at].startswith("Crawl orderings compared: virtual crawls")
     assert "graph of fetched pages: 300 pages" in lines[at]
     assert lines[at + 1].split()[:4] == ["strategy", "pages", "PR@1%", "PR@10%"]
-    assert [line.split()[0] for line in lines[at + 3:at + 7]] == ["recorded", "bfs", "dfs",
-                                                                   "random"]
+    assert [line.split()[0] for line in lines[at + 3:at + 8]] == ["recorded", "ideal", "bfs",
+                                                                   "dfs", "random"]
     assert "Average slice on which the top-N pages were fetched" in captured.out
     assert sorted(p.name for p in out.iterdir()) == sorted([
         "comparison.json", "discovery_rate.png", "mean_pagerank.png",
@@ -100,7 +100,7 @@ def test_compare_json(crawl_db, capsys):
                  "--virtual", "--json", "--checkpoints", "2", "--remote-only"])
     assert code == 0
     data = json.loads(capsys.readouterr().out)
-    assert list(data["summary"]) == ["recorded", "bfs", "backlink"]
+    assert list(data["summary"]) == ["recorded", "ideal", "bfs", "backlink"]
     report = data["reports"]["backlink"]
     assert report["remote_only"] is True
     assert len(report["checkpoint_pages"]) == 2
@@ -168,3 +168,92 @@ def test_analyze_quality_json_by_time(crawl_db, capsys):
 def test_analyze_quality_missing_db(capsys):
     assert main(["analyze", "quality", "--db", "nope.db"]) == 1
     assert capsys.readouterr().err == "webcrawl: error: no crawl database at nope.db\n"
+
+
+BAEZA_YATES = "bfs,larger-sites-first,opic,batch-pagerank,partial-pagerank,omniscient"
+
+
+def _check_ceilings(summary: dict) -> None:
+    """Every ordering at or below ideal at every checkpoint; omniscient above bfs at 10%."""
+    for name, figures in summary.items():
+        for key, value in figures.items():
+            if key.startswith("captured_at_") and not key.endswith("_time"):
+                assert value <= summary["ideal"][key] + 1e-12, (name, key)
+    assert summary["omniscient"]["captured_at_10pct"] > summary["bfs"]["captured_at_10pct"]
+
+
+def test_compare_the_orderings_of_baeza_yates_on_a_crawl(crawl_db, capsys):
+    code = main(["compare", "--db", str(crawl_db), "--virtual", "--strategies", BAEZA_YATES,
+                 "--strategy-opt", "every=50", "--json", "--checkpoints", "0"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    data = json.loads(captured.out)
+    assert list(data["summary"]) == ["recorded", "ideal", "bfs", "larger-sites-first", "opic",
+                                     "batch-pagerank?every=50", "partial-pagerank?every=50",
+                                     "omniscient"]
+    _check_ceilings(data["summary"])
+
+
+def test_compare_the_orderings_on_an_imported_edge_list(tmp_path, capsys):
+    web = FixtureWeb.build(FixtureConfig(model="zipf", pages=800, hosts=6, seed=5))
+    edges = tmp_path / "edges.tsv"
+    edges.write_text("".join(f"{a}\t{b}\n" for a, b in zip(web.src, web.dst, strict=True)))
+    names = tmp_path / "vertices.tsv"
+    names.write_text("".join(f"{p}\thttp://h{web.host_of[p]}.test/p{p}\n"
+                             for p in range(web.pages)))
+    db = tmp_path / "g.db"
+    assert main(["import", "edges", str(edges), "--vertices", str(names), "--db", str(db),
+                 "--seed", "http://h0.test/p0"]) == 0
+    capsys.readouterr()
+    code = main(["compare", "--db", str(db), "--virtual", "--strategies", BAEZA_YATES,
+                 "--strategy-opt", "batch-pagerank.every=100", "--json", "--checkpoints", "0",
+                 "--timed", "--connections", "4", "--min-delay", "2", "--fetch-time", "0.25"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    data = json.loads(captured.out)
+    assert "batch-pagerank?every=100" in data["summary"]
+    assert "partial-pagerank" in data["summary"]  # the option named batch-pagerank only
+    _check_ceilings(data["summary"])
+    clock = data["clock"]
+    for name in ("bfs", "larger-sites-first", "omniscient"):
+        # 4 connections, 0.25 s a fetch, 2 s between two fetches of one host
+        pages = data["summary"][name]["pages"]
+        assert clock[name]["seconds"] >= pages * 0.25 / 4
+        assert 0 < data["summary"][name]["captured_at_10pct_time"] <= 1
+
+
+def test_compare_timed_with_one_connection_and_no_waits(crawl_db, capsys):
+    # The crawl database timed every fetch at 0.5 s: one connection and no waits take
+    # 0.5 s per page, in the untimed order.
+    code = main(["compare", "--db", str(crawl_db), "--virtual", "--timed", "--strategies",
+                 "bfs,opic", "--connections", "1", "--min-delay", "0", "--delay-factor", "0",
+                 "--json", "--checkpoints", "0"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    data = json.loads(captured.out)
+    assert "1 connection, wait max(0 s, 0 x fetch time) up to 30 s" in data["method"]
+    for name in ("bfs", "opic"):
+        assert data["clock"][name]["seconds"] == pytest.approx(300 * 0.5)
+    code = main(["compare", "--db", str(crawl_db), "--virtual", "--strategies", "bfs,opic",
+                 "--json", "--checkpoints", "0"])
+    untimed = json.loads(capsys.readouterr().out)
+    for name in ("bfs", "opic"):
+        assert untimed["reports"][name]["capture"] == data["reports"][name]["capture"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--strategies", "bfs", "--strategy-opt", "every=5"], "no strategy compared has option"),
+    (["--strategies", "bfs,batch-pagerank", "--strategy-opt", "dfs.every=5"],
+     "'dfs' is not among the strategies compared"),
+    (["--strategies", "batch-pagerank", "--strategy-opt", "every=x"], "int expected"),
+    (["--strategies", "historical"], "needs a previous crawl"),
+    (["--strategies", "bfs", "--timed", "--no-virtual"], "use it with --virtual"),
+    (["--strategies", "historical", "--history", "nope.db"], "no previous crawl database"),
+], ids=["no-taker", "not-compared", "bad-value", "no-history", "timed-recorded", "missing"])
+def test_compare_strategy_option_errors_are_one_line(crawl_db, capsys, argv, message):
+    virtual = [] if "--no-virtual" in argv else ["--virtual"]
+    argv = [a for a in argv if a != "--no-virtual"]
+    code = main(["compare", "--db", str(crawl_db), *virtual, *argv])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("webcrawl: error: ") and message in err and err.count("\n") == 1

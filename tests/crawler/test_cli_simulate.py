@@ -1,10 +1,11 @@
-"""``webcrawl simulate random-web`` end to end."""
+"""``webcrawl simulate random-web|copying`` end to end."""
 
 from __future__ import annotations
 
 import json
 
 import numpy as np
+import pytest
 from webcrawl.crawler.cli import main
 
 
@@ -25,6 +26,18 @@ def test_random_web_writes_figure_json_and_edges(tmp_path, capsys):
     assert edges.shape[1] == 2 and edges.max() < result["model"]["discovered"]
     # Every crawled page's links are there: out-degree sum >= crawled pages x 3.
     assert edges.shape[0] >= 3 * 1000 * 0.9
+    # The two readings: crawled only (the along figures) and crawled + frontier.
+    readings = result["readings"]
+    assert readings["pages"] == along["pages"]
+    assert np.allclose(readings["sinks_crawled"], along["sinks"])
+    assert np.allclose(readings["scc_crawled"], along["scc"])
+    # Frontier pages are sinks (not crawled yet) and outside every cycle.
+    frontier = np.asarray(readings["frontier"])
+    pages = np.asarray(readings["pages"])
+    assert (frontier > 0).all()
+    assert (np.asarray(readings["sinks_frontier"]) >= frontier / (pages + frontier)).all()
+    assert np.allclose(np.asarray(readings["scc_frontier"]) * (pages + frontier),
+                       np.asarray(along["scc"]) * pages)
 
 
 def test_random_web_table_and_bad_input(capsys):
@@ -93,3 +106,32 @@ def test_random_web_degree_law_and_paper_curves(capsys):
                  "--checkpoints", "2", "--measures", "sinks"]) == 0
     text = capsys.readouterr().out
     assert "sinks: paper fit" in text and "discovery: paper fit" not in text
+
+
+def test_copying_in_degree_exponent_against_the_paper(capsys):
+    assert main(["simulate", "copying", "--pages", "50000", "--alpha", "0.2",
+                 "--random-seed", "1", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    fit = result["in_degree"]
+    assert fit["predicted"] == (2 - 0.2) / (1 - 0.2)
+    # Within 3 standard errors plus 5% (the discrete MLE approximation, finite n).
+    assert abs(fit["exponent"] - fit["predicted"]) < 3 * fit["sigma"] + 0.05 * 2.25
+    assert result["model"]["links"] > 50000 * 5
+
+
+def test_copying_cores_are_monotone_and_table_prints(tmp_path, capsys):
+    assert main(["simulate", "copying", "--pages", "3000", "--cores", "--max-i", "5",
+                 "--max-j", "5", "--out", str(tmp_path), "--json"]) == 0
+    cores = json.loads(capsys.readouterr().out)["cores"]
+    counts = np.asarray(cores["counts"])
+    assert counts[0, 0] == cores["cores"] > 0
+    assert (np.diff(counts, axis=0) <= 0).all() and (np.diff(counts, axis=1) <= 0).all()
+    edges = np.loadtxt(tmp_path / "copying.edges", dtype=np.int64, comments="#")
+    assert edges.shape[0] == cores["links"]
+    assert main(["simulate", "copying", "--pages", "2000", "--cores"]) == 0
+    text = capsys.readouterr().out
+    assert "(2 - a) / (1 - a)" in text and "C(i, j) of the copying graph" in text
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", "copying", "--alpha", "1.5"])
+    assert exc.value.code == 2
+    assert "--alpha" in capsys.readouterr().err

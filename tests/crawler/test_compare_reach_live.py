@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from webcrawl.analysis.graph.loader import load_graph
-from webcrawl.analysis.ordering.compare import RECORDED, virtual_orders
+from webcrawl.analysis.ordering.compare import IDEAL, RECORDED, virtual_orders
 from webcrawl.crawler.cli import main
 from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.settings import CrawlSettings
@@ -52,7 +52,7 @@ async def test_every_ordering_ends_on_the_recorded_pages_with_all_pagerank(
     assert main(["compare", "--db", str(db), "--virtual", "--json", "--checkpoints", "0",
                  "--strategies", ",".join(STRATEGIES)]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert list(data["summary"]) == [RECORDED, *STRATEGIES]
+    assert list(data["summary"]) == [RECORDED, IDEAL, *STRATEGIES]
     assert data["graphs"]["crawl.db"]["kind"] == "pages"
     assert data["graphs"]["crawl.db"]["nodes"] == len(recorded_pages)
     for name, summary in data["summary"].items():

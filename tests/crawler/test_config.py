@@ -51,6 +51,7 @@ TEXTS: dict[str, tuple[str, Any]] = {
     "frontier_record_rank": ("0", False), "store_batch_size": ("10", 10),
     "store_flush_interval": ("0.1", 0.1), "progress_interval": ("2", 2.0),
     "progress_log_interval": ("30", 30.0),
+    "stop_grace": ("2.5", 2.5),
     "warc_dir": ("none", None), "warc_max_size": ("5000", 5000),
     "warc_prefix": ("mirror", "mirror"),
     "scope_max_query_params": ("none", None), "scope_max_query_variants": ("5", 5),

@@ -117,7 +117,7 @@ async def test_user_agent_names_product_version_contact(mini_web: MiniWeb,
     agents = {h["User-Agent"] for h in mini_web.headers}
     from webcrawl.storage._version import __version__
 
-    assert agents == {f"webcrawl/{__version__} (+https://github.com/webcrawl/webcrawl; "
+    assert agents == {f"webcrawl/{__version__} (webcrawl, a polite research crawler; "
                       "contact: ops@example.org)"}
 
 

@@ -4,7 +4,8 @@ Cases transcribed (inputs and expected answers) from
 github.com/google/robotstxt ``robots_test.cc`` (Apache License 2.0) and from RFC 9309
 sections 2.2.2, 2.2.3, 5.1 and 5.2.  The tests are ours.  Cases where we deliberately
 answer differently are in :data:`DEVIATIONS` with our answer, and each of them is listed
-in the README's conformance deviation table (checked below).
+in the conformance deviation table of
+docs/results/robustness.md (checked below).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from webcrawl.crawler.robots import RobotsTxt, is_valid_product_token, robots_path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DEVIATION_TABLE = Path(__file__).resolve().parents[2] / "docs" / "results" / "robustness.md"
 
 SYSTEM = "user-agent: FooBot\ndisallow: /\n"
 GROUPS = ("allow: /foo/bar/\n\nuser-agent: FooBot\ndisallow: /\nallow: /x/\n"
@@ -237,7 +238,7 @@ CASES: list[tuple[str, str, str, str, bool]] = [
 ]
 
 #: Cases where our answer differs from the reference's on purpose (id -> our answer).
-#: Each is a row of the README's deviation table.
+#: Each is a row of the deviation table of docs/results/robustness.md.
 DEVIATIONS: dict[str, bool] = {
     # RFC 9309 section 2.2.2: a URL is percent-encoded before matching, so a raw
     # non-ASCII path matches the encoded pattern (Google expects the caller to encode).
@@ -259,14 +260,14 @@ def test_reference_case(robots: str, agent: str, url: str, expected: bool,
     assert RobotsTxt.parse(robots).allowed(url, agent) is want
 
 
-def test_case_ids_unique_and_deviations_listed_in_readme() -> None:
+def test_case_ids_unique_and_deviations_listed_in_the_docs() -> None:
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))
-    readme = README.read_text(encoding="utf-8")
+    table = DEVIATION_TABLE.read_text(encoding="utf-8")
     expected = {c[0]: c[4] for c in CASES}
     for case_id, ours in DEVIATIONS.items():
         assert expected[case_id] is not ours  # a real difference, not a stale entry
-        assert f"`{case_id}`" in readme, f"{case_id} missing from the README deviation table"
+        assert f"`{case_id}`" in table, f"{case_id} missing from the docs' deviation table"
 
 
 @pytest.mark.parametrize(("token", "valid"), [

@@ -11,7 +11,7 @@
   port and percent-encoding cases and ``tests/test_html.py`` ``get_base_url`` cases.
 
 Cases we answer differently on purpose are in ``DEVIATIONS`` (with our answer); each is
-a row of the README's deviation table (checked below).  Everything else passes.
+a row of the deviation table of docs/results/robustness.md (checked below).  Everything else passes.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from webcrawl.crawler.links import extract_links
 from webcrawl.crawler.urls import normalize_escapes, normalize_url, remove_dot_segments
 
 DATA = Path(__file__).parent / "data" / "urltestdata-http.json"
-README = Path(__file__).resolve().parents[2] / "README.md"
+DEVIATION_TABLE = Path(__file__).resolve().parents[2] / "docs" / "results" / "robustness.md"
 WPT: list[dict[str, Any]] = json.loads(DATA.read_text(encoding="utf-8"))["cases"]
 
 
@@ -47,7 +47,7 @@ def our_form(case: dict[str, Any]) -> str | None:
     return f"{case['protocol']}//{host}{port}{path}" + (f"?{query}" if query else "")
 
 
-#: id -> (our answer, why).  Each id appears in the README's deviation table.
+#: id -> (our answer, why).  Each id appears in the deviation table of docs/results/robustness.md.
 DEVIATIONS: dict[str, tuple[str | None, str]] = {
     wpt_id(next(i for i, c in enumerate(WPT) if c["input"] == "http://./")):
         (None, "a host of dots only is no host"),
@@ -213,9 +213,9 @@ def test_w3lib_base_href(page: str, html: str, base: str) -> None:
 
 
 def test_deviations_listed_once_in_readme_and_real() -> None:
-    readme = README.read_text(encoding="utf-8")
+    table = DEVIATION_TABLE.read_text(encoding="utf-8")
     reference = {wpt_id(i): our_form(c) for i, c in enumerate(WPT)}
     reference.update({c[0]: c[3] for c in W3LIB_CASES})
     for case_id, (ours, why) in DEVIATIONS.items():
-        assert readme.count(f"`{case_id}`") == 1, f"{case_id} ({why}) not in the README table"
+        assert table.count(f"`{case_id}`") == 1, f"{case_id} ({why}) not in the docs' table"
         assert reference[case_id] != ours  # a real difference, not a stale entry

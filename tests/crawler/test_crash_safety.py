@@ -30,14 +30,15 @@ from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 pytestmark = pytest.mark.timeout(120)
 
 WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
-#: Enough pages for PageRank's first live recomputation (every 1000 fetches).
+#: Enough pages for PageRank's first live recomputation (after 1000 fetches: every=1000).
 PAGES = 1300
 
 
 def crawl_cmd(seed: str, db: Path, *extra: str) -> list[str]:
     return [*WEBCRAWL, "crawl", seed, "--db", str(db), "--resolve", "*.test=127.0.0.1",
             "--allow-host", "*.test", "--delay-factor", "0", "--min-delay", "0",
-            "--max-delay", "0", "--concurrency", "16", "--strategy", "pagerank", "--quiet",
+            "--max-delay", "0", "--concurrency", "16", "--strategy", "pagerank",
+            "--strategy-opt", "every=1000", "--quiet",
             *extra]
 
 

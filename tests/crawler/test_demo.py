@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from loopspy import expected_loop
 from webcrawl.analysis.change import resolve_day_seconds
 from webcrawl.analysis.report.document import SECTIONS
 from webcrawl.crawler.cli import main
@@ -15,7 +16,8 @@ from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.reader import CrawlReader
 
 
-def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                         loops: list[str]) -> None:
     out = tmp_path / "demo"
     code = main(["demo", "--pages", "300", "--hosts", "5", "--random-seed", "2",
                  "--revisit-seconds", "2", "--out", str(out)])
@@ -37,7 +39,8 @@ def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert resolve_day_seconds(meta) == (1.0, "stored")
     # The summary on stdout names what was found and where the report is.
     lines = captured.out.strip().splitlines()
-    assert lines[0].startswith(f"crawled {fetched:,} pages on 5 hosts")
+    assert re.match(rf"crawled {fetched:,} HTML pages \(\d[\d,]* URLs fetched\) on 5 hosts ",
+                    lines[0]), lines[0]
     assert lines[0].endswith("politeness audit: 0 violations")
     for needle in ("top page by PageRank", "bow-tie: SCC", "degree laws: in alpha",
                    "PageRank captured after 10%", "median relative error",
@@ -51,6 +54,8 @@ def test_demo_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "<td>2.1</td></tr>" in html and "<td>2.72</td></tr>" in html
     assert "median relative error vs truth" in html
     assert html.count("data:image/png;base64,") >= 14
+    # The demo's crawl and revisit ran on the loop every entry point uses.
+    assert loops == [expected_loop()] * 2
 
 
 def test_demo_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -218,9 +220,20 @@ async def test_scope_limits(mini_web: MiniWeb, tmp_path: Path) -> None:
     assert (w.url("a.test", "/d1"), w.url("a.test", "/d2")) in data["edges"]
 
 
-async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path) -> None:
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections for the whole test: bound (so nothing
+    else can listen there) but never listening."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
+
+
+async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path,
+                                           refused_port: int) -> None:
     w = mini_web
-    w.add("a.test", "/", html(*[f"/p{i}" for i in range(10)], "http://b.test/"))
+    b_root = f"http://b.test:{refused_port}/"
+    w.add("a.test", "/", html(*[f"/p{i}" for i in range(10)], b_root))
     for i in range(10):
         w.add("a.test", f"/p{i}", html())
     w.add("b.test", "/", html())
@@ -232,8 +245,8 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path) ->
     assert counts[None] == 12 - 5  # still queued: nothing is abandoned by a limit
     assert data["stats"].stopped == "max_pages"
     # Resuming through the library with a higher limit takes the rest, in the crawl's
-    # stored scope (b.test stays allowed by the stored '*.test'; nothing serves it on
-    # port 80, so its unreachable robots.txt excludes it).
+    # stored scope (b.test stays allowed by the stored '*.test'; its port refuses
+    # connections, so its unreachable robots.txt excludes it).
     crawler = Crawler(tmp_path / "crawl.db", resume=True,
                       overrides={"scope_max_pages": 20, "robots_retry_delay": 0.01})
     assert crawler.settings.scope_hosts == ("*.test",)
@@ -243,7 +256,7 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path) ->
     stats = await crawler.run()
     assert stats.stopped == "done"
     o = read_db(tmp_path / "crawl.db")["outcomes"]
-    assert o.pop("http://b.test/") == "robots_excluded"
+    assert o.pop(b_root) == "robots_excluded"
     assert sorted(o.values()) == ["fetched"] * 11
 
 
@@ -251,16 +264,16 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import logging
 
-    import webcrawl.crawler.engine as engine
-    real = engine.extract_links
+    import webcrawl.crawler.downloader as downloader
+    real = downloader.extract_links
 
     def flaky(text: str, page_url: str, **kw: object) -> object:
         if page_url.endswith("/bad"):
             raise RuntimeError("parser exploded")
         return real(text, page_url, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(engine, "extract_links", flaky)
-    logging.getLogger("webcrawl.crawler.engine").disabled = True
+    monkeypatch.setattr(downloader, "extract_links", flaky)
+    logging.getLogger("webcrawl.crawler.downloader").disabled = True
     try:
         w = mini_web
         w.add("a.test", "/", html("/bad", "/good"))
@@ -268,7 +281,7 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
         w.add("a.test", "/good", html())
         data = await crawl(w, tmp_path, [w.url("a.test")])
     finally:
-        logging.getLogger("webcrawl.crawler.engine").disabled = False
+        logging.getLogger("webcrawl.crawler.downloader").disabled = False
     o = data["outcomes"]
     assert o[w.url("a.test", "/bad")] == "network_error"
     assert o[w.url("a.test", "/good")] == "fetched"

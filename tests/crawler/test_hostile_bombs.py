@@ -3,7 +3,7 @@
 ``fetch_max_body`` caps the *decoded* body for every content coding: a page (or a
 robots.txt) that inflates to 100 MB or 1 GiB ends ``too_large`` with exactly the cap
 kept, whatever its Content-Length says.  Peak memory is measured by
-``benchmarks/bench_bombs.py`` (figures in the README), not here.
+``benchmarks/bench_bombs.py`` (figures in docs/results/robustness.md), not here.
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ async def test_big_pages_are_parsed_off_the_event_loop(
     """Pages of links_thread_above bytes or more are parsed in a worker thread."""
     import threading
 
-    import webcrawl.crawler.engine
+    import webcrawl.crawler.downloader
     from webcrawl.crawler.links import extract_links
 
     threads: dict[str, str] = {}
@@ -191,7 +191,7 @@ async def test_big_pages_are_parsed_off_the_event_loop(
         threads[url] = threading.current_thread().name
         return extract_links(body, url, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(webcrawl.crawler.engine, "extract_links", spy)
+    monkeypatch.setattr(webcrawl.crawler.downloader, "extract_links", spy)
     w = mini_web
     w.add("a.test", "/", html("/big", "/small"))
     w.add("a.test", "/big", html("/from-big") + "<p>x</p>" * 5000)  # ~40 KB

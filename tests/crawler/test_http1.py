@@ -463,7 +463,8 @@ def test_the_fetch_path_imports_no_aiohttp() -> None:
     import subprocess
     import sys
 
-    script = ("import sys, crawler.fetcher, crawler.engine, webcrawl.crawler.shard.worker, "
+    script = ("import sys, webcrawl.crawler.fetcher, webcrawl.crawler.engine, "
+              "webcrawl.crawler.downloader, webcrawl.crawler.shard.worker, "
               "webcrawl.crawler.resolve\nprint('aiohttp' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=60, check=True)

@@ -73,4 +73,6 @@ def test_settings_validate(kwargs: dict[str, object]) -> None:
 def test_settings_defaults_documented() -> None:
     s = CrawlSettings()
     assert (s.polite_delay_factor, s.polite_min_delay, s.polite_max_delay) == (10.0, 1.0, 30.0)
-    assert "webcrawl" in s.fetch_user_agent and "http" in s.fetch_user_agent
+    # The product and version, what it is, and no URL the project does not own.
+    assert s.fetch_user_agent.startswith("webcrawl/") and "research crawler" in s.fetch_user_agent
+    assert "http" not in s.fetch_user_agent

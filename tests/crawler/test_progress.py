@@ -6,10 +6,13 @@ from __future__ import annotations
 import io
 import re
 import time
+from pathlib import Path
 
+from miniweb import MiniWeb
+from terminal import ERASE_LINE, Terminal, redraws, visible
 from webcrawl.crawler.engine import CrawlStats
 from webcrawl.crawler.frontier import Frontier
-from webcrawl.crawler.progress import Progress, format_clock, format_line
+from webcrawl.crawler.progress import Progress, fit_line, format_clock, format_line
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.storage.records import Outcome
 
@@ -48,7 +51,8 @@ def test_not_a_terminal_gets_time_stamped_log_lines() -> None:
     progress.render()
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and "\r" not in stream.getvalue()
-    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \s*50 pages", line) for line in lines)
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d 50 fetched 50 pages ", line)
+               for line in lines)
     assert "ETA" in lines[0]
     # log_interval 0: nothing at all off a terminal.
     assert not Progress(_stats(1, 1.0), stream=io.StringIO(), log_interval=0).enabled
@@ -59,7 +63,8 @@ def test_a_terminal_gets_one_redrawn_line() -> None:
     progress = Progress(_stats(5, 1.0), stream=stream, force=True)
     assert progress.terminal and progress.interval == 0.5
     progress.render()
-    assert stream.getvalue().startswith("\r\x1b[K") and "\n" not in stream.getvalue()
+    text = stream.getvalue()
+    assert text.startswith("\r") and text.endswith("\x1b[K") and "\n" not in text
 
 
 def test_frontier_counts_hosts_with_queued_urls() -> None:
@@ -72,3 +77,71 @@ def test_frontier_counts_hosts_with_queued_urls() -> None:
     while frontier.take(host) is not None:
         pass
     assert frontier.queued_hosts == 1
+
+
+def test_fit_line_drops_whole_fields_from_the_end() -> None:
+    line = format_line(_stats(50, 10.0), 4.0, max_pages=100, scope="domain test")
+    assert len(line) > 100
+    fitted = fit_line(line, 99)
+    assert len(fitted) <= 99 and line.startswith(fitted)
+    assert fitted.split("  ") == line.split("  ")[:len(fitted.split("  "))]
+    assert fit_line("x" * 50, 10) == "x" * 9 + "…"
+
+
+async def _crawl_on(stream: object, mini_web: MiniWeb, tmp_path: Path, *options: str) -> str:
+    """``webcrawl crawl`` of 16 pages, one host, 0.06 s apart, its stderr on ``stream``."""
+    import asyncio
+    import sys
+
+    from miniweb import html
+    from webcrawl.crawler.cli import main
+
+    mini_web.add("a.test", "/", html(*[f"/p{i}" for i in range(15)]))
+    for i in range(15):
+        mini_web.add("a.test", f"/p{i}", html())
+    argv = ["crawl", mini_web.url("a.test"), "--db", str(tmp_path / "c.db"), "--resolve",
+            "*.test=127.0.0.1", "--allow-domain", "test", "--min-delay", "0.06",
+            "--delay-factor", "0", *options]
+    saved = sys.stderr
+    sys.stderr = stream  # type: ignore[assignment]
+    try:
+        assert await asyncio.to_thread(main, argv) == 0
+    finally:
+        sys.stderr = saved
+    return str(tmp_path / "c.db")
+
+
+async def test_crawl_progress_redraws_in_place_on_a_100_column_terminal(
+        mini_web: MiniWeb, tmp_path: Path) -> None:
+    """On a terminal 100 columns wide every redraw fits in 99 columns, starts with a
+    carriage return and erases the rest of the row, so nothing scrolls: the only line
+    ends are the summary's."""
+    with Terminal(columns=100) as term:
+        await _crawl_on(term.stream, mini_web, tmp_path, "-s", "progress_interval=0.05")
+    drawn = redraws(term.output)
+    assert len(drawn) >= 5, term.output
+    assert all(len(visible(text)) <= 99 for text in drawn), drawn
+    assert all(text.lstrip().split("  ")[0].endswith("fetched") for text in drawn)
+    # Everything before the summary is one row of redraws; the summary then follows on a
+    # cleared row and is the only line end.
+    assert term.output.count("\n") == 1
+    assert term.output.split("\n")[0].split("\r")[-1].startswith(ERASE_LINE + "crawl done:")
+    # Whole fields were dropped from the end: the full line (with the hosts and the
+    # scope) is about 136 columns.
+    assert all("scope" not in text for text in drawn)
+
+
+async def test_crawl_progress_into_a_pipe_is_plain_lines(mini_web: MiniWeb,
+                                                         tmp_path: Path) -> None:
+    import os
+
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w") as pipe:
+        await _crawl_on(pipe, mini_web, tmp_path, "-s", "progress_log_interval=0.2")
+    with os.fdopen(read_end) as reader:
+        text = reader.read()
+    lines = text.splitlines()
+    assert "\r" not in text and "\x1b" not in text
+    assert len(lines) >= 3 and lines[-1].startswith("crawl done:")
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \d+ fetched \d+ pages ", line)
+               for line in lines[:-1]), lines

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -65,8 +65,11 @@ async def test_a_conflicting_strategy_is_refused(tmp_path: Path) -> None:
         Crawler(db, resume=True, overrides={"frontier_strategy": "bfs"})
     with pytest.raises(ConfigError, match=r"'pagerank' strategy.*'bfs'"):
         Crawler(db, resume=True, strategy=BreadthFirst())
-    with pytest.raises(ConfigError, match=r"'pagerank' strategy.*'bfs'"):
-        Crawler(db, resume=True, settings=_settings())  # frontier_strategy: bfs
+    # A settings object gives the fields that differ from the defaults (one meaning for
+    # every entry point): bfs is the default, so it names no strategy and the stored
+    # one continues.
+    assert Crawler(db, resume=True, settings=_settings()).settings.frontier_strategy == \
+        "pagerank"
     # The stored strategy given again is no conflict and no note.
     again = Crawler(db, resume=True, strategy=PageRankOrder(), overrides={"scope_max_pages": 1})
     assert again.notes == ()
@@ -108,16 +111,21 @@ def test_given_settings_override_with_one_note(tmp_path: Path) -> None:
         "overriding the crawl's stored settings: scope_max_pages 100 -> 200; "
         f"tls_ca_file {stored.tls_ca_file} -> None; tls_insecure False -> True",
     )  # scope_max_depth given with its stored value: not listed
-    # A full settings object replaces the stored values where it differs from them.
-    full = resume_settings(meta, given=CrawlSettings(frontier_strategy="opic"))
-    assert full.settings == CrawlSettings(frontier_strategy="opic")
-    assert len(full.notes) == 1 and full.notes[0].count(" -> ") == 17
+    # A settings object gives only the fields that differ from the defaults (one meaning
+    # for every entry point): the stored values it does not name are kept.
+    assert stored.concurrency != 7
+    full = resume_settings(meta, given=CrawlSettings(frontier_strategy="opic",
+                                                     concurrency=7))
+    assert full.settings == replace(stored, frontier_strategy="opic", concurrency=7)
+    assert full.notes == (f"overriding the crawl's stored settings: concurrency "
+                          f"{stored.concurrency} -> 7",)
 
 
 def test_bad_resume_settings_are_config_errors(tmp_path: Path) -> None:
     stored = _nondefault(tmp_path)
     meta = {"settings": settings_json(stored), "strategy": "opic"}
-    with pytest.raises(ConfigError, match="unknown crawl setting 'max_pages'"):
+    with pytest.raises(ConfigError,
+                       match=r"unknown setting 'max_pages' \(did you mean scope_max_pages"):
         resume_settings(meta, overrides={"max_pages": 3})
     Path(stored.tls_ca_file or "").unlink()
     with pytest.raises(ConfigError, match="no CA file"):

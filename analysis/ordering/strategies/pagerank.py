@@ -1,4 +1,16 @@
-"""PageRank ordering: PageRank of the known graph, recomputed every K fetches or S seconds.
+"""PageRank orderings: PageRank of the known graph, recomputed every K fetches or S seconds.
+
+Three schedules of one implementation (:class:`PageRankOrder`):
+
+* ``pagerank``: recomputed after ``max(every, growth x fetched)`` fetches (or ``seconds``
+  seconds live), with the push estimate in between (below);
+* ``batch-pagerank`` (Baeza-Yates et al. [3]_): recomputed every ``every`` fetches
+  exactly; between two recomputations a new URL waits at the teleport share (no
+  estimate);
+* ``partial-pagerank`` ([3]_): the same fixed period, and between recomputations a new
+  URL's priority is the PageRank its fetched parents push to it (Baeza-Yates et al.'s
+  temporary PageRank of a page: the sum of its known parents' PageRank over their
+  out-degree).
 
 References
 ----------
@@ -6,21 +18,37 @@ References
    WWW 1998.
 .. [2] M. Najork, J. L. Wiener, "Breadth-first crawling yields high-quality pages",
    WWW 2001.
+.. [3] R. Baeza-Yates, C. Castillo, M. Marin, A. Rodriguez, "Crawling a country:
+   better strategies than breadth-first for web page ordering", WWW 2005.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 from webcrawl.analysis.ordering.strategies._growable import EdgeList, GrowableArray
-from webcrawl.analysis.ordering.strategies.base import PriorityUpdates, Strategy
+from webcrawl.analysis.ordering.strategies.base import (
+    PriorityUpdates,
+    Strategy,
+    StrategyOption,
+)
 from webcrawl.analysis.ordering.strategies.registry import register_strategy
 from webcrawl.storage.errors import ConfigError
 
-__all__ = ["PageRankOrder", "PageRankOrderSettings", "PageRankSnapshot"]
+__all__ = [
+    "BatchPageRank",
+    "PageRankOrder",
+    "PageRankOrderSettings",
+    "PageRankSnapshot",
+    "PartialPageRank",
+]
+
+#: Default period of ``batch-pagerank`` and ``partial-pagerank``, in fetches.
+DEFAULT_PERIOD = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +79,19 @@ class PageRankOrderSettings:
         about 6e-6 in L1, plenty for a ranking, and warm starts need few iterations).
     max_iter : int
         Iteration cap per recomputation (default 200).
+    push : bool
+        Between recomputations, push each fetched page's priority to its unfetched
+        children (default True); False leaves new URLs at the teleport share until
+        the next recomputation (``batch-pagerank``).
     """
 
-    every_fetches: int = 1000
+    every_fetches: int = 20
     every_growth: float = 0.1
     every_seconds: float = 30.0
     alpha: float = 0.85
     tol: float = 1e-6
     max_iter: int = 200
+    push: bool = True
 
     def __post_init__(self) -> None:
         if self.every_fetches < 1:
@@ -73,6 +106,9 @@ class PageRankOrderSettings:
             raise ConfigError(f"tol must be > 0, got {self.tol}")
         if self.max_iter < 1:
             raise ConfigError(f"max_iter must be >= 1, got {self.max_iter}")
+
+
+_DEFAULTS = PageRankOrderSettings()
 
 
 class _ResultSlot:
@@ -126,10 +162,20 @@ class PageRankOrder(Strategy):
     """
 
     name = "pagerank"
+    OPTIONS: ClassVar[Mapping[str, StrategyOption]] = {
+        "every": StrategyOption(int, _DEFAULTS.every_fetches,
+                                "recompute after at least this many fetches"),
+        "growth": StrategyOption(float, _DEFAULTS.every_growth,
+                                 "... or once the crawl grew by this fraction, if more"),
+        "seconds": StrategyOption(float, _DEFAULTS.every_seconds,
+                                  "... or after this many seconds (live crawls)"),
+        "alpha": StrategyOption(float, _DEFAULTS.alpha, "damping factor"),
+    }
 
-    def __init__(self, *, seed: int = 0, settings: PageRankOrderSettings | None = None) -> None:
-        super().__init__(seed=seed)
-        self.settings = settings or PageRankOrderSettings()
+    def __init__(self, *, seed: int = 0, settings: PageRankOrderSettings | None = None,
+                 options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(seed=seed, options=options)
+        self.settings = settings or self.settings_from(self.options)
         self._local = GrowableArray(np.int32, -1)  # url id -> local node index
         self._ids = GrowableArray(np.int64, -1)  # local node index -> url id
         self._fetched = GrowableArray(np.bool_, False)  # by local index
@@ -151,6 +197,13 @@ class PageRankOrder(Strategy):
         estimate[local] = 1.0 - self.settings.alpha
         return float(estimate[local])
 
+    @classmethod
+    def settings_from(cls, options: Mapping[str, Any]) -> PageRankOrderSettings:
+        """The schedule the strategy's options describe."""
+        return PageRankOrderSettings(every_fetches=options["every"],
+                                     every_growth=options["growth"],
+                                     every_seconds=options["seconds"], alpha=options["alpha"])
+
     def fetched(self, url_id: int, out_links: Sequence[int]) -> PriorityUpdates:
         self._absorb()
         local_of = self._local.data
@@ -162,11 +215,17 @@ class PageRankOrder(Strategy):
             return []
         targets = local_of[ids]
         self._edges.extend(p, targets)
+        if not self.settings.push:
+            return []
         estimate = self._estimate.data
         open_mask = ~self._fetched.data[targets]
         open_targets = targets[open_mask]
         estimate[open_targets] += self.settings.alpha * estimate[p] / ids.size
         return list(zip(ids[open_mask].tolist(), estimate[open_targets].tolist(), strict=True))
+
+    @property
+    def fetch_scheduled(self) -> bool:
+        return bool(np.isinf(self.settings.every_seconds))
 
     def wants_recompute(self, fetches_since: int, seconds_since: float) -> bool:
         s = self.settings
@@ -223,3 +282,54 @@ class PageRankOrder(Strategy):
     def priority(self, url_id: int) -> float:
         """Current priority estimate of ``url_id``."""
         return float(self._estimate.data[self._local.data[url_id]])
+
+
+@register_strategy
+class BatchPageRank(PageRankOrder):
+    """Baeza-Yates et al.'s batch PageRank: recomputed every ``every`` fetches exactly.
+
+    Between two recomputations the frontier keeps the last PageRank; a URL discovered
+    since waits at the teleport share ``1 - alpha`` (the mean-1 PageRank of a page no
+    known page links to), behind the scored ones, first discovered first.  Time never
+    triggers a recomputation, live or virtual, so a live crawl's order is reproducible.
+    """
+
+    name = "batch-pagerank"
+    OPTIONS: ClassVar[Mapping[str, StrategyOption]] = {
+        "every": StrategyOption(int, DEFAULT_PERIOD, "recompute every this many fetches"),
+        "alpha": StrategyOption(float, _DEFAULTS.alpha, "damping factor"),
+    }
+    _push: ClassVar[bool] = False
+
+    def __init__(self, *, seed: int = 0, settings: PageRankOrderSettings | None = None,
+                 options: Mapping[str, Any] | None = None) -> None:
+        super().__init__(seed=seed, settings=settings, options=options)
+        self._recomputed_at = 0  # fetches counted by the last snapshot
+
+    def wants_recompute(self, fetches_since: int, seconds_since: float) -> bool:
+        """Due every ``every`` fetches the strategy has seen, whoever counts: a resumed
+        crawl (which replays the stored fetches into the strategy) keeps the schedule."""
+        del fetches_since, seconds_since
+        return self._fetches - self._recomputed_at >= self.settings.every_fetches
+
+    def snapshot(self) -> PageRankSnapshot:
+        self._recomputed_at = self._fetches
+        return super().snapshot()
+
+    @classmethod
+    def settings_from(cls, options: Mapping[str, Any]) -> PageRankOrderSettings:
+        return PageRankOrderSettings(every_fetches=options["every"], every_growth=0.0,
+                                     every_seconds=float("inf"), alpha=options["alpha"],
+                                     push=cls._push)
+
+
+@register_strategy
+class PartialPageRank(BatchPageRank):
+    """Baeza-Yates et al.'s partial PageRank: batch PageRank every ``every`` fetches,
+    and in between a new URL's priority is the PageRank its fetched parents push to it
+    (each fetch of page p adds ``alpha * priority(p) / outdeg(p)`` to every unfetched
+    child, see :class:`PageRankOrder`).
+    """
+
+    name = "partial-pagerank"
+    _push: ClassVar[bool] = True

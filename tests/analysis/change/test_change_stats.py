@@ -216,3 +216,30 @@ def test_poisson_figure_null_is_the_simulated_one_not_exp1():
     to_null = stats.ks_2samp(pt.normalised, pt.null_normalised).statistic
     to_exp = stats.kstest(pt.normalised, "expon").statistic
     assert to_exp > 3 * to_null
+
+
+def test_span_over_changes_saturates_at_the_visit_interval_beside_one_over_rate():
+    # Visits every 2 days for 20 days; page 0 changed before every one of them (its
+    # true interval is shorter than the visits can see), page 1 at every other visit.
+    days = np.arange(0.0, 21.0, 2.0)
+    page = np.repeat([0, 1], days.size)
+    time = np.tile(days, 2)
+    changed = np.r_[np.r_[-1, np.ones(10)], np.r_[-1, np.tile([1, 0], 5)]].astype(np.int8)
+    log = VisitLog.from_arrays(page, time, np.ones(time.size, bool), changed)
+    paper = change_report(log, intervals="paper")
+    estimate = change_report(log)
+    # The paper's span / changes: 20 / 10 = 2 days and 20 / 5 = 4 days.
+    assert paper.bucket_overall[1] == 1.0 and paper.interval_method == "paper"
+    # 1 / rate does not saturate: -ln(0.5 / 10.5) / 2 = 1.52 changes a day for page 0.
+    assert estimate.bucket_overall[0] == 0.5 and estimate.bucket_overall[1] == 0.5
+    # Both reports carry both overall rows, whichever drives the tables.
+    for r in (paper, estimate):
+        np.testing.assert_array_equal(r.bucket_overall_paper, paper.bucket_overall)
+        np.testing.assert_array_equal(r.bucket_overall_estimate, estimate.bucket_overall)
+    by_method = paper.to_dict()["change_interval_buckets_by_method"]
+    assert by_method["paper"]["1 day - 1 week"] == 1.0
+    assert by_method["estimate"]["<= 1 day"] == 0.5
+    from webcrawl.storage.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        change_report(log, intervals="median")

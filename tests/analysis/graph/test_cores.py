@@ -28,21 +28,50 @@ def _complete_bipartite(fans, centers, n):
     return [p[0] for p in pairs], [p[1] for p in pairs], n
 
 
-def brute_force_counts(adj, i_values, j_values):
-    """Pure-Python reference: every j-set of pages, its common fans by set algebra."""
+def _out_sets(adj):
     n = adj.shape[0]
     out = {v: set() for v in range(n)}
     coo = adj.tocoo()
     for r, c in zip(coo.row.tolist(), coo.col.tolist(), strict=True):
         if r != c:
             out[r].add(c)
-    counts = np.zeros((len(i_values), len(j_values)), dtype=np.int64)
-    for b, j in enumerate(j_values):
-        for centers in itertools.combinations(range(n), j):
-            fans = sum(1 for v in range(n) if set(centers) <= out[v])
-            for a, i in enumerate(i_values):
-                counts[a, b] += fans >= i
-    return counts
+    return out
+
+
+def has_k_oracle(adj, i, j):
+    """Is there a K(i, j)?  Every i-subset of pages and its common out-neighbourhood."""
+    out = _out_sets(adj)
+    return any(len(set.intersection(*(out[f] for f in fans))) >= j
+               for fans in itertools.combinations(range(adj.shape[0]), i))
+
+
+def closed_pairs_oracle(adj):
+    """Every core (F, C): for every non-empty set S of pages, C = the pages all of S
+    link to, F = the pages linking to all of C (pure Python set algebra)."""
+    out = _out_sets(adj)
+    n = adj.shape[0]
+    into = {v: {u for u in range(n) if v in out[u]} for v in range(n)}
+    fans = [v for v in range(n) if out[v]]
+    pairs = set()
+    for k in range(1, len(fans) + 1):
+        for s in itertools.combinations(fans, k):
+            centers = set.intersection(*(out[f] for f in s))
+            if centers:
+                pairs.add((frozenset(set.intersection(*(into[c] for c in centers))),
+                           frozenset(centers)))
+    return pairs
+
+
+def oracle_counts(adj, min_i, max_i, min_j, max_j):
+    """(C(i, j) = cores with >= i fans and >= j centers, maximal by exact size)."""
+    shape = (max_i - min_i + 1, max_j - min_j + 1)
+    at_least, exact = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
+    for fans, centers in closed_pairs_oracle(adj):
+        for a, i in enumerate(range(min_i, max_i + 1)):
+            for b, j in enumerate(range(min_j, max_j + 1)):
+                at_least[a, b] += len(fans) >= i and len(centers) >= j
+                exact[a, b] += len(fans) == i and len(centers) == j
+    return at_least, exact
 
 
 def test_k33_counts_by_hand():
@@ -50,13 +79,12 @@ def test_k33_counts_by_hand():
     src, dst, n = _complete_bipartite([0, 1, 2], [3, 4, 5], 7)
     adj = _adj([*src, 6, 6], [*dst, 3, 4], n)
     r = bipartite_cores(adj, CoreConfig(max_i=4, max_j=3))
-    # Center sets: {3,4} has 4 fans; {3,5}, {4,5} have 3; {3,4,5} has 3.
-    assert r.count_center_sets(2, 2) == 3 and r.count_center_sets(3, 2) == 3
-    assert r.count_center_sets(4, 2) == 1 and r.count_center_sets(4, 3) == 0
-    assert r.count_center_sets(2, 3) == 1 and r.count_center_sets(3, 3) == 1
-    # Maximal cores: {0,1,2} x {3,4,5} and {0,1,2,6} x {3,4}; {3,5} is inside the K(3,3).
-    assert r.count(3, 3) == 1 and r.count(4, 2) == 1
-    assert r.counts.sum() == 2
+    # Cores: {0,1,2} x {3,4,5} and {0,1,2,6} x {3,4}; {3,5} is inside the K(3,3).
+    assert r.count_maximal(3, 3) == 1 and r.count_maximal(4, 2) == 1
+    assert r.maximal.sum() == 2 and r.cores == 2
+    # C(i, j): cores holding a K(i, j).  Both hold a K(2,2) and a K(3,2); only the
+    # K(3,3) holds a K(2,3) or K(3,3); only {0,1,2,6} x {3,4} a K(4,2).
+    assert r.counts.tolist() == [[2, 1], [2, 1], [1, 0]]
     assert r.examples[0].centers.tolist() == [3, 4, 5]
     assert r.examples[0].fans.tolist() == [0, 1, 2]
 
@@ -74,11 +102,10 @@ def test_more_maximal_44_than_34_cores_as_in_bennouas_fig8():
         dst += d
         base += fans + 4
     r = bipartite_cores(_adj(src, dst, base), CoreConfig(max_i=4, max_j=4))
-    assert r.count(4, 4) == 3 and r.count(3, 4) == 2
-    assert r.count(4, 4) > r.count(3, 4)
-    assert r.counts.sum() == 5        # nothing smaller is maximal
-    # The monotone center-set count cannot show this: (3,4) >= (4,4) always.
-    assert r.count_center_sets(3, 4) == 5 and r.count_center_sets(4, 4) == 3
+    assert r.count_maximal(4, 4) == 3 and r.count_maximal(3, 4) == 2
+    assert r.maximal.sum() == 5        # nothing smaller is maximal
+    # The headline C(i, j) is monotone: every core holds a K(3, 4), three a K(4, 4).
+    assert r.count(3, 4) == 5 and r.count(4, 4) == 3 and r.count(2, 2) == 5
 
 
 def maximal_bicliques_oracle(adj):
@@ -113,29 +140,59 @@ def test_maximal_counts_match_networkx_on_random_graphs(seed):
     for f, c in maximal_bicliques_oracle(adj):
         if len(f) <= 4 and len(c) <= 4:
             expected[len(f) - 1, len(c) - 1] += 1
-    np.testing.assert_array_equal(r.counts, expected)
+    np.testing.assert_array_equal(r.maximal, expected)
 
 
-@pytest.mark.parametrize("seed", range(12), ids=lambda s: f"seed{s}")
-def test_center_sets_match_brute_force_on_random_graphs(seed):
+def _planted(seed):
+    """A random graph with a few overlapping bicliques planted (n = 12)."""
     rng = np.random.default_rng(seed)
-    n, m = 11, int(rng.integers(20, 70))
-    adj = _adj(rng.integers(0, n, m), rng.integers(0, n, m), n)
-    config = CoreConfig(min_i=1, max_i=4, min_j=1, max_j=4)
-    r = bipartite_cores(adj, config)
-    expected = brute_force_counts(adj, range(1, 5), range(1, 5))
-    np.testing.assert_array_equal(r.center_sets, expected)
+    n, m = 12, int(rng.integers(10, 40))
+    src, dst = rng.integers(0, n, m).tolist(), rng.integers(0, n, m).tolist()
+    for _ in range(int(rng.integers(1, 4))):
+        fans = rng.choice(n, int(rng.integers(2, 6)), replace=False)
+        centers = rng.choice(n, int(rng.integers(2, 6)), replace=False)
+        s, d, _ = _complete_bipartite(fans.tolist(), centers.tolist(), n)
+        src += s
+        dst += d
+    return _adj(src, dst, n)
 
 
-def test_a_big_biclique_is_one_maximal_core_and_many_center_sets():
-    # K(5,5): every j-subset of the 5 centers has all 5 fans, but only the whole is maximal.
+@pytest.mark.parametrize("seed", range(16), ids=lambda s: f"seed{s}")
+@pytest.mark.parametrize(("min_i", "min_j"), [(1, 1), (2, 2), (3, 2), (2, 3)],
+                         ids=["min11", "min22", "min32", "min23"])
+def test_counts_match_brute_force_oracle(seed, min_i, min_j):
+    adj = _planted(seed)
+    r = bipartite_cores(adj, CoreConfig(min_i=min_i, max_i=5, min_j=min_j, max_j=5))
+    at_least, exact = oracle_counts(adj, min_i, 5, min_j, 5)
+    np.testing.assert_array_equal(r.counts, at_least)
+    np.testing.assert_array_equal(r.maximal, exact)
+    # Monotone, and C(i, j) > 0 exactly when the graph holds a K(i, j).
+    assert (np.diff(r.counts, axis=0) <= 0).all() and (np.diff(r.counts, axis=1) <= 0).all()
+    for a, i in enumerate(range(min_i, 6)):
+        for b, j in enumerate(range(min_j, 6)):
+            assert (r.counts[a, b] > 0) == has_k_oracle(adj, i, j), (i, j)
+
+
+def test_generation_filter_cores_are_counted_once_with_all_their_fans():
+    # Fans 0-3 have out-degree exactly 3 ({5, 6, 7}): the generation filter names that
+    # core; fan 4 links to {5, 6, 7, 8} and is one of its fans too.  Fan 9 -> {5, 6, 8}
+    # and fan 4 share {5, 6, 8}: a second core, named by fan 9.  Fan 4, in both, is
+    # never pruned by generation (out-degree 4), so both cores keep it.
+    src, dst, n = _complete_bipartite([0, 1, 2, 3, 4], [5, 6, 7], 10)
+    adj = _adj([*src, 4, 9, 9, 9], [*dst, 8, 5, 6, 8], n)
+    r = bipartite_cores(adj, CoreConfig(min_i=2, max_i=5, min_j=3, max_j=4))
+    at_least, exact = oracle_counts(adj, 2, 5, 3, 4)
+    np.testing.assert_array_equal(r.counts, at_least)
+    np.testing.assert_array_equal(r.maximal, exact)
+    assert r.generated == 2 and r.count_maximal(5, 3) == 1 and r.count_maximal(2, 3) == 1
+
+
+def test_a_big_biclique_is_one_core():
+    # K(5,5): it holds K(i, j) for every i, j <= 5, and it is one core, not C(5, j).
     src, dst, n = _complete_bipartite(range(5), range(5, 10), 10)
     r = bipartite_cores(_adj(src, dst, n), CoreConfig(max_i=5, max_j=5))
-    from math import comb
-    for i in range(2, 6):
-        for j in range(2, 6):
-            assert r.count_center_sets(i, j) == comb(5, j)
-            assert r.count(i, j) == (i == 5 and j == 5)
+    assert (r.counts == 1).all() and r.cores == 1
+    assert r.maximal.sum() == 1 and r.count_maximal(5, 5) == 1
 
 
 def test_elimination_keeps_every_core_link_and_reaches_fixed_point():
@@ -189,7 +246,7 @@ def test_diverse_cores_ignore_same_host_links():
     split = CapturedGraph.from_edges(src, dst, n, hosts=[0, 1, 2, 3, 3, 3])
     config = CoreConfig(max_i=3, max_j=3, diverse=True)
     assert bipartite_cores(same, config).counts.sum() == 0
-    assert bipartite_cores(split, config).count(3, 3) == 1
+    assert bipartite_cores(split, config).count_maximal(3, 3) == 1
     assert drop_same_host_links(adj, [0, 0, 1, 0, 1, 1]).nnz == 9 - 4
 
 
@@ -200,9 +257,9 @@ def test_diverse_cores_need_fans_on_distinct_sites():
     g = CapturedGraph.from_edges(src, dst, n, hosts=[0, 0, 1, 2, 3, 4, 5])
     plain = bipartite_cores(g, CoreConfig(max_i=4, max_j=3))
     diverse = bipartite_cores(g, CoreConfig(max_i=4, max_j=3, diverse=True))
-    assert plain.count(4, 3) == 1 and plain.counts.sum() == 1
-    assert diverse.count(3, 3) == 1 and diverse.count(4, 3) == 0
-    assert diverse.counts.sum() == 1
+    assert plain.count_maximal(4, 3) == 1 and plain.maximal.sum() == 1
+    assert diverse.count_maximal(3, 3) == 1 and diverse.count(4, 3) == 0
+    assert diverse.maximal.sum() == 1 and diverse.count(2, 2) == 1
     # All four fans on one host: no diverse core with 2 or more fans at all.
     one = CapturedGraph.from_edges(src, dst, n, hosts=[0, 0, 0, 0, 3, 4, 5])
     assert bipartite_cores(one, CoreConfig(max_i=4, max_j=3, diverse=True)).counts.sum() == 0
@@ -210,8 +267,11 @@ def test_diverse_cores_need_fans_on_distinct_sites():
 
 def test_limits_and_bad_settings():
     src, dst, n = _complete_bipartite(range(8), range(8, 16), 16)
-    with pytest.raises(AnalysisError, match="candidate center sets"):
-        bipartite_cores(_adj(src, dst, n), CoreConfig(max_j=4, max_sets=20))
+    # Eight fans with distinct subsets of eight centers: 2**8 - 9 cores of >= 2 x 2.
+    fans = [f for f in range(8) for c in range(8, 16) if (c - 8 != f)]
+    cens = [c for f in range(8) for c in range(8, 16) if (c - 8 != f)]
+    with pytest.raises(AnalysisError, match="--max-sets"):
+        bipartite_cores(_adj(fans, cens, n), CoreConfig(max_j=4, max_sets=20))
     with pytest.raises(ConfigError):
         CoreConfig(min_i=3, max_i=2)
     with pytest.raises(ConfigError, match="host"):

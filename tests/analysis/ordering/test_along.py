@@ -47,7 +47,7 @@ def test_maximal_44_cores_per_page_in_the_published_range(bennouas_bfs):
 def test_sinks_in_the_published_range_early(bennouas_bfs):
     s = bennouas_bfs.values["sinks"]
     # Figure 13 (20-50%): holds for the first few hundred pages; later our crawls
-    # have fewer sinks (see README, "Reproducing the papers").
+    # have fewer sinks (see docs/reproductions/random-web-crawls.md).
     assert all(_in_range("sinks", x) for x in s[:3])
     assert np.all(np.diff(s) < 0)
 

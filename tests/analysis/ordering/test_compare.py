@@ -9,6 +9,7 @@ import pytest
 import webcrawl.analysis.graph.loader
 from webcrawl.analysis.graph.captured import CapturedGraph
 from webcrawl.analysis.ordering.compare import (
+    IDEAL,
     RECORDED,
     CompareSettings,
     Comparison,
@@ -89,12 +90,12 @@ def test_compare_crawl_virtual_adds_the_recorded_order(monkeypatch, tmp_path):
     fake_db(monkeypatch, {"a.db": small_graph([0, 2, 1, 4, 3])})
     result = compare_crawl(tmp_path / "a.db", ["bfs", "dfs"],
                            settings=CompareSettings(quality=QualitySettings(slices=5)))
-    assert list(result.reports) == [RECORDED, "bfs", "dfs"]
+    assert list(result.reports) == [RECORDED, IDEAL, "bfs", "dfs"]
     assert "virtual" in result.method
     assert result.reports["bfs"].pages == 5
     headers, rows = result.summary_table()
     assert headers[:3] == ["strategy", "pages", "PR@1%"]
-    assert [row[0] for row in rows] == [RECORDED, "bfs", "dfs"]
+    assert [row[0] for row in rows] == [RECORDED, IDEAL, "bfs", "dfs"]
 
 
 def test_compare_crawl_recorded_scores_each_database(monkeypatch, tmp_path):

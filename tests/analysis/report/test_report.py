@@ -166,8 +166,8 @@ def test_report_without_revisits(crawled: Crawled, tmp_path: Path) -> None:
     for key in ("summary", "ranking", "bowtie", "degrees", "quality"):
         assert doc.sections[key].missing == "", key
     per_section = {k: len(v.images) for k, v in doc.sections.items()}
-    assert per_section == {"summary": 1, "ranking": 0, "bowtie": 1, "degrees": 1,
-                           "quality": 6, "comparison": 0, "changes": 0}
+    assert per_section == {"overview": 0, "summary": 1, "ranking": 0, "bowtie": 1,
+                           "degrees": 1, "quality": 6, "comparison": 0, "changes": 0}
     assert assert_images_are_png(doc) == summary.images == 9
     # No external asset and no script: readable offline, page content never executes.
     html_text = out.read_text()
@@ -318,11 +318,111 @@ def test_report_says_how_it_was_made(crawled: Crawled, tmp_path: Path) -> None:
     assert "How this report was made" in text
     assert f"webcrawl version {webcrawl_version()}" in " ".join(text.split())
     assert re.search(r"crawl ran\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to ", text)
+    # The settings: a table of those that differ from the defaults, nothing else.
+    import json
+
+    from webcrawl.crawler.config import settings_dict
+
     with CrawlReader(crawled.plain) as reader:
-        strategy = reader.meta()["strategy"]
-    assert f"frontier_strategy={strategy}" in text
+        stored = json.loads(reader.meta()["settings"])
+    defaults = settings_dict(CrawlSettings())
+    differing = sorted(k for k, v in stored.items() if defaults[k] != v)
+    assert 0 < len(differing) < len(stored) / 4
+    rows = parse(out).sections["summary"].tables[-1]
+    assert rows[0] == ["setting", "value", "default"]
+    assert [row[0] for row in rows[1:]] == differing
+    assert f"{len(stored)} stored with the crawl; {len(differing)} differ from the defaults" \
+        in " ".join(text.split())
     # Each outcome row carries its meaning; out_of_scope names the binary links.
     assert "link to a binary file" in OUTCOME_MEANING["out_of_scope"]
     for outcome, meaning in OUTCOME_MEANING.items():
         if f" {outcome} " in text:
             assert meaning.split(";")[0][:40] in " ".join(text.split()), outcome
+
+
+def _report_text(section: _SectionSeen) -> str:
+    return " ".join(section.text.split())
+
+
+def test_the_report_speaks_first(crawled: Crawled, tmp_path: Path) -> None:
+    """The first section is a written summary whose every number is the data's: URLs
+    fetched and HTML pages, hosts, the SCC's share, duplicates, the top page, the
+    fastest ordering, the revisits; and nothing there speaks of a fixture."""
+    import sqlite3
+
+    out = tmp_path / "r.html"
+    summary = build_report(crawled.revisited, out,
+                           settings=ReportSettings(compare=("bfs", "dfs", "random")))
+    doc = parse(out)
+    assert next(iter(doc.sections)) == "overview"
+    text = _report_text(doc.sections["overview"])
+    with sqlite3.connect(crawled.revisited) as conn:
+        ended = conn.execute("SELECT COUNT(*) FROM urls WHERE outcome IS NOT NULL AND "
+                             "outcome NOT IN ('out_of_scope', 'robots_excluded')").fetchone()[0]
+        pages = conn.execute("SELECT COUNT(*) FROM urls WHERE outcome = 'fetched'").fetchone()[0]
+        hosts = conn.execute("SELECT COUNT(DISTINCT host_id) FROM urls WHERE outcome IS NOT "
+                             "NULL AND outcome NOT IN ('out_of_scope', 'robots_excluded')"
+                             ).fetchone()[0]
+        revisits = conn.execute("SELECT COUNT(*) FROM fetches WHERE kind = 'revisit'"
+                                ).fetchone()[0]
+        digests = [d for (d,) in conn.execute(
+            "SELECT digest FROM fetches WHERE kind = 'crawl' AND outcome = 'fetched'")]
+    assert f"The crawl fetched {ended:,} URLs on {hosts:,} hosts: {pages:,} HTML pages" in text
+    bt = summary.figures["bowtie"]
+    assert f"({bt['SCC']:,} pages, {100 * bt['SCC'] / sum(bt.values()):.1f}%)" in text
+    duplicates = len(digests) - len(set(digests))
+    if duplicates:
+        assert "share their exact content with another page" in text
+    else:
+        assert f"No two of the {len(digests):,} HTML pages have the same content" in text
+    assert f"The page of highest PageRank is {summary.figures['pagerank_top'][0][0]}" in text
+    capture = {k: v["captured_at_10pct"] for k, v in summary.figures["comparison"].items()}
+    best = max(capture, key=capture.__getitem__)
+    assert f"captured PageRank fastest: its first 10% of pages held {capture[best]:.2f}" in text
+    assert f"Revisits ({revisits:,})" in text
+    everything = " ".join(s.text for s in doc.sections.values())
+    assert "fixture" not in everything.lower()
+
+
+def test_a_glossary_beside_every_metric(crawled: Crawled, tmp_path: Path) -> None:
+    """Each metric a section's tables name is defined under that section."""
+    import re
+
+    out = tmp_path / "r.html"
+    build_report(crawled.plain, out, settings=ReportSettings(compare=("bfs", "random")))
+    html_text = out.read_text()
+    metric = re.compile(r"^(PR@\d+%|top\d+@\d+%|meanPR first \d+%|SCC|IN|OUT|TENDRILS|TUBES|"
+                        r"OTHER|DISCONNECTED|alpha|x_min|KS|x mean)$")
+    checked = 0
+    for key in SECTIONS:
+        block = html_text.split(f'<section id="{key}">', 1)[1].split("</section>", 1)[0]
+        terms = re.findall(r"<dt>(.*?)</dt>", block)
+        cells = {c for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", block)}
+        for name in filter(metric.match, cells):
+            family = ("PR@1%" if name.startswith("PR@") else "top100@10%"
+                      if name.startswith("top") else "meanPR first 10%"
+                      if name.startswith("meanPR") else name)
+            assert family in terms, (key, name, terms)
+            checked += 1
+    assert checked >= 12
+
+
+def test_the_summary_follows_the_graph_not_a_template(tmp_path: Path) -> None:
+    """On a crawl whose seed lies in IN (0 -> 1 <-> 2 -> 3), the overview states the
+    shares it measured and says that the seed lies outside the SCC."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "crawldb", Path(__file__).parents[2] / "crawler" / "crawldb.py")
+    assert spec is not None and spec.loader is not None
+    crawldb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(crawldb)
+    urls = [f"http://a.test/{name}" for name in ("", "b", "c", "d")]
+    db = crawldb.write_crawl(tmp_path / "in.db", urls, {0: [1], 1: [2], 2: [1, 3], 3: []})
+    out = tmp_path / "r.html"
+    build_report(db, out)
+    text = _report_text(parse(out).sections["overview"])
+    assert "holds half of its pages (2 pages, 50.0%)" in text
+    assert "1 page (25.0%) reach the SCC without being reachable from it (IN)" in text
+    assert "1 page (25.0%) are reached from it without linking back (OUT)." in text
+    assert "The seed lies outside the SCC" in text

@@ -154,7 +154,9 @@ def test_the_reproducibility_header_is_shown(browser_page: Rendered,
     for kind in ("crawl ran", "revisit ran"):
         assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC to \d{4}-\d\d-\d\d "
                             r"\d\d:\d\d:\d\d UTC", table[kind]), table
-    assert "crawl settings (stored with the crawl)" in table
+    assert re.fullmatch(r"\d+ stored with the crawl; \d+ differ from the defaults \(table below\)|"
+                        r"\d+ stored with the crawl(, all at their defaults| \(table below\))",
+                        table["crawl settings"]), table
     assert "report command" in table
 
 
@@ -168,3 +170,23 @@ def test_the_change_figures_state_their_window(browser_page: Rendered) -> None:
                                                                       text)}
     assert len(windows) == 1, (captions, headings)   # one window, stated at each
     assert all("-day window" in text for text in captions + headings), (captions, headings)
+
+
+def test_the_report_opens_with_its_summary(browser_page: Rendered) -> None:
+    """The first section is the written summary, and its sentences are on the first
+    screen (900 px) of a reader who opens the file, before any table."""
+    seen = browser_page.page.evaluate("""() => {
+        window.scrollTo(0, 0);
+        const first = document.querySelector('section');
+        const paragraphs = [...first.querySelectorAll(':scope > p')];
+        const table = document.querySelector('table');
+        return {id: first.id, heading: first.querySelector('h2').innerText,
+                tops: paragraphs.slice(0, 2).map(p => p.getBoundingClientRect().top),
+                texts: paragraphs.map(p => p.innerText),
+                table_top: table.getBoundingClientRect().top};
+    }""")
+    assert seen["id"] == "overview" and seen["heading"].startswith("What this crawl found")
+    assert len(seen["texts"]) >= 4
+    assert seen["texts"][0].startswith("The crawl fetched ")
+    assert all(0 < top < 900 for top in seen["tops"]), seen
+    assert seen["table_top"] > max(seen["tops"])

@@ -236,3 +236,53 @@ def test_bias_falls_with_walk_length_on_a_slowly_mixing_graph():
     p_values = [r.out_degree.chi2_pvalue for _, r in reports]
     assert p_values[0] < 1e-4 and p_values[-1] > UNIFORM_P
     assert reports[-1][1].distinct == 2 * k + 1
+
+
+def scc_with_tails():
+    """``lopsided_scc`` (pages 0-7) plus pages outside it: 8 -> 0 (can reach it), 3 -> 9
+    (a sink it reaches), 10 -> 11 (apart).  Not strongly connected."""
+    core = lopsided_scc().tocoo()
+    src = [*core.row.tolist(), 8, 3, 10]
+    dst = [*core.col.tolist(), 0, 9, 11]
+    return sp.csr_array((np.ones(len(src)), (src, dst)), shape=(12, 12))
+
+
+@pytest.mark.parametrize("seed", [0, 1], ids=lambda s: f"seed{s}")
+def test_directed_sample_walks_the_largest_scc_and_says_so(seed):
+    adj = scc_with_tails()
+    s = sample_pages(adj, 2000, "directed", CONFIG, seed=seed, starts=[8])
+    assert s.population.tolist() == [True] * 8 + [False] * 4
+    assert set(s.nodes.tolist()) <= set(range(8))
+    assert s.scope == "the largest strongly connected component (8 of 12 pages)"
+    assert "strongly connected" in s.scope_reason and "not" in s.scope_reason
+    # Uniform over the SCC although its own walk is lopsided (pi from 0.038 to 0.203).
+    assert stats.chisquare(np.bincount(s.nodes, minlength=8)[:8]).pvalue > UNIFORM_P
+    # Asked for the whole graph from page 8, the walk ends in the sink 9.
+    whole = sample_pages(adj, 200, "directed", CONFIG, seed=seed, starts=[8],
+                         largest_scc=False)
+    assert np.mean(whole.nodes == 9) > 0.9 and "biased" in whole.scope_reason
+    assert whole.scope == "the whole graph"
+
+
+def test_directed_sample_of_a_strongly_connected_graph_is_the_whole_graph():
+    s = sample_pages(lopsided_scc(), 100, "directed", CONFIG, seed=0)
+    assert s.scope == "the whole graph" and s.population.all()
+    assert s.scope_reason.endswith("and this graph is")
+
+
+def test_directed_sample_of_a_fixture_web_is_uniform_on_its_scc():
+    from webcrawl.fixtures import FixtureConfig, FixtureWeb
+
+    n = 60
+    web = FixtureWeb.build(FixtureConfig(pages=n, hosts=2, seed=2))
+    adj = sp.csr_array((np.ones(web.src.size), (web.src, web.dst)), shape=(n, n))
+    n_scc, labels = csgraph.connected_components(adj, directed=True, connection="strong")
+    big = labels == np.bincount(labels).argmax()
+    assert n_scc > 1 and 50 < big.sum() < n      # the restriction is exercised
+    config = SamplerConfig(walkers=16, burn_in=200, walk_length=200, estimate_length=4000,
+                           max_rounds=200)
+    s = sample_pages(adj, 10 * int(big.sum()), "directed", config, seed=3, starts=[0])
+    assert np.array_equal(s.population, big) and big[s.nodes].all()
+    counts = np.bincount(s.nodes, minlength=n)[big]
+    assert stats.chisquare(counts).pvalue > UNIFORM_P
+    assert bias_report(adj, s).in_degree.chi2_pvalue > UNIFORM_P

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
+from terminal import ERASE_LINE, Terminal, redraws, visible
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 from webcrawl.crawler.cli import main
 from webcrawl.crawler.ingest import import_warc
+from webcrawl.crawler.settings import CrawlSettings
 
 
 def small_warc(path: Path, pages: int = 600) -> Path:
@@ -25,15 +28,31 @@ def small_warc(path: Path, pages: int = 600) -> Path:
     return path
 
 
-def test_progress_line_reaches_the_end(tmp_path: Path) -> None:
+def test_progress_into_a_pipe_is_plain_lines_to_the_end(tmp_path: Path) -> None:
     warc = small_warc(tmp_path / "a.warc.gz")
     stream = io.StringIO()
-    result = import_warc([warc], tmp_path / "a.db", progress=stream)
+    result = import_warc([warc], tmp_path / "a.db", progress=stream,
+                         settings=CrawlSettings(progress_log_interval=0.001))
     text = stream.getvalue()
     assert result.fetches == 600 and result.links == 600 and result.urls == 601
-    # Refreshed in place with carriage returns; the last state is the whole file.
-    last = text.rstrip("\n").split("\r")[-1]
-    assert last.startswith("100.0%") and "600 records" in last and "600 fetches" in last
+    # Not a terminal: time-stamped lines, no control characters; the last is the end.
+    assert "\r" not in text and "\x1b" not in text
+    last = text.splitlines()[-1]
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d 100.0% 600 records ", last), last
+    assert "600 fetches" in last
+
+
+def test_progress_redraws_in_place_on_a_100_column_terminal(tmp_path: Path) -> None:
+    """The import's status shares the crawl's display: on a 100-column terminal every
+    redraw fits in 99 columns and nothing scrolls; the end erases the row."""
+    warc = small_warc(tmp_path / "a.warc.gz", pages=3000)
+    settings = CrawlSettings(progress_interval=0.001)
+    with Terminal(columns=100) as term:
+        import_warc([warc], tmp_path / "a.db", progress=term.stream, settings=settings)
+    drawn = redraws(term.output)
+    assert len(drawn) >= 3, term.output
+    assert all(len(visible(text)) <= 99 and text.endswith("bad 0") for text in drawn)
+    assert "\n" not in term.output and term.output.endswith("\r" + ERASE_LINE)
 
 
 def test_cli_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

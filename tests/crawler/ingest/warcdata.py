@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import http.client
 import io
+import random
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -142,3 +144,45 @@ def forward_proxy(port: int) -> Iterator[int]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+#: Records of :func:`write_synthetic_warc`; records 0, 100, 200, ... carry a 100 KB page.
+N = 1100
+BIG_EVERY = 100
+
+
+@dataclass(frozen=True)
+class Warc:
+    path: Path
+    urls: list[str]      # record i's URL
+    offsets: list[int]   # record i's first byte (its gzip member's)
+    size: int
+
+
+def _page(i: int, rnd: random.Random, words: list[str]) -> bytes:
+    count = 14000 if i % BIG_EVERY == 0 else 150
+    text = " ".join(rnd.choice(words) for _ in range(count))
+    links = "".join(f'<a href="/p{(i * 7 + k) % N}">l</a>' for k in range(3))
+    return f"<html><body><p>{i} {text}</p>{links}</body></html>".encode()
+
+
+def write_synthetic_warc(path: Path, *, gz: bool) -> Warc:
+    """``N`` response records of HTML pages on 5 hosts (every ``BIG_EVERY``-th page
+    100 KB, the others 1-2 KB), the same each time."""
+    rnd = random.Random(7)
+    words = ["".join(rnd.choice("abcdefghijklmnop") for _ in range(rnd.randint(3, 9)))
+             for _ in range(500)]
+    urls, offsets = [], []
+    with open(path, "wb") as out:
+        writer = WARCWriter(out, gzip=gz)
+        for i in range(N):
+            body = _page(i, rnd, words)
+            url = f"http://h{i % 5}.test/p{i}"
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")],
+                                       protocol="HTTP/1.1")
+            offsets.append(out.tell())
+            urls.append(url)
+            writer.write_record(writer.create_warc_record(
+                url, "response", payload=io.BytesIO(body), length=len(body),
+                http_headers=headers))
+    return Warc(path, urls, offsets, path.stat().st_size)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pickle
-import zlib
 from dataclasses import MISSING, fields
 from typing import Any
 
 from webcrawl.crawler.links import PageLinks
-from webcrawl.crawler.shard.protocol import Attempt, FetchPage, PageDone, RobotsDone, shard_of
+from webcrawl.crawler.orders import Attempt, FetchPage, PageDone, RobotsDone
 from webcrawl.storage.records import Outcome
 
 
@@ -63,7 +62,11 @@ def test_orders_and_robots_answers_round_trip() -> None:
     assert pickle.loads(pickle.dumps(robots)) == robots
 
 
-def test_hosts_go_to_the_same_worker_every_time() -> None:
-    # CRC-32 of "a.test:80" is fixed (zlib), unlike the per-process salted hash().
-    assert shard_of("a.test:80", 3) == zlib.crc32(b"a.test:80") % 3
-    assert {shard_of(f"h{i}.test:80", 2) for i in range(20)} == {0, 1}
+def test_new_hosts_go_to_the_worker_owning_fewest() -> None:
+    from webcrawl.crawler.settings import CrawlSettings
+    from webcrawl.crawler.shard import ShardDownloader
+
+    shards = ShardDownloader(CrawlSettings(workers=3))
+    owners = [shards.worker_of(f"h{i}.test:80") for i in range(7)]
+    assert owners == [0, 1, 2, 0, 1, 2, 0]
+    assert shards.worker_of("h4.test:80") == 1  # a host keeps its worker

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from miniweb import read_db
 from test_fixture_crawl import expected_edges, page_edges
+from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.shard import ShardedCrawler, shard_of
+from webcrawl.crawler.shard import ShardDownloader
 from webcrawl.crawler.shard.ray_transport import RayTransport, spawn_actor
 from webcrawl.crawler.shard.transport import Transport
 from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
@@ -78,19 +79,20 @@ async def test_two_ray_actors_give_the_truth(ray_head: str, tmp_path: Path) -> N
     db = tmp_path / "c.db"
     spawn = Spawned()
     async with FixtureServer(w) as server:
-        crawler = ShardedCrawler(db, [server.seed_url], settings(), spawn=spawn)
+        shards = ShardDownloader(settings(), [server.seed_url], spawn=spawn)
+        crawler = Crawler(db, [server.seed_url], settings(),
+                          downloader=lambda *_: shards)
         stats = await crawler.run()
         report = server.audit(max_concurrency=1)
     page_urls, want = truth(w, server.port)
     assert page_edges(db, page_urls) == want
     assert report["violation_count"] == 0, report["violations"]
     assert stats.stopped == "done"
-    assert crawler.pool.restarts == 0
+    assert shards.pool.restarts == 0
     # Two actors, each a process of its own (neither is this one), both with hosts.
     assert set(spawn.pids) == {(0, 0), (1, 0)}
     assert len(set(spawn.pids.values()) | {os.getpid()}) == 3
-    owners = {shard_of(f"{p.host}:{server.port}", 2) for p in w.truth_pages(server.port)}
-    assert owners == {0, 1}
+    assert set(shards.assignment.values()) == {0, 1}
 
 
 class KillingSpawn(Spawned):
@@ -129,11 +131,13 @@ async def test_lost_actor_hosts_resume_on_a_new_one(ray_head: str, tmp_path: Pat
     db = tmp_path / "c.db"
     spawn = KillingSpawn(after)
     async with FixtureServer(w) as server:
-        crawler = ShardedCrawler(db, [server.seed_url], settings(), spawn=spawn)
+        shards = ShardDownloader(settings(), [server.seed_url], spawn=spawn)
+        crawler = Crawler(db, [server.seed_url], settings(),
+                          downloader=lambda *_: shards)
         stats = await crawler.run()
     page_urls, want = truth(w, server.port)
     assert spawn.killed
-    assert crawler.pool.restarts == 1
+    assert shards.pool.restarts == 1
     # Worker 0's hosts went to a new actor process, which finished them.
     assert (0, 1) in spawn.pids and spawn.pids[0, 1] != spawn.pids[0, 0]
     assert stats.stopped == "done"

@@ -1,0 +1,312 @@
+"""The downloader seam: one object that fetches, retries and classifies.
+
+The code that decides *what* to fetch -- the crawl engine
+(:class:`~webcrawl.crawler.engine.Crawler`) and the revisit loop -- hands
+:mod:`orders <webcrawl.crawler.orders>` to a :class:`Downloader` and gets typed answers
+back.  How the fetches run is the downloader's business (Scrapy's Downloader, httpx's
+transports):
+
+* :class:`LocalDownloader`: in this process, on this event loop;
+* :class:`~webcrawl.crawler.shard.coordinator.ShardDownloader`: in worker processes (or Ray
+  actors), each of which runs a :class:`LocalDownloader` for the hosts it owns.
+
+A :class:`LocalDownloader` keeps one politeness slot per host
+(:class:`~webcrawl.crawler.politeness.HostSlot`, the engine's
+:class:`~webcrawl.crawler.politeness.PolitenessPolicy`), one kept-alive connection per host
+(:class:`~webcrawl.crawler.fetcher.Fetcher`) and the single retry policy
+(:class:`~webcrawl.crawler.retry.RetryPolicy`).  Each host's orders run one at a time, in
+arrival order, by one task per host with work (a per-host back queue, as in
+Mercator), each after the order's ``wait`` and the host's own clock:
+
+* :class:`~webcrawl.crawler.orders.FetchPage`: fetch with retries (every attempt an
+  :class:`~webcrawl.crawler.orders.Attempt`, failed ones classified by
+  :func:`~webcrawl.crawler.outcomes.error_outcome`), and for a 2xx HTML page extract and
+  normalise its links (:func:`webcrawl.crawler.links.extract_links`, in a thread above
+  ``links_thread_above`` bytes);
+* :class:`~webcrawl.crawler.orders.FetchRobots`: fetch robots.txt
+  (:func:`webcrawl.crawler.robots.fetch_robots_file`); the orderer parses it.
+
+Every answer carries ``ready_in``, the host's remaining politeness wait, so the orderer
+keeps its own view of when a host may be asked again without sharing this object's
+clocks.  The waits themselves go through the link's ``sleep`` (seconds): the engine's
+gives its concurrency slot back while a host waits out a ``Retry-After``.  In process,
+a failed attempt is also reported as it happens (``on_failed``), so its row lands in the
+order the requests were made, as in the crawl's WARC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler.links import PageLinks, extract_links
+from webcrawl.crawler.orders import (
+    Attempt,
+    FetchOrder,
+    FetchPage,
+    FetchRobots,
+    OnDone,
+    PageDone,
+    RobotsDone,
+)
+from webcrawl.crawler.outcomes import error_outcome
+from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy, sleep_for
+from webcrawl.crawler.retry import RetryPolicy, is_retryable_status
+from webcrawl.crawler.robots import fetch_robots_file
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import FetchError, HTTPStatusError
+from webcrawl.storage.records import Outcome
+
+__all__ = ["Downloader", "DownloaderLink", "LocalDownloader", "attempt_of"]
+
+log = logging.getLogger(__name__)
+
+#: ``sleep(seconds)``: how a downloader waits (politeness, retry backoff)
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def _no_wake() -> None:
+    pass
+
+
+def _no_meta(key: str, value: str) -> None:
+    pass
+
+
+def _any_host(host: str) -> bool:
+    return True
+
+
+@dataclass(slots=True)
+class DownloaderLink:
+    """What a downloader may ask of the code it serves (every field has a default)."""
+
+    #: whether a host (``host[:port]``) is in scope: robots.txt redirects stay inside
+    host_allowed: Callable[[str], bool] = _any_host
+    #: ``sleep(seconds)`` for politeness waits and retry backoff (never early); the
+    #: engine's gives its concurrency slot back while a host waits
+    sleep: Sleep = sleep_for
+    #: ``on_failed(order, attempt)``: an attempt that failed, as it happens (before the
+    #: order's answer, which lists it again); None: only in the answer
+    on_failed: Callable[[int, Attempt], None] | None = None
+    #: ``rewait(host)``: seconds a host whose orders must be sent again waits first
+    #: (its last contact is unknown: it counts as contacted now)
+    rewait: Callable[[str], float] = lambda host: 0.0
+    #: tells the engine that answers were handled (new URLs may make hosts ready)
+    wake: Callable[[], None] = _no_wake
+    #: the crawl's stored meta table (empty for a new crawl)
+    meta: Mapping[str, str] = field(default_factory=dict)
+    #: stores one meta key with the crawl (once the crawl's database is open)
+    set_meta: Callable[[str, str], None] = _no_meta
+
+
+class Downloader(Protocol):
+    """What the crawl engine fetches through (see the module docstring)."""
+
+    #: URLs of one host a turn may hand over at once (1: one at a time)
+    window: int
+
+    async def open(self, link: DownloaderLink | None = None) -> None:
+        """Get ready (before the crawl's database opens: bad TLS settings fail first)."""
+
+    def submit(self, order: FetchOrder, on_done: OnDone) -> None:
+        """Answer ``order`` after the host's earlier orders; ``on_done`` gets the answer,
+        or the exception that ended it."""
+
+    def forget(self, host: str, order: int) -> None:
+        """Drop an unanswered order's callback (its answer, if any, is ignored)."""
+
+    async def aclose(self) -> None:
+        """Stop; orders not answered are dropped."""
+
+
+def attempt_of(result: FetchResult, outcome: Outcome | None = None,
+               error: str | None = None) -> Attempt:
+    """A response's metadata as an :class:`Attempt` (its body stays behind)."""
+    return Attempt(started_at=result.started_at, ended_at=result.ended_at, outcome=outcome,
+                   status=result.status, error=error, content_type=result.content_type,
+                   size=result.size, digest=result.digest if result.body else None,
+                   etag=result.etag, last_modified=result.last_modified,
+                   location=result.location, too_large=result.too_large,
+                   is_html=result.is_html, retry_after=result.retry_after)
+
+
+class LocalDownloader:
+    """Fetching in this process (see the module docstring); what it needs of its user
+    (scope, how to wait) comes with :meth:`open`'s :class:`DownloaderLink`."""
+
+    window = 1
+
+    def __init__(self, settings: CrawlSettings) -> None:
+        self.settings = settings
+        self.politeness = PolitenessPolicy(settings)
+        self.retry = RetryPolicy(settings)
+        self.fetcher = Fetcher(settings)
+        self._link = DownloaderLink()
+        self._slots: dict[str, HostSlot] = {}
+        #: per host: its orders not started yet, in arrival order (the back queue),
+        #: each with the monotonic time it may start at and its callback
+        self._queues: dict[str, deque[tuple[FetchOrder, float, OnDone]]] = {}
+        #: per host with queued orders: the one task answering them, in order
+        self._runners: dict[str, asyncio.Task[None]] = {}
+
+    async def open(self, link: DownloaderLink | None = None) -> None:
+        """Open the connection pool (bad TLS settings fail here)."""
+        self._link = link or DownloaderLink()
+        await self.fetcher.__aenter__()
+
+    async def __aenter__(self) -> LocalDownloader:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Drop the orders not answered (their answers would never be read); closing
+        twice is harmless."""
+        runners = list(self._runners.values())
+        for task in runners:
+            task.cancel()
+        if runners:
+            await asyncio.gather(*runners, return_exceptions=True)
+        await self.fetcher.aclose()
+
+    def forget(self, host: str, order: int) -> None:
+        """Nothing to do: an order in this process answers its own callback."""
+
+    def slot(self, host: str, not_before: float = 0.0) -> HostSlot:
+        """The politeness slot of ``host``, ready no earlier than ``not_before``."""
+        slot = self._slots.get(host)
+        if slot is None:
+            slot = self._slots[host] = HostSlot(len(self._slots), host)
+        slot.ready_at = max(slot.ready_at, not_before)
+        return slot
+
+    def submit(self, order: FetchOrder, on_done: OnDone) -> None:
+        """Answer ``order`` after the host's earlier orders (its ``wait`` counts from now)."""
+        host = order.host
+        queue = self._queues.get(host)
+        if queue is None:
+            queue = self._queues[host] = deque()
+        queue.append((order, time.monotonic() + order.wait, on_done))
+        if host not in self._runners:
+            self._runners[host] = asyncio.get_running_loop().create_task(
+                self._run_host(host, queue))
+
+    async def _run_host(self, host: str,
+                        queue: deque[tuple[FetchOrder, float, OnDone]]) -> None:
+        try:
+            while queue:
+                order, not_before, on_done = queue.popleft()
+                try:
+                    if isinstance(order, FetchPage):
+                        done: PageDone | RobotsDone = await self.fetch_page(order, not_before)
+                    else:
+                        done = await self.fetch_robots(order, not_before)
+                except Exception as exc:  # a bug: the orderer decides
+                    on_done(exc)
+                else:
+                    on_done(done)
+        finally:
+            del self._runners[host]
+
+    async def _wait_for(self, slot: HostSlot) -> None:
+        sleep = self._link.sleep
+        await sleep(slot.ready_at - time.monotonic())
+        while time.monotonic() < slot.ready_at:  # a sleep never ends a wait early
+            await sleep(slot.ready_at - time.monotonic())
+
+    # -- robots.txt -------------------------------------------------------------------
+    async def fetch_robots(self, order: FetchRobots, not_before: float) -> RobotsDone:
+        slot = self.slot(order.host, not_before)
+        await self._wait_for(slot)
+        started = time.monotonic()
+        status, body, requests = await fetch_robots_file(
+            self.fetcher, order.url, order.host, self.settings, self._link.host_allowed)
+        ended = time.monotonic()
+        # Without the file's Crawl-delay: the orderer parses the file and sends the
+        # delay with the host's next order.
+        self.politeness.after_request(slot, started, ended)
+        return RobotsDone(order.order, status, body, ended - started,
+                          slot.ready_at - time.monotonic(), requests)
+
+    # -- pages ------------------------------------------------------------------------
+    async def fetch_page(self, order: FetchPage, not_before: float) -> PageDone:
+        slot = self.slot(order.host, not_before)
+        slot.crawl_delay = order.crawl_delay
+        politeness, fetcher, url = self.politeness, self.fetcher, order.url
+        limit = order.attempts or self.settings.retry_attempts
+        await self._wait_for(slot)
+        failed: list[Attempt] = []
+        attempts = 0
+        on_failed = self._link.on_failed
+
+        def fail(a: Attempt) -> None:
+            failed.append(a)
+            if on_failed is not None:
+                on_failed(order.order, a)
+
+        async def attempt_once() -> FetchResult:
+            nonlocal attempts
+            attempts += 1
+            t0, wall0 = time.monotonic(), time.time()
+            try:
+                result = await fetcher.fetch(url, etag=order.etag,
+                                             last_modified=order.last_modified)
+            except FetchError as exc:
+                t1 = time.monotonic()
+                politeness.after_request(slot, t0, t1)
+                fail(Attempt(wall0, wall0 + (t1 - t0), error_outcome(exc),
+                             error=type(exc).__name__))
+                raise
+            politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
+            if not order.keep_body:
+                # One event-loop turn before parsing: requests that other hosts' timers
+                # started in the turn this response arrived in go out first instead of
+                # waiting behind its link extraction (~1 ms).
+                await asyncio.sleep(0)
+            if is_retryable_status(result.status) and attempts < limit:
+                fail(attempt_of(result, Outcome.HTTP_ERROR, "HTTPStatusError"))
+                raise HTTPStatusError(result.status, result.retry_after)
+            return result
+
+        def ready_in() -> float:
+            return slot.ready_at - time.monotonic()
+
+        try:
+            if limit <= 1:
+                result = await attempt_once()
+            else:
+                result = await self.retry.call(attempt_once, ready_in, self._link.sleep)
+        except FetchError:
+            return PageDone(order.order, tuple(failed), None, None, ready_in())
+        if order.keep_body:
+            return PageDone(order.order, tuple(failed), attempt_of(result), None, ready_in(),
+                            result)
+        try:
+            links = await self._links(result, url)
+        except Exception as exc:  # a parser failure: never lose the URL
+            log.exception("processing %s failed", url)
+            fail(attempt_of(result, Outcome.NETWORK_ERROR, type(exc).__name__))
+            return PageDone(order.order, tuple(failed), None, None, ready_in())
+        return PageDone(order.order, tuple(failed), attempt_of(result), links, ready_in())
+
+    async def _links(self, result: FetchResult, url: str) -> PageLinks | None:
+        """A 2xx HTML page's links (big pages parsed in a thread: the loop keeps serving
+        the other fetches); None for anything else."""
+        s = self.settings
+        if not 200 <= result.status < 300 or result.too_large or not result.is_html:
+            return None
+        if result.size >= s.links_thread_above:
+            return await asyncio.to_thread(extract_links, result.body, url,
+                                           max_links=s.links_max_per_page,
+                                           agent=s.fetch_robots_agent, charset=result.charset)
+        return extract_links(result.body, url, max_links=s.links_max_per_page,
+                             agent=s.fetch_robots_agent, charset=result.charset)
