@@ -93,8 +93,8 @@ def load_graph(
     links through redirects (``http`` to ``https``, a moved folder) keeps its structure.
     Time and memory are O(n + m) for n URLs and m links; about a second for 10M links
     (``benchmarks/bench_load_graph.py``).  Per-link arrays are int32 below 2**31 URLs:
-    about 9 bytes a stored link at the peak (the stored array and the kept
-    destinations, then the merge's one-byte values), and the adjacency keeps 4 (its
+    about 5 bytes a stored link at the peak (the stored array, overwritten by the
+    kept destinations, and the merge's one-byte values), and the adjacency keeps 4 (its
     int32 indices) when duplicates are collapsed: its values are then a read-only
     zero-stride view of one ``1.0`` (``adjacency.data.strides == (0,)``; copy the
     array before writing into it), 12 when they are summed.
@@ -217,15 +217,19 @@ def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
     """The kept links' destination nodes grouped by source node, and each node's count.
 
     Pages are in URL-id order and node indexes follow URL ids, so the kept links come
-    out sorted by source: they are written in place into one array (of ``pos``'s
-    type, int32 below 2**31 URLs), a chunk of pages at a time; no per-link array of
-    sources is built for the whole graph.
+    out sorted by source: they are written, a chunk of pages at a time, over the
+    stored array ``links.dst`` itself (its content is lost: the caller drops it); no
+    per-link array of sources is built for the whole graph.
     """
     marked = None
     width = np.int64(top + 1)
     if nofollow is not None and nofollow.dst.size:
         marked = np.sort(nofollow.edge_src * width + nofollow.dst)
-    out = np.empty(links.dst.size, dtype=pos.dtype)
+    # The kept links overwrite the stored array itself (a chunk's kept links never
+    # outrun its start): no second array of the whole size.  A read-only or
+    # differently typed stored array gets a new one.
+    writable = links.dst.flags.writeable and links.dst.dtype == pos.dtype
+    out = links.dst if writable else np.empty(links.dst.size, dtype=pos.dtype)
     counts = np.zeros(n, dtype=np.int64)
     page_nodes = pos[links.src]
     filled = 0
