@@ -12,11 +12,16 @@ alternating rounds:
   host, no decompression, no cookies, timeouts) reading the body in chunks;
 * ``http1``: :class:`webcrawl.crawler.http1.Http1Client`, the body read in chunks;
 * ``Fetcher``: the crawler's whole :meth:`webcrawl.crawler.fetcher.Fetcher.fetch` on http1
-  (headers, decoding, :class:`~webcrawl.crawler.fetcher.FetchResult`).
+  (headers, decoding, :class:`~webcrawl.crawler.fetcher.FetchResult`);
+* ``baseline`` (with ``--baseline FILE``): another version of ``crawler/http1.py``, loaded
+  from FILE, in the same rounds as ``http1``, so a change is measured against the code it
+  replaces under the same load (the ratio is printed).
 
 Usage::
 
     PYTHONPATH=. python benchmarks/bench_fetch.py [--requests 20000] [--workers 8] [--rounds 3]
+    git show main:crawler/http1.py > /tmp/http1_main.py
+    PYTHONPATH=. python benchmarks/bench_fetch.py --baseline /tmp/http1_main.py --rounds 9
 
 The machine may be shared: keep sizes small while developing, and read the medians.
 """
@@ -80,11 +85,28 @@ async def _aiohttp(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
     return fetch, session.close
 
 
-async def _http1(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
-    from webcrawl.crawler.http1 import Http1Client
+#: the module of ``--baseline`` (another version of crawler/http1.py)
+_BASELINE: Any = None
 
-    client = Http1Client(limit=workers + 8, keepalive=30, connect_timeout=10,
-                         read_timeout=30, total_timeout=60)
+
+def load_http1(path: str) -> Any:
+    """Another version of ``crawler/http1.py``, loaded from ``path`` as its own module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_http1_baseline", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+async def _http1(workers: int, module: Any = None) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
+    if module is None:
+        from webcrawl.crawler import http1 as module
+
+    client = module.Http1Client(limit=workers + 8, keepalive=30, connect_timeout=10,
+                                read_timeout=30, total_timeout=60)
     headers = (("User-Agent", "bench/1"), ("Accept", "*/*"), ("Accept-Encoding", "gzip"))
 
     async def fetch(url: str) -> None:
@@ -110,7 +132,11 @@ async def _fetcher(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
     return fetch, fetcher.aclose
 
 
-CLIENTS = {"aiohttp": _aiohttp, "http1": _http1, "Fetcher": _fetcher}
+async def _baseline(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
+    return await _http1(workers, _BASELINE)
+
+
+CLIENTS = {"aiohttp": _aiohttp, "http1": _http1, "Fetcher": _fetcher, "baseline": _baseline}
 
 
 async def _run(client: str, ports: list[int], requests: int) -> tuple[float, float]:
@@ -145,11 +171,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", type=int, default=20_000)
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--baseline", metavar="FILE",
+                    help="also measure this version of crawler/http1.py (as 'baseline')")
     ap.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve:
         asyncio.run(_serve(args.serve))
         return 0
+    global _BASELINE
+    clients = ["aiohttp", "Fetcher", "http1"]
+    if args.baseline:
+        _BASELINE = load_http1(args.baseline)
+        clients.append("baseline")
     try:
         import uvloop  # noqa: F401
         loops = ["asyncio", "uvloop"]
@@ -161,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
         assert server.stdout is not None
         ports = [int(p) for p in server.stdout.readline().split()]
         figures: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for _ in range(args.rounds):
+        for round_ in range(args.rounds):
+            if args.baseline and round_:  # alternate: neither always runs first
+                clients[-2:] = clients[-1], clients[-2]
             for loop_name in loops:
-                for client in CLIENTS:
+                for client in clients:
                     loop = _loop(loop_name)
                     try:
                         figure = loop.run_until_complete(_run(client, ports, args.requests))
@@ -181,6 +216,15 @@ def main(argv: list[str] | None = None) -> int:
         cpu = statistics.median(r[0] for r in runs)
         rate = statistics.median(r[1] for r in runs)
         print(f"{client:<10}{loop_name:<9}{cpu:>16.1f}{rate:>12,.0f}")
+    if args.baseline:
+        for loop_name in loops:
+            # per round (the same load for both), then the median of the rounds
+            ratios = [new[0] / old[0] for new, old in zip(figures[("http1", loop_name)],
+                                                          figures[("baseline", loop_name)],
+                                                          strict=True)]
+            print(f"http1 / baseline CPU per request, {loop_name}: median "
+                  f"{statistics.median(ratios):.3f} (rounds: "
+                  f"{', '.join(f'{r:.2f}' for r in ratios)})")
     return 0
 
 

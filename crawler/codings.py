@@ -1,4 +1,4 @@
-"""Bounded streaming decoders for HTTP content codings (gzip, deflate, br, identity).
+"""Bounded streaming decoders for HTTP content and transfer codings (gzip, deflate, br).
 
 A compressed body can inflate a thousand times or more (a 1 MB gzip response may hold
 1 GiB of zeros), so the fetcher never lets the HTTP library inflate a whole body: it
@@ -10,8 +10,11 @@ CPU spent on one body is bounded by the cap too.
 
 Codings are applied in the order the server listed them, so they are undone in
 reverse (RFC 9110 section 8.4); ``identity`` and an absent header pass bytes through.
-An unknown coding raises :class:`UnsupportedCoding`; corrupt data raises
-:class:`CorruptBody` (the fetcher turns both into a network error).
+Transfer codings (``Transfer-Encoding: gzip, chunked``, RFC 9112 section 6.1) were
+applied after the content codings and are undone first, under the same bounds;
+``chunked`` is the HTTP parser's, not ours.  An unknown coding raises
+:class:`UnsupportedCoding`; corrupt data raises :class:`CorruptBody` (the fetcher turns
+both into a network error).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ ACCEPT_ENCODING = "gzip, deflate, br" if _brotli is not None else "gzip, deflate
 
 
 class UnsupportedCoding(ValueError):
-    """A Content-Encoding we did not offer and cannot decode."""
+    """A content or transfer coding we did not offer and cannot decode."""
 
 
 class CorruptBody(ValueError):
@@ -99,7 +102,7 @@ class _Brotli:
             raise CorruptBody(f"bad brotli data: {exc}") from exc
 
 
-def _stage(coding: str) -> _Stage | None:
+def _stage(coding: str, header: str) -> _Stage | None:
     if coding in ("", "identity"):
         return None
     if coding in ("gzip", "x-gzip"):
@@ -108,22 +111,30 @@ def _stage(coding: str) -> _Stage | None:
         return _Zlib(gzip=False)
     if coding == "br" and _brotli is not None:
         return _Brotli()
-    raise UnsupportedCoding(f"unsupported Content-Encoding {coding!r}")
+    raise UnsupportedCoding(f"unsupported {header} {coding!r}")
 
 
 class BodyDecoder:
-    """Undo a ``Content-Encoding`` header's codings, a bounded piece at a time.
+    """Undo a ``Transfer-Encoding`` (but chunked) then a ``Content-Encoding`` header's
+    codings, a bounded piece at a time.
 
     >>> import gzip
     >>> dec = BodyDecoder("gzip")
     >>> pieces = list(dec.feed(gzip.compress(b"x" * 200_000)))
     >>> max(map(len, pieces)) <= PIECE, sum(map(len, pieces))
     (True, 200000)
+    >>> b"".join(BodyDecoder(None, "gzip, chunked").feed(gzip.compress(b"abc")))
+    b'abc'
     """
 
-    def __init__(self, content_encoding: str | None) -> None:
+    def __init__(self, content_encoding: str | None,
+                 transfer_encoding: str | None = None) -> None:
         codings = [c.strip().lower() for c in (content_encoding or "").split(",")]
-        stages = [_stage(c) for c in reversed(codings)]
+        stages = [_stage(c, "Content-Encoding") for c in reversed(codings)]
+        if transfer_encoding:  # applied after the content codings: undone before them
+            codings = [c.strip().lower() for c in transfer_encoding.split(",")]
+            stages[:0] = [_stage(c, "Transfer-Encoding") for c in reversed(codings)
+                          if c != "chunked"]
         self._stages: list[_Stage] = [s for s in stages if s is not None]
 
     @property

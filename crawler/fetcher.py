@@ -12,11 +12,20 @@ and total timeouts) on transport failure; nothing of the HTTP client leaks.
 * Redirects are *not* followed: the engine records each hop (``location`` is set for 3xx).
 * Politeness: one connection per origin, one request in flight on it, at most
   ``concurrency + 8`` connections (head-room for robots.txt), kept alive
-  ``fetch_keepalive`` seconds; a request is never silently re-sent.
+  ``fetch_keepalive`` seconds (less when the server's ``Keep-Alive: timeout`` is
+  shorter).  A request is sent again only when a reused connection closed before the
+  server can have read it (:mod:`webcrawl.crawler.http1`): one fetch, one request the
+  server saw.
+* Connecting: a host's addresses are raced (happy eyeballs, the next one after
+  ``fetch_happy_eyeballs_delay`` seconds); the ``proxy`` setting, else the environment's
+  ``http_proxy``/``https_proxy``/``no_proxy``, picks a proxy (:mod:`webcrawl.crawler.proxy`),
+  except for hosts a ``resolve`` rule pins to an address, which are always connected
+  directly (the rules are a sandbox).
 * The *decoded* body is capped (``max_body``, default ``fetch_max_body``): content codings
-  are undone here as the body streams in (:mod:`webcrawl.crawler.codings`), and at the cap the
-  download stops and the connection is dropped (``too_large``, the cap's bytes kept).  The
-  event loop gets a turn every :data:`_YIELD_EVERY` decoded bytes.
+  and transfer codings other than chunked (``Transfer-Encoding: gzip``) are undone here as
+  the body streams in (:mod:`webcrawl.crawler.codings`), and at the cap the download stops
+  and the connection is dropped (``too_large``, the cap's bytes kept).  The event loop
+  gets a turn every :data:`_YIELD_EVERY` decoded bytes.
 * Headers sent: ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding`` (exactly the
   codings decoded), and ``If-None-Match``/``If-Modified-Since`` for revisits; no cookies.
   ``request_headers`` are those bytes as sent, ``headers`` the response's as received;
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,6 +48,7 @@ from webcrawl.crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, 
 from webcrawl.crawler.encodings import decode_page, page_encoding
 from webcrawl.crawler.http1 import Http1Client, Http1Response
 from webcrawl.crawler.politeness import parse_retry_after
+from webcrawl.crawler.proxy import Proxy, proxy_routes
 from webcrawl.crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.storage.errors import FetchError, NetworkError
@@ -159,6 +170,12 @@ class Fetcher:
         # before the crawl starts); the default one is built at the first https request.
         ctx = make_ssl_context(s.tls_ca_file, s.tls_insecure) \
             if s.tls_ca_file or s.tls_insecure else None
+        resolver = HostGlobResolver(parse_rules(s.resolve))
+        routes = proxy_routes(s.proxy, os.environ)  # a bad proxy fails here, before the crawl
+        route = None
+        if routes is not None:
+            def route(scheme: str, host: str, port: int) -> Proxy | None:
+                return None if resolver.ruled(host, port) else routes.for_origin(scheme, host, port)
         if s.warc_dir is not None:
             from webcrawl.crawler.archive import WarcArchive
 
@@ -166,12 +183,18 @@ class Fetcher:
         self._client = Http1Client(
             limit=s.concurrency + _ROBOTS_HEADROOM, keepalive=s.fetch_keepalive,
             connect_timeout=s.fetch_connect_timeout, read_timeout=s.fetch_read_timeout,
-            total_timeout=s.fetch_total_timeout,
-            resolver=HostGlobResolver(parse_rules(s.resolve)), ssl_context=ctx)
+            total_timeout=s.fetch_total_timeout, resolver=resolver, ssl_context=ctx,
+            happy_eyeballs_delay=s.fetch_happy_eyeballs_delay, proxy=route)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+    @property
+    def resends(self) -> int:
+        """Requests sent a second time because a reused connection had been closed
+        before the server could read them (:mod:`webcrawl.crawler.http1`)."""
+        return self._client.resends if self._client is not None else 0
 
     async def aclose(self) -> None:
         if self.archive is not None:
@@ -198,7 +221,8 @@ class Fetcher:
             resp = await self._client.request("GET", url, headers)
             try:
                 h = {k.lower(): v for k, v in reversed(resp.headers)}  # the first of repeats
-                body, too_large = await self._read(resp, h.get("content-encoding"), cap)
+                body, too_large = await self._read(
+                    resp, h.get("content-encoding"), h.get("transfer-encoding"), cap)
             finally:
                 resp.close()
         except FetchError:
@@ -227,7 +251,8 @@ class Fetcher:
         return result
 
     @staticmethod
-    async def _read(resp: Http1Response, coding: str | None, cap: int) -> tuple[bytes, bool]:
+    async def _read(resp: Http1Response, coding: str | None, transfer: str | None,
+                    cap: int) -> tuple[bytes, bool]:
         """Up to ``cap`` *decoded* bytes of the body, and whether there was more.
 
         The raw stream is decoded here, a bounded piece at a time, so a body that
@@ -237,7 +262,7 @@ class Fetcher:
         caller closes ``resp``, which drops the connection of an unfinished body.
         """
         try:
-            decoder = BodyDecoder(coding)
+            decoder = BodyDecoder(coding, transfer)
             body = bytearray()
             since_yield = 0
             while raw := await resp.read():

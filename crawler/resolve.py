@@ -1,9 +1,12 @@
-"""Sandboxed name resolution: ``--resolve PATTERN[:PORT]=ADDR[:PORT]`` rules.
+"""Sandboxed name resolution: ``--resolve PATTERN[:PORT]=ADDR[:PORT][,ADDR[:PORT]...]`` rules.
 
-A rule maps every host matching a glob (``*.test``, ``*``, ``www.example.com``) to a
-fixed address, so real hostnames can be crawled from a local mirror without any
+A rule maps every host matching a glob (``*.test``, ``*``, ``www.example.com``) to
+fixed addresses, so real hostnames can be crawled from a local mirror without any
 traffic leaving the machine.  ``PATTERN:PORT=ADDR:PORT`` also remaps the port (only
-requests to that port match).  The first matching rule wins; hosts matching no rule
+requests to that port match).  Several comma-separated addresses are answered in their
+order, as a name with several DNS records is (curl's ``--resolve`` takes the same list):
+the HTTP client races them (happy eyeballs, :mod:`webcrawl.crawler.http1`).  The first
+matching rule wins; hosts matching no rule
 go to the system resolver (``getaddrinfo`` in the loop's thread pool, the answers
 cached :data:`FALLBACK_TTL` seconds; address literals are answered without a lookup).
 The ``Host`` header and TLS server name stay the URL's own.
@@ -37,12 +40,12 @@ FALLBACK_CACHE_SIZE = 10_000
 
 @dataclass(frozen=True, slots=True)
 class ResolveRule:
-    """One ``PATTERN[:PORT]=ADDR[:PORT]`` rule."""
+    """One ``PATTERN[:PORT]=ADDR[:PORT][,ADDR[:PORT]...]`` rule."""
 
     pattern: str
     port: int | None
-    addr: str
-    to_port: int | None
+    #: (address, port or None to keep the requested one), in the order answered
+    targets: tuple[tuple[str, int | None], ...]
 
     def matches(self, host: str, port: int) -> bool:
         return (self.port is None or self.port == port) and fnmatchcase(host.lower(), self.pattern)
@@ -69,26 +72,25 @@ def _split_port(text: str, rule: str) -> tuple[str, int | None]:
     return name, int(text_port)
 
 
-#: curl's ``--resolve HOST:PORT:ADDR`` (ADDR an address, IPv6 bracketed or not; curl's
-#: list of addresses: the first one is used).
+#: curl's ``--resolve HOST:PORT:ADDR[,ADDR...]`` (IPv6 addresses bracketed or not; every
+#: address is used, in order, as curl does).
 _CURL_FORM = re.compile(r"([^:=\[\]]+):(\d+):([^=]+)")
 
 
 def parse_rule(rule: str) -> ResolveRule:
-    """Parse ``PATTERN[:PORT]=ADDR[:PORT]``, or curl's ``HOST:PORT:ADDR`` (the same as
-    ``HOST:PORT=ADDR``: requests to HOST on PORT go to ADDR, same port); ConfigError on
-    bad syntax or address.
+    """Parse ``PATTERN[:PORT]=ADDR[:PORT][,ADDR[:PORT]...]``, or curl's
+    ``HOST:PORT:ADDR[,ADDR...]`` (the same as ``HOST:PORT=ADDR``: requests to HOST on PORT
+    go to ADDR, same port); ConfigError on bad syntax or address.
 
     >>> parse_rule("docs.example.org:80:127.0.0.1")
-    ResolveRule(pattern='docs.example.org', port=80, addr='127.0.0.1', to_port=None)
+    ResolveRule(pattern='docs.example.org', port=80, targets=(('127.0.0.1', None),))
     """
     curl = _CURL_FORM.fullmatch(rule.strip())
     if curl is not None:
         host, port_text, addrs = curl.groups()
-        addr = addrs.split(",")[0].strip()
-        if ":" in addr and not addr.startswith("["):
-            addr = f"[{addr}]"
-        return parse_rule(f"{host}:{port_text}={addr}")
+        bracketed = [f"[{a}]" if ":" in a and not a.startswith("[") else a
+                     for a in (x.strip() for x in addrs.split(","))]
+        return parse_rule(f"{host}:{port_text}={','.join(bracketed)}")
     left, sep, right = rule.partition("=")
     if not sep or not left.strip() or not right.strip():
         raise ConfigError(f"bad --resolve rule {rule!r}: expected PATTERN[:PORT]=ADDR[:PORT] "
@@ -97,14 +99,19 @@ def parse_rule(rule: str) -> ResolveRule:
     if left.count(":") > 1 and not left.startswith("["):
         raise ConfigError(f"bad --resolve rule {rule!r}: write IPv6 patterns in brackets")
     pattern, port = _split_port(left, rule)
-    addr, to_port = _split_port(right.strip(), rule)
-    try:
-        ipaddress.ip_address(addr)
-    except ValueError:
-        raise ConfigError(f"bad --resolve rule {rule!r}: {addr!r} is not an IP address") from None
-    if to_port is not None and port is None:
-        raise ConfigError(f"bad --resolve rule {rule!r}: remapping a port needs PATTERN:PORT")
-    return ResolveRule(pattern, port, addr, to_port)
+    targets = []
+    for item in right.split(","):
+        addr, to_port = _split_port(item.strip(), rule)
+        try:
+            ipaddress.ip_address(addr)
+        except ValueError:
+            raise ConfigError(
+                f"bad --resolve rule {rule!r}: {addr!r} is not an IP address") from None
+        if to_port is not None and port is None:
+            raise ConfigError(
+                f"bad --resolve rule {rule!r}: remapping a port needs PATTERN:PORT")
+        targets.append((addr, to_port))
+    return ResolveRule(pattern, port, tuple(targets))
 
 
 def parse_rules(rules: tuple[str, ...] | list[str]) -> tuple[ResolveRule, ...]:
@@ -135,11 +142,16 @@ class HostGlobResolver:
                       family: int = socket.AF_UNSPEC) -> list[ResolveResult]:
         for rule in self._rules:
             if rule.matches(host, port):
-                fam = socket.AF_INET6 if ":" in rule.addr else socket.AF_INET
-                return [ResolveResult(hostname=host, host=rule.addr,
-                                      port=rule.to_port if rule.to_port is not None else port,
-                                      family=fam, proto=0, flags=socket.AI_NUMERICHOST)]
+                return [ResolveResult(hostname=host, host=addr,
+                                      port=to_port if to_port is not None else port,
+                                      family=socket.AF_INET6 if ":" in addr else socket.AF_INET,
+                                      proto=0, flags=socket.AI_NUMERICHOST)
+                        for addr, to_port in rule.targets]
         return await self._system(host, port, family)
+
+    def ruled(self, host: str, port: int) -> bool:
+        """Whether a rule answers for ``host:port`` (such hosts are never proxied)."""
+        return any(rule.matches(host, port) for rule in self._rules)
 
     async def _system(self, host: str, port: int, family: int) -> list[ResolveResult]:
         key = (host, port, family)

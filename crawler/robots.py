@@ -4,9 +4,11 @@ Parsing (:class:`RobotsTxt`) follows RFC 9309 and, where the RFC leaves room, Go
 reference parser (github.com/google/robotstxt), whose test cases run in
 ``tests/crawler/test_conformance_robots.py``:
 
-* the file is read as UTF-8; a byte-order mark (or a leading part of one) is skipped;
-  lines end at CR, LF or CRLF; ``#`` starts a comment; a line is cut at 16,663
-  characters (Google's limit);
+* the file is read as UTF-8 (by :meth:`RobotsTxt.parse` when given bytes, and in the
+  same way by :func:`fetch_robots_file`, whose text the crawler parses and stores): a
+  byte-order mark or a leading part of one (``EF``, ``EF BB``) is skipped before
+  decoding, a decoded one (U+FEFF) when the parser is given text; lines end at CR, LF
+  or CRLF; ``#`` starts a comment; a line is cut at 16,663 characters (Google's limit);
 * ``key: value`` lines; a missing colon is accepted when the line is exactly two words
   (``Disallow /x``); keys are case-insensitive and the frequent typos Google accepts
   (``useragent``, ``dissallow`` ...) count;
@@ -22,6 +24,10 @@ reference parser (github.com/google/robotstxt), whose test cases run in
   hex upper-cased), support ``*`` and a final ``$``; the longest matching pattern wins
   and ``Allow`` wins ties; an empty pattern matches nothing; ``/robots.txt`` is
   always allowed (section 2.2.2);
+* an escaped special character is a literal one (section 2.2.3): ``%2A`` in a pattern
+  matches a ``*`` in the URL (written raw or as ``%2A``) and is no wildcard, ``%24``
+  matches a ``$`` and is no anchor; a ``$`` inside a pattern is literal too.  Both
+  sides are compared with ``*`` and ``$`` in their escaped form;
 * ``Crawl-delay`` of the chosen group and every ``Sitemap`` line are kept.
 
 Why not Protego (used before): it matched groups by prefix (``User-agent: webc``
@@ -61,8 +67,7 @@ if TYPE_CHECKING:
     from webcrawl.crawler.fetcher import Fetcher
 
 __all__ = ["RobotsCache", "RobotsRules", "RobotsState", "RobotsTxt", "fetch_robots_file",
-           "is_valid_product_token",
-           "robots_path"]
+           "is_valid_product_token", "robots_path"]
 
 #: Google's line limit: 8 times the 2083-byte browser URL limit, less the terminator.
 MAX_LINE = 2083 * 8 - 1
@@ -72,6 +77,25 @@ _WHITE = re.compile(r"[ \t]+")
 _USER_AGENT_KEYS = ("user-agent", "useragent", "user agent")
 _DISALLOW_KEYS = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
 _SITEMAP_KEYS = ("sitemap", "site-map")
+#: a UTF-8 byte-order mark and its leading parts, longest first
+_BOMS = (b"\xef\xbb\xbf", b"\xef\xbb", b"\xef")
+
+
+def _decode_robots(raw: bytes) -> str:
+    """A fetched robots.txt as text: a (partial) byte-order mark dropped, UTF-8 decoded
+    (invalid bytes replaced), as Google's parser reads the bytes."""
+    for bom in _BOMS:
+        if raw.startswith(bom):
+            raw = raw[len(bom):]
+            break
+    return raw.decode("utf-8", errors="replace")
+
+
+def _literal_specials(text: str) -> str:
+    """``*`` and ``$`` in their escaped form, where they are literal characters."""
+    if "*" in text or "$" in text:
+        return text.replace("*", "%2A").replace("$", "%24")
+    return text
 
 
 def is_valid_product_token(token: str) -> bool:
@@ -103,18 +127,22 @@ def robots_path(url: str) -> str:
     return path if path.startswith("/") else "/" + path
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
-    anchored = pattern.endswith("$")
-    body = pattern[:-1] if anchored else pattern
-    regex = ".*".join(re.escape(part) for part in body.split("*"))
-    return re.compile(regex + (r"\Z" if anchored else ""), re.S)
-
-
 @dataclass(slots=True)
 class _Rule:
     allow: bool
-    pattern: str
+    pattern: str                 # normalised; its length is the match's specificity
     regex: re.Pattern[str]
+
+
+def _rule(allow: bool, value: str) -> _Rule:
+    """A rule of a normalised pattern: ``*`` wildcards, a final ``$`` anchor, the rest
+    literal, compared with paths in which ``*`` and ``$`` are escaped."""
+    pattern = normalize_escapes(value)
+    anchored = pattern.endswith("$")
+    parts = [_literal_specials(part) for part in
+             (pattern[:-1] if anchored else pattern).split("*")]
+    regex = ".*".join(map(re.escape, parts)) + (r"\Z" if anchored else "")
+    return _Rule(allow, "*".join(parts) + ("$" if anchored else ""), re.compile(regex, re.S))
 
 
 @dataclass(slots=True)
@@ -160,11 +188,7 @@ class RobotsTxt:
     @classmethod
     def parse(cls, body: str | bytes) -> RobotsTxt:
         if isinstance(body, bytes):
-            for bom in (b"\xef\xbb\xbf", b"\xef\xbb", b"\xef"):
-                if body.startswith(bom):
-                    body = body[len(bom):]
-                    break
-            body = body.decode("utf-8", errors="replace")
+            body = _decode_robots(body)
         elif body.startswith("\ufeff"):
             body = body[1:]
         groups: list[_Group] = []
@@ -190,9 +214,7 @@ class RobotsTxt:
                     continue  # rules outside any group are ignored
                 in_rules = True
                 if value:
-                    pattern = normalize_escapes(value)
-                    current.rules.append(_Rule(key.startswith("allow"), pattern,
-                                               _compile(pattern)))
+                    current.rules.append(_rule(key.startswith("allow"), value))
             elif key.startswith(_SITEMAP_KEYS):
                 if value:
                     sitemaps.append(value)
@@ -215,7 +237,7 @@ class RobotsTxt:
 
     def allowed(self, url: str, agent: str) -> bool:
         """Whether ``agent`` (a product token) may fetch ``url`` (or a path)."""
-        path = normalize_escapes(robots_path(url))
+        path = _literal_specials(normalize_escapes(robots_path(url)))
         if path == "/robots.txt":
             return True
         best_len, best_allow = -1, True
@@ -376,7 +398,7 @@ async def fetch_robots_file(fetcher: Fetcher, url: str, host: str, settings: Cra
                 continue
             # A file over robots_max_size arrives cut there: its first part is
             # obeyed (RFC 9309 section 2.5), never read as empty.
-            body = result.body.decode("utf-8", "replace") if 200 <= status < 300 else None
+            body = _decode_robots(result.body) if 200 <= status < 300 else None
             break
         else:
             status = None  # too many redirects: unreachable

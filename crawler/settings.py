@@ -10,7 +10,8 @@ Fields are grouped by prefix, the component that reads them:
 ``scope_``     :mod:`webcrawl.crawler.scope` (hosts, depth, page caps, trap guards)
 ``links_``     :mod:`webcrawl.crawler.links` (links per page, nofollow handling)
 ``sitemaps_``  :mod:`webcrawl.crawler.sitemaps` (sitemaps as a source of URLs, their limits)
-``tls_``       :mod:`webcrawl.crawler.resolve` (certificate verification)
+``tls_``       :mod:`webcrawl.crawler.resolve` (certificate verification); ``resolve``
+               and ``proxy`` say where connections go
 ``store_``     the crawl database writer (batching)
 ``warc_``      :mod:`webcrawl.crawler.archive` (WARC output of every HTTP exchange)
 ``frontier_``  :mod:`webcrawl.crawler.frontier` and the strategy
@@ -102,8 +103,13 @@ class CrawlSettings:
     fetch_contact: str | None = None
     #: redirect hops followed from one URL (each hop is its own recorded fetch)
     fetch_max_redirects: int = 5
-    #: seconds an idle kept-alive connection stays open
-    fetch_keepalive: float = 30.0
+    #: seconds an idle kept-alive connection stays open (less when a response says
+    #: ``Keep-Alive: timeout=N``); below the 5 s of Apache's and Node's defaults, so a
+    #: connection is not reused just as such a server closes it
+    fetch_keepalive: float = 4.0
+    #: seconds before the next of a host's addresses is tried while the previous
+    #: attempt has not connected (happy eyeballs, RFC 8305)
+    fetch_happy_eyeballs_delay: float = 0.25
 
     # -- polite_ ------------------------------------------------------------------
     #: Mercator's factor: after a fetch that took t s wait ``delay_factor * t``
@@ -203,6 +209,11 @@ class CrawlSettings:
     tls_insecure: bool = False
     #: ``PATTERN[:PORT]=ADDR[:PORT]`` host-glob resolution rules (see webcrawl.crawler.resolve)
     resolve: tuple[str, ...] = ()
+    #: the HTTP proxy of every request (``http://[user:pass@]host[:port]``); None: the
+    #: environment's ``http_proxy``/``https_proxy``; ``""``: none.  ``no_proxy`` applies
+    #: either way, and hosts matching a ``resolve`` rule are never proxied (see
+    #: webcrawl.crawler.proxy)
+    proxy: str | None = None
 
     # -- warc_ --------------------------------------------------------------------
     #: write every HTTP exchange as WARC records into this folder (None: no WARC)
@@ -308,6 +319,10 @@ class CrawlSettings:
             from webcrawl.crawler.resolve import parse_rules  # validates the rule syntax
 
             parse_rules(self.resolve)
+        if self.proxy:
+            from webcrawl.crawler.proxy import parse_proxy  # validates the proxy URL
+
+            parse_proxy(self.proxy, "proxy")
 
     @classmethod
     def polite_off(cls, **overrides: object) -> CrawlSettings:

@@ -90,6 +90,10 @@ def register(sub: Any) -> None:
                         "guide, 'Clusters')")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
+    p.add_argument("--proxy", default=None, metavar="URL",
+                   help="send every request through this HTTP proxy (http://[USER:PASS@]HOST"
+                        "[:PORT]; https through CONNECT); default: the http_proxy/https_proxy "
+                        "environment variables; '' for none; no_proxy applies either way")
     add_politeness_options(p, robots_help="do not obey robots.txt (only for your own sites)")
     add_settings_options(p)
     add_warc_option(p)
@@ -103,7 +107,7 @@ _CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
                  "max_pages": "scope_max_pages", "max_depth": "scope_max_depth",
                  "max_per_host": "scope_max_per_host", "strategy": "frontier_strategy",
                  "max_links_per_page": "links_max_per_page", "sitemaps": "sitemaps_follow",
-                 "workers": "workers"}
+                 "workers": "workers", "proxy": "proxy"}
 
 
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -4,18 +4,29 @@ Cases transcribed (inputs and expected answers) from
 github.com/google/robotstxt ``robots_test.cc`` (Apache License 2.0) and from RFC 9309
 sections 2.2.2, 2.2.3, 5.1 and 5.2.  The tests are ours.  Cases where we deliberately
 answer differently are in :data:`DEVIATIONS` with our answer, and each of them is listed
-in the conformance deviation table of
-docs/results/robustness.md (checked below).
+in the deviation table of ``docs/guide/robots.md`` (checked below).
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
-from webcrawl.crawler.robots import RobotsTxt, is_valid_product_token, robots_path
+from rawweb import RawRequest, RawServer, response
+from webcrawl.crawler.fetcher import Fetcher
+from webcrawl.crawler.robots import (
+    RobotsCache,
+    RobotsTxt,
+    fetch_robots_file,
+    is_valid_product_token,
+    robots_path,
+)
+from webcrawl.crawler.settings import CrawlSettings
 
-DEVIATION_TABLE = Path(__file__).resolve().parents[2] / "docs" / "results" / "robustness.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "robots.md"
+ESCAPED_STAR = "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n"
+ESCAPED_DOLLAR = "User-agent: *\nDisallow: /path/foo-%24\n"
 
 SYSTEM = "user-agent: FooBot\ndisallow: /\n"
 GROUPS = ("allow: /foo/bar/\n\nuser-agent: FooBot\ndisallow: /\nallow: /x/\n"
@@ -218,6 +229,23 @@ CASES: list[tuple[str, str, str, str, bool]] = [
      "http://e.com/this/path/exactly/more", False),
     ("rfc-2.2.3-star", "User-agent: *\nDisallow: /\nAllow: /this/*/exactly\n", "x",
      "http://e.com/this/any/thing/exactly", True),
+    # ... and its escaped special characters: %2A is a literal '*', %24 a literal '$'
+    ("rfc-2.2.3-escaped-star", ESCAPED_STAR, "x",
+     "https://www.example.com/path/file-with-a-*.html", False),
+    ("rfc-2.2.3-escaped-star-encoded-url", ESCAPED_STAR, "x",
+     "https://www.example.com/path/file-with-a-%2a.html", False),
+    ("rfc-2.2.3-escaped-star-no-wildcard", ESCAPED_STAR, "x",
+     "https://www.example.com/path/file-with-a-b.html", True),
+    ("rfc-2.2.3-escaped-dollar", ESCAPED_DOLLAR, "x", "https://www.example.com/path/foo-$",
+     False),
+    ("rfc-2.2.3-escaped-dollar-no-anchor", ESCAPED_DOLLAR, "x",
+     "https://www.example.com/path/foo-", True),
+    ("rfc-2.2.3-escaped-dollar-prefix", ESCAPED_DOLLAR, "x",
+     "https://www.example.com/path/foo-$/more", False),
+    ("rfc-2.2.3-literal-dollar-inside", "User-agent: *\nDisallow: /a$b\n", "x",
+     "https://www.example.com/a$b/c", False),
+    ("rfc-2.2.3-star-matches-escaped", "User-agent: *\nDisallow: /*.html\n"
+     "Allow: /path/file-with-a-%2A\n", "x", "https://www.example.com/path/file-with-a-*", True),
     # RFC 9309 section 2.2.2: /robots.txt is implicitly allowed; percent-encoding table.
     ("rfc-2.2.2-robots-txt", "User-agent: *\nDisallow: /\n", "x", "http://e.com/robots.txt",
      True),
@@ -260,14 +288,14 @@ def test_reference_case(robots: str, agent: str, url: str, expected: bool,
     assert RobotsTxt.parse(robots).allowed(url, agent) is want
 
 
-def test_case_ids_unique_and_deviations_listed_in_the_docs() -> None:
+def test_case_ids_unique_and_deviations_listed_in_the_guide() -> None:
     ids = [c[0] for c in CASES]
     assert len(ids) == len(set(ids))
-    table = DEVIATION_TABLE.read_text(encoding="utf-8")
+    guide = GUIDE.read_text(encoding="utf-8")
     expected = {c[0]: c[4] for c in CASES}
     for case_id, ours in DEVIATIONS.items():
         assert expected[case_id] is not ours  # a real difference, not a stale entry
-        assert f"`{case_id}`" in table, f"{case_id} missing from the docs' deviation table"
+        assert f"`{case_id}`" in guide, f"{case_id} missing from the deviation table of {GUIDE}"
 
 
 @pytest.mark.parametrize(("token", "valid"), [
@@ -302,6 +330,31 @@ def test_byte_order_mark(prefix: bytes, group_seen: bool) -> None:
     assert rt.allowed("http://a/AnyValue", "foo") is not group_seen
     text = RobotsTxt.parse("\ufeffUser-Agent: foo\nDisallow: /AnyValue\n")
     assert not text.allowed("http://a/AnyValue", "foo")
+
+
+@pytest.mark.parametrize(("prefix", "group_seen"), [
+    (b"\xef\xbb\xbf", True), (b"\xef\xbb", True), (b"\xef", True), (b"\xef\x11\xbf", False),
+    (b"", True),
+], ids=["full", "partial-2", "partial-1", "broken", "none"])
+async def test_byte_order_mark_as_the_crawler_reads_it(prefix: bytes, group_seen: bool) -> None:
+    """The same file, fetched over HTTP and handed to the parser as the crawler does it
+    (decoded text, stored and restored as text): the same answers as from bytes."""
+    async def robots(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        writer.write(response(prefix + b"User-Agent: foo\nDisallow: /AnyValue\n", "200 OK",
+                              "Content-Type: text/plain"))
+        return True
+
+    settings = CrawlSettings.polite_off(fetch_robots_agent="foo")
+    async with RawServer(robots) as server, Fetcher(settings) as fetcher:
+        status, body, _ = await fetch_robots_file(
+            fetcher, server.url("/robots.txt"), "127.0.0.1", settings, lambda host: True)
+    assert status == 200 and isinstance(body, str)
+    fresh = RobotsCache(settings)
+    fresh.learn(1, status, body)
+    restored = RobotsCache(settings)
+    restored.restore(1, status, body, None)  # a resumed crawl reads the stored text
+    for cache in (fresh, restored):
+        assert cache.allowed(1, server.url("/AnyValue")) is not group_seen
 
 
 def test_byte_order_mark_only_at_start() -> None:

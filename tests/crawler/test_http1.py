@@ -8,59 +8,22 @@ a duration.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import ssl
 import warnings
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import webcrawl.crawler.http1
+from http1tools import client_of, event_loops, get, make_client, run_on, until
 from rawweb import RawRequest, RawServer, response
-from webcrawl.crawler.http1 import HEADER_LIMIT, Http1Client, Http1Response
+from webcrawl.crawler.http1 import HEADER_LIMIT
 from webcrawl.crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from webcrawl.storage.errors import FetchTimeoutError, NetworkError
 
 pytestmark = pytest.mark.timeout(30)
-
-
-def make_client(**overrides: Any) -> Http1Client:
-    base: dict[str, Any] = dict(limit=8, keepalive=10.0, connect_timeout=5.0,
-                                read_timeout=5.0, total_timeout=10.0)
-    base.update(overrides)
-    return Http1Client(**base)
-
-
-@contextlib.asynccontextmanager
-async def client_of(**overrides: Any) -> AsyncIterator[Http1Client]:
-    client = make_client(**overrides)
-    try:
-        yield client
-    finally:
-        await client.close()
-
-
-async def read_all(resp: Http1Response) -> bytes:
-    out = bytearray()
-    while chunk := await resp.read():
-        out += chunk
-    return bytes(out)
-
-
-async def get(client: Http1Client, url: str) -> tuple[Http1Response, bytes]:
-    resp = await client.request("GET", url, [("User-Agent", "test/1")])
-    try:
-        return resp, await read_all(resp)
-    finally:
-        resp.close()
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    """Yield to the loop until ``condition`` holds (the test's timeout bounds it)."""
-    while not condition():
-        await asyncio.sleep(0.001)
 
 
 # -- keep-alive and politeness ---------------------------------------------------------
@@ -297,6 +260,8 @@ async def test_server_closing_an_idle_connection_means_a_new_one() -> None:
 
 
 async def test_a_dropped_kept_alive_connection_is_not_resent() -> None:
+    """The server read /2, then closed without an answer (as a resetting page does): a
+    resend would hit it twice with no polite wait (see test_transport_keepalive)."""
     async def drop_second(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
         if req.path == "/2":
             return False  # close without an answer
@@ -307,6 +272,7 @@ async def test_a_dropped_kept_alive_connection_is_not_resent() -> None:
         assert (await get(client, server.url("/1")))[1] == b"/1"
         with pytest.raises(NetworkError, match="connection closed"):
             await get(client, server.url("/2"))
+        assert client.resends == 0
         assert (await get(client, server.url("/3")))[1] == b"/3"
     # /2 went out once: no silent second attempt on a fresh connection
     assert [(r.conn, r.path) for r in server.requests] == [(0, "/1"), (0, "/2"), (1, "/3")]
@@ -415,15 +381,6 @@ async def test_default_tls_context_is_built_at_the_first_https_request(
 
 
 # -- both event loops ---------------------------------------------------------------------
-def _loops() -> list[Any]:
-    loops: list[Any] = [pytest.param(asyncio.new_event_loop, id="asyncio")]
-    try:
-        import uvloop
-    except ImportError:  # pragma: no cover - depends on the environment
-        return loops
-    return [*loops, pytest.param(uvloop.new_event_loop, id="uvloop")]
-
-
 async def _round_trips() -> None:
     async def answer(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
         if req.path == "/stall":
@@ -447,15 +404,10 @@ async def _round_trips() -> None:
     assert server.connections == 3
 
 
-@pytest.mark.parametrize("new_loop", _loops())
+@pytest.mark.parametrize("new_loop", event_loops())
 def test_round_trips_under_each_event_loop(
         new_loop: Callable[[], asyncio.AbstractEventLoop]) -> None:
-    loop = new_loop()
-    try:
-        run: Coroutine[Any, Any, None] = _round_trips()
-        loop.run_until_complete(run)
-    finally:
-        loop.close()
+    run_on(new_loop, _round_trips())
 
 
 def test_the_fetch_path_imports_no_aiohttp() -> None:

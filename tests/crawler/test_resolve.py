@@ -24,22 +24,28 @@ from webcrawl.storage.errors import ConfigError, NetworkError
     ("www.example.com:443=127.0.0.1:8443", "www.example.com", 80, None),
     ("*.EXAMPLE.com=::1", "a.example.com", 80, ("::1", 80)),
     ("[::1]:80=[::1]:8080", "::1", 80, ("::1", 8080)),
-], ids=["glob", "no-match", "star", "port-remap", "other-port", "ipv6-case", "v6-remap"])
+    ("a.test:80=127.0.0.2:81, [::1],127.0.0.3", "a.test", 80,
+     ("127.0.0.2", 81, "::1", 80, "127.0.0.3", 80)),
+], ids=["glob", "no-match", "star", "port-remap", "other-port", "ipv6-case", "v6-remap",
+        "several-addresses"])
 async def test_rules_resolve(rule: str, host: str, port: int,
-                             expected: tuple[str, int] | None) -> None:
+                             expected: tuple[str | int, ...] | None) -> None:
     resolver = HostGlobResolver(parse_rules([rule]))
     parsed = parse_rule(rule)
     if expected is None:
         assert not parsed.matches(host, port)
+        assert not resolver.ruled(host, port)
         return
-    [result] = await resolver.resolve(host, port)
-    assert (result["host"], result["port"]) == expected
-    assert result["hostname"] == host
+    results = await resolver.resolve(host, port)
+    assert tuple(x for r in results for x in (r["host"], r["port"])) == expected
+    assert {r["hostname"] for r in results} == {host}
+    assert resolver.ruled(host, port)
 
 
 @pytest.mark.parametrize("rule", ["*.test", "=1.2.3.4", "*.test=", "*.test=localhost",
                                   "*.test=1.2.3.4:0", "*.test=1.2.3.4:x", "*.test=1.2.3.4:80",
-                                  "a:b:c=1.2.3.4"])
+                                  "a:b:c=1.2.3.4", "*.test=1.2.3.4,", "*.test=1.2.3.4,localhost",
+                                  "*.test=1.2.3.4,1.2.3.5:80"])
 def test_bad_rules(rule: str) -> None:
     with pytest.raises(ConfigError):
         parse_rule(rule)
