@@ -28,5 +28,5 @@ async def test_version_1_file_read_then_upgraded(tmp_path: Path) -> None:
     store.add_link_cut(0, 10, 5)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "4"
+        assert reader.meta()["schema_version"] == "5"
         assert reader.link_cuts() == [(0, 10, 5)]
