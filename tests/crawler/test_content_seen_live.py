@@ -146,8 +146,8 @@ def fetched_pages(db: Path) -> int:
                    .fetchone()[0])
 
 
-@pytest.mark.parametrize("extra", [(), ("--links-from-duplicates",)],
-                         ids=["default", "links-from-duplicates"])
+@pytest.mark.parametrize("extra", [(), ("--links-from-duplicates",), ("--workers", "2")],
+                         ids=["default", "links-from-duplicates", "workers"])
 def test_default_graph_has_one_node_per_document(sites: DocSites, tmp_path: Path,
                                                  extra: tuple[str, ...]) -> None:
     db = tmp_path / "crawl.db"
@@ -209,3 +209,15 @@ def test_cli_names_the_count(sites: DocSites, tmp_path: Path,
                  "--json"]) == 0
     info = json.loads(capsys.readouterr().out)["graph"]
     assert (info["nodes"], info["duplicates_collapsed"]) == (fetched_pages(db), 0)
+
+
+def test_a_resumed_crawl_remembers_the_bodies_it_saw(sites: DocSites, tmp_path: Path) -> None:
+    db = tmp_path / "crawl.db"
+    crawl(sites, db, "--max-fetches", "12")
+    with sqlite3.connect(db) as conn:
+        left = conn.execute("SELECT count(*) FROM urls WHERE outcome IS NULL").fetchone()[0]
+    assert left > 0  # stopped with copies still to fetch
+    assert main(["crawl", "--db", str(db), "--resume", "--quiet", "--max-fetches", "1000"]) == 0
+    g = load_graph(db)
+    assert sorted(urlsplit(u).path for u in g.urls) == sorted(TREE)
+    assert g.duplicates_collapsed == fetched_pages(db) - len(TREE)
