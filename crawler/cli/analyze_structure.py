@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
 def _load(args: argparse.Namespace) -> Any:
     from webcrawl.analysis.graph.loader import load_graph
 
-    graph = load_graph(existing_db(args.db), graph=args.graph)
+    graph = load_graph(existing_db(args.db), graph=args.graph, duplicates=args.duplicates)
     if graph.n == 0:
         raise ConfigError(f"the crawl database {args.db} holds no pages")
     print(f"measuring the {graph.describe()}", file=sys.stderr)
