@@ -15,11 +15,12 @@ tabs, ``-`` signs, ``\\r\\n`` line ends, trailing blanks, and as many fields as 
 data line has (the columns after two are skipped unread; with a header row they may
 not hold a ``"``, as quoted fields could hide a line break).
 
-Cost: the file is read in blocks of :data:`BLOCK_BYTES` (one copy each), each block
-parsed by one compiled pass over its bytes into two int32 arrays sized by its line
-count, two blocks at a time on two threads (the loop releases the GIL): about 8
-bytes a link of output and two blocks of input in memory; pyarrow's CSV reader
-converted about 110 MB of text a CPU-second on this machine, the loop about 600.
+Cost: the file is read in blocks of :data:`BLOCK_BYTES` into reused buffers (one
+input and two int32 output buffers a slot, three slots: about 150 MB whatever the
+file's size), each block parsed by one compiled pass over its bytes, two blocks at a
+time on two threads (the loop releases the GIL), and its links copied out: 8 bytes a
+link of output.  Measured (``docs/results/import.md``): the loop parses about 600 MB
+of text a CPU-second, the whole reading 180-400 MB against pyarrow's 110-150.
 """
 
 from __future__ import annotations

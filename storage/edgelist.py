@@ -15,8 +15,11 @@ The formats researchers publish graphs in, all read by one vectorised path:
   ``webcrawl export edges`` (with ``--ids``, its nodes file is a vertices file)
   imports back as it was.
 
-Parsing is pyarrow's multi-threaded CSV reader into Arrow arrays, int32 when every id
-fits (int64 otherwise; 8 bytes a link instead of 16 while importing); every step after
+Parsing of plain integer lines is a compiled byte parser (:mod:`webcrawl.storage._edgeparse`,
+with numba: ``webcrawl[fast]``) straight into int32 arrays; every other file (gzip,
+names, ids past int32, quoted fields) and every file without numba goes to pyarrow's
+multi-threaded CSV reader into Arrow arrays, int32 when every id fits (int64
+otherwise; 8 bytes a link instead of 16 while importing); every step after
 it (remapping ids, grouping links by source page, building the per-page int32 link
 arrays of ``schema.sql``) is numpy or Arrow compute over whole arrays, taken part by
 part as the parser hands them over (no copy of a whole column but the remapped
