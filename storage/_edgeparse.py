@@ -93,8 +93,11 @@ def parse_int_edges(path: Path, start: int, fields: int,
             else:
                 newline = _last_newline(data, size)
                 if newline.size == 0:
-                    ok = False  # one line longer than a block
-                    break
+                    if size == data.size:
+                        ok = False  # one line longer than a block
+                        break
+                    carry = data[:size].copy()  # the last line, its break missing
+                    continue
                 cut = size - int(newline[0])
             carry = data[cut:size].copy()
             pending.append(pool.submit(kernel, data[:cut], fields, quoted, slots[slot][1],

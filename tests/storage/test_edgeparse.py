@@ -65,8 +65,11 @@ def test_same_ids_as_pyarrow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         np.testing.assert_array_equal(got[1], arrow[1])
 
 
+@pytest.mark.parametrize("block", [1 << 24, 8], ids=["one-block", "8-byte-blocks"])
 @pytest.mark.parametrize("tail", ["", "\n"], ids=["no-final-newline", "final-newline"])
-def test_header_row_and_last_line(tmp_path: Path, tail: str) -> None:
+def test_header_row_and_last_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                  tail: str, block: int) -> None:
+    monkeypatch.setattr(edgeparse, "BLOCK_BYTES", block)  # 8: the last line read alone
     path = tmp_path / "g.tsv"
     path.write_text("src\tdst\tnofollow\n3\t4\t0\n4\t3\t1\n5\t3\t0" + tail)
     got = parsed(path)
@@ -129,3 +132,62 @@ def test_import_same_database_either_path(tmp_path: Path,
                           conn.execute("SELECT src, dst FROM links ORDER BY src").fetchall())
         conn.close()
     assert rows["fast"] == rows["slow"]
+
+
+def reference(text: str) -> tuple[list[int], list[int]] | None:
+    """A plain-Python reading of what the parser accepts (see its module docstring);
+    None where it must refuse."""
+    a: list[int] = []
+    b: list[int] = []
+    width = None
+    for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if "\r" in line:
+            return None
+        body = line.lstrip(" \t")
+        if not body or body.startswith("#"):
+            continue
+        fields = body.replace("\t", " ").split()
+        width = width or len(fields)
+        if len(fields) != width or len(fields) < 2:
+            return None
+        for value, out in zip(fields[:2], (a, b), strict=True):
+            digits = value[1:] if value.startswith("-") else value
+            if not digits.isdigit() or not digits.isascii() or len(digits) > 10 \
+                    or not -2**31 <= int(value) < 2**31:
+                return None
+            out.append(int(value))
+    return a, b
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_random_lines_against_a_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          seed: int) -> None:
+    rng = random.Random(seed)
+    # Blocks longer than any line made here (at most 39 bytes): a line longer than a
+    # block is refused, which the reference does not model.
+    monkeypatch.setattr(edgeparse, "BLOCK_BYTES", rng.choice([48, 64, 1 << 20]))
+    tokens = ["0", "7", "42", "-3", "2147483647", "2147483648", "x", "1x", "00012"]
+    width = rng.choice([2, 2, 3])
+    rows = ["1\t2" + "\t9" * (width - 2)]  # a first data line of integers
+    for _ in range(rng.randrange(1, 60)):
+        kind = rng.random()
+        if kind < 0.08:
+            rows.append(rng.choice(["", "# note", "  ", "\r"]))
+            continue
+        count = width if rng.random() < 0.95 else rng.choice([1, width + 1])
+        good = rng.random() < 0.9
+        fields = [rng.choice(tokens[:4] if good else tokens) for _ in range(count)]
+        row = rng.choice([" ", "\t", " \t "]).join(fields)
+        rows.append(rng.choice(["", " "]) + row + rng.choice(["", " ", "\r"]))
+    text = "\n".join(rows) + rng.choice(["\n", ""])
+    path = tmp_path / "g.txt"
+    path.write_bytes(text.encode())
+    got = parsed(path)
+    truth = reference(text)
+    if truth is None:
+        assert got is None
+    else:
+        assert got is not None, text
+        assert (got[0].tolist(), got[1].tolist()) == truth
