@@ -318,23 +318,40 @@ def generation_filter(pruned: sp.csr_array, i: int, j: int) -> list[Core]:
 
 def _generate(csr: sp.csr_array, csc: sp.csc_array,
               j: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(center set, common fans) of every distinct out-list of the fans of degree j."""
+    """(center set, common fans) of every distinct out-list of the fans of degree j.
+
+    All sets at once: each set's candidate fans are the in-list of its center with the
+    fewest in-links, kept when they link to each of its other centers (a membership
+    test by binary search in the sorted (fan, center) keys of the graph).  The cost is
+    the sum over sets of that smallest in-degree, never a hub's in-list: intersecting
+    whole in-lists made the generation filter quadratic in the hubs' in-degree (45% of
+    the time of a 200,000-page copying graph, most of it at a million pages).
+    """
     out_deg = np.diff(csr.indptr)
     named = np.flatnonzero(out_deg == j)
     if named.size == 0:
         return []
     rows = np.sort(csr.indices[csr.indptr[named][:, None] + np.arange(j)], axis=1)
     sets = np.unique(rows.astype(np.int64), axis=0)
-    return [(centers, _common_in(csc, centers)) for centers in sets]
-
-
-def _common_in(csc: sp.csc_array, centers: np.ndarray) -> np.ndarray:
-    """Pages linking to every center (intersection of the in-lists)."""
-    common = csc.indices[csc.indptr[centers[0]]:csc.indptr[centers[0] + 1]]
-    for c in centers[1:]:
-        common = np.intersect1d(common, csc.indices[csc.indptr[c]:csc.indptr[c + 1]],
-                                assume_unique=True)
-    return np.sort(common).astype(np.int64)
+    n = np.int64(csr.shape[0])
+    in_deg = np.diff(csc.indptr).astype(np.int64)
+    rarest = sets[np.arange(sets.shape[0]), np.argmin(in_deg[sets], axis=1)]
+    size = in_deg[rarest]
+    owner = np.repeat(np.arange(sets.shape[0]), size)
+    start = np.repeat(csc.indptr[rarest].astype(np.int64) - np.cumsum(size) + size, size)
+    fans = csc.indices[start + np.arange(int(size.sum()))].astype(np.int64)
+    coo = csr.tocoo()
+    keys = np.sort(coo.row.astype(np.int64) * n + coo.col.astype(np.int64))
+    ok = np.ones(fans.size, dtype=bool)
+    for k in range(j):                       # j is small: one vectorised test a center
+        query = fans * n + sets[owner, k]
+        at = np.minimum(np.searchsorted(keys, query), max(keys.size - 1, 0))
+        ok &= keys[at] == query
+    fans, owner = fans[ok], owner[ok]
+    order = np.lexsort((fans, owner))
+    fans, owner = fans[order], owner[order]
+    bounds = np.searchsorted(owner, np.arange(sets.shape[0] + 1))
+    return [(sets[k], fans[bounds[k]:bounds[k + 1]]) for k in range(sets.shape[0])]
 
 
 class _Tally:
