@@ -48,11 +48,13 @@ from __future__ import annotations
 
 import gc
 import heapq
+import math
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+from webcrawl.crawler.seen import Column
 
 __all__ = ["Frontier", "Taken"]
 
@@ -60,6 +62,9 @@ _Key = tuple[float, int]  # (-priority, url_id): smaller is better
 _WaitHook = Callable[[int, float], None]
 
 _EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
+_IN_HEAD, _IN_OVERFLOW = 0, 1
+#: URLs a host keeps in its in-memory heap by default; the rest wait in its overflow.
+HEAD = 64
 #: Stale heap entries tolerated beyond twice the live ones before a rebuild.
 _SLACK = 64
 #: :meth:`Frontier.update_many` rebuilds for batches of at least this many pairs ...
@@ -167,16 +172,40 @@ class _RankIndex:
         return self._prefix(i) + bisect_left(self._blocks[i], key)
 
 
+@dataclass(slots=True, eq=False)
+class _Overflow:
+    """A host's URLs beyond its in-memory head: ids in a growable int64 array.
+
+    Every live entry's key is greater than ``cut``; entries from ``start`` on are in
+    ascending key order while ``ordered``.  An entry is dead once its URL left the
+    overflow (moved to the head, taken): it is skipped and dropped at the next sort.
+    """
+
+    cut: _Key
+    ids: Column = field(default_factory=lambda: Column(np.int64, capacity=16))
+    start: int = 0
+    ordered: bool = True
+    last: _Key | None = None
+
+
 class Frontier:
     """Per-host priority queues under a ready-host heap; see the module docstring."""
 
-    def __init__(self, *, record_rank: bool = True, host_order: str = "best-url") -> None:
+    def __init__(self, *, record_rank: bool = True, host_order: str = "best-url",
+                 head: int = HEAD) -> None:
         if host_order not in ("best-url", "most-pending"):
             raise ValueError(f"unknown host order {host_order!r}")
+        if head < 1:
+            raise ValueError(f"head must be at least 1, not {head}")
         self.host_order = host_order
-        self._prio: dict[int, float] = {}           # frontier URL -> current priority
-        self._host_of: dict[int, int] = {}          # frontier URL -> host id
-        self._queues: dict[int, list[_Key]] = {}    # host -> heap of keys (lazy)
+        self.head = head
+        # By URL id: priority (NaN: not in the frontier), host, head or overflow.
+        self._prio = np.full(0, np.nan)
+        self._host_of = np.full(0, -1, dtype=np.int32)
+        self._where = np.zeros(0, dtype=np.uint8)
+        self._n = 0                                 # frontier URLs
+        self._queues: dict[int, list[_Key]] = {}    # host -> heap of head keys (lazy)
+        self._over: dict[int, _Overflow] = {}       # host -> URLs beyond its head
         self._state: dict[int, int] = {}            # host -> _EMPTY/_WAITING/_READY/_BUSY
         self._ready_at: dict[int, float] = {}       # host -> monotonic time
         self._live: dict[int, int] = {}             # host -> frontier URLs it holds
@@ -190,13 +219,21 @@ class Frontier:
 
     # -- sizes ------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._prio)
+        return self._n
 
     def __contains__(self, url_id: int) -> bool:
-        return url_id in self._prio
+        return 0 <= url_id < len(self._prio) and not math.isnan(self._prio[url_id])
 
     def priority(self, url_id: int) -> float | None:
-        return self._prio.get(url_id)
+        if not 0 <= url_id < len(self._prio):
+            return None
+        p = float(self._prio[url_id])
+        return None if math.isnan(p) else p
+
+    def priorities(self) -> dict[int, float]:
+        """Every frontier URL's priority, by id (a copy)."""
+        ids = np.flatnonzero(~np.isnan(self._prio))
+        return dict(zip(ids.tolist(), self._prio[ids].tolist(), strict=True))
 
     @property
     def queued_hosts(self) -> int:
@@ -204,29 +241,76 @@ class Frontier:
         return len(self._live)
 
     def host_size(self, host_id: int) -> int:
-        """Entries in a host's heap (including stale ones: an upper bound)."""
+        """Entries in a host's in-memory heap (including stale ones: an upper bound)."""
         return len(self._queues.get(host_id, ()))
+
+    @property
+    def spilled(self) -> int:
+        """Overflow entries (URLs beyond the hosts' heads, and dead ones not yet dropped)."""
+        return sum(len(o.ids) - o.start for o in self._over.values())
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
+        entry, a key tuple in a heap), the rank index likewise."""
+        arrays = self._prio.nbytes + self._host_of.nbytes + self._where.nbytes
+        over = sum(o.ids.nbytes for o in self._over.values())
+        heads = 120 * sum(len(q) for q in self._queues.values())
+        ranks = 0 if self._ranks is None else 120 * self._n
+        return int(arrays + over + heads + ranks)
+
+    def _grow(self, url_id: int) -> None:
+        n = len(self._prio)
+        if url_id < n:
+            return
+        size = max(url_id + 1, n * 3 // 2 + 1024)
+        prio = np.full(size, np.nan)
+        prio[:n] = self._prio
+        host = np.full(size, -1, dtype=np.int32)
+        host[:n] = self._host_of
+        where = np.zeros(size, dtype=np.uint8)
+        where[:n] = self._where
+        self._prio, self._host_of, self._where = prio, host, where
 
     # -- front side -------------------------------------------------------------
     def add(self, url_id: int, host_id: int, priority: float) -> None:
         """Enqueue a new URL (ids must be unique)."""
+        self._grow(url_id)
         self._prio[url_id] = priority
         self._host_of[url_id] = host_id
+        self._n += 1
         self._live[host_id] = self._live.get(host_id, 0) + 1
+        key = (-priority, url_id)
         if self._ranks is not None:
-            self._ranks.add((-priority, url_id))
-        self._push(url_id, host_id, priority)
+            self._ranks.add(key)
+        over = self._over.get(host_id)
+        if over is not None and key > over.cut:
+            self._spill(over, url_id, key)
+        else:
+            self._head_push(host_id, key)
+        self._notify(host_id, key)
 
     def update(self, url_id: int, priority: float) -> None:
         """Change a frontier URL's priority (ignored for URLs already taken)."""
-        old = self._prio.get(url_id)
-        if old is None or old == priority:
+        if not 0 <= url_id < len(self._prio):
+            return
+        old = float(self._prio[url_id])
+        if math.isnan(old) or old == priority:
             return
         self._prio[url_id] = priority
         if self._ranks is not None:
             self._ranks.remove((-old, url_id))
             self._ranks.add((-priority, url_id))
-        self._push(url_id, self._host_of[url_id], priority)
+        host_id = int(self._host_of[url_id])
+        key = (-priority, url_id)
+        if self._where[url_id] == _IN_OVERFLOW:
+            over = self._over[host_id]
+            if key > over.cut:
+                over.ordered = False  # it keeps its place, now out of order
+                return
+            self._where[url_id] = _IN_HEAD  # its overflow entry is dead from now on
+        self._head_push(host_id, key)
+        self._notify(host_id, key)
 
     def update_many(self, updates: Sequence[tuple[int, float]]) -> None:
         """Apply ``(url_id, priority)`` pairs as :meth:`update` would, one after another.
@@ -242,14 +326,22 @@ class Frontier:
             for url_id, priority in updates:
                 self.update(url_id, priority)
             return
-        prio = self._prio
-        changed = False
-        for url_id, priority in updates:
-            old = prio.get(url_id)
-            if old is not None and old != priority:  # the test update() makes
-                prio[url_id] = priority
-                changed = True
-        if changed:
+        if not updates:
+            return
+        ids = np.fromiter((u for u, _ in updates), dtype=np.int64, count=len(updates))
+        prios = np.fromiter((p for _, p in updates), dtype=np.float64, count=len(updates))
+        ok = (ids >= 0) & (ids < len(self._prio))
+        ids, prios = ids[ok], prios[ok]
+        ok = ~np.isnan(self._prio[ids])
+        ids, prios = ids[ok], prios[ok]
+        _, last = np.unique(ids[::-1], return_index=True)  # the later pair wins
+        keep = len(ids) - 1 - last
+        ids, prios = ids[keep], prios[keep]
+        if not len(ids):
+            return
+        before = self._prio[ids].copy()
+        self._prio[ids] = prios
+        if np.any(self._prio[ids] != before):
             self._rebuild_all()
 
     def rebuilds(self, batch: int) -> bool:
@@ -262,22 +354,23 @@ class Frontier:
         (below that a rebuild saves too little to matter), on a frontier of at most
         :data:`BULK_MAX_FRONTIER` URLs (above it one rebuild would stall fetching).
         """
-        n = len(self._prio)
+        n = self._n
         return batch >= BULK_MIN and batch >= BULK_FRACTION * n and n <= BULK_MAX_FRONTIER
 
     def _rebuild_all(self) -> None:
-        """Rebuild host heaps, the ready heap and the rank index from ``_prio``.
+        """Rebuild heads, overflows, the ready heap and the rank index from the arrays.
 
         One C-level sort of all keys ``(-priority, url_id)`` feeds everything: the
-        rank index takes the sorted list as it is, and each host's heap is its keys in
-        that same order (a sorted list is a valid heap), sharing the key tuples.
+        rank index takes the sorted list as it is, each host's head is its first
+        :attr:`head` keys in that order (a sorted list is a valid heap) and its
+        overflow the rest, in order.
         """
-        prio, host_of = self._prio, self._host_of
-        n = len(prio)
-        negs = -np.fromiter(prio.values(), dtype=np.float64, count=n)
-        ids = np.fromiter(prio.keys(), dtype=np.int64, count=n)
+        ids = np.flatnonzero(~np.isnan(self._prio))
+        n = len(ids)
+        negs = -self._prio[ids]
         order = np.lexsort((ids, negs))
-        hosts = np.fromiter(map(host_of.__getitem__, prio), dtype=np.int64, count=n)[order]
+        ids, negs = ids[order], negs[order]
+        hosts = self._host_of[ids].astype(np.int64)
         by_host = np.argsort(hosts, kind="stable")  # stable: sorted within each host
         hosts = hosts[by_host]
         bounds = [0, *(np.flatnonzero(np.diff(hosts)) + 1).tolist(), n] if n else [0]
@@ -286,34 +379,44 @@ class Frontier:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            keys: list[_Key] = list(zip(negs[order].tolist(), ids[order].tolist(), strict=True))
             queues: dict[int, list[_Key]] = {host: [] for host in self._queues}
-            positions = by_host.tolist()
+            overs: dict[int, _Overflow] = {}
+            head = self.head
+            self._where[ids] = _IN_HEAD
             for host, lo, hi in zip(hosts[bounds[:-1]].tolist(), bounds[:-1], bounds[1:],
                                     strict=True):
-                queues[host] = [keys[i] for i in positions[lo:hi]]
-            self._queues = queues
+                pos = by_host[lo:hi]
+                top = pos[:head]
+                queues[host] = list(zip(negs[top].tolist(), ids[top].tolist(), strict=True))
+                if hi - lo > head:
+                    rest = ids[pos[head:]]
+                    self._where[rest] = _IN_OVERFLOW
+                    over = overs[host] = _Overflow(cut=queues[host][-1])
+                    over.ids.extend(rest)
+            self._queues, self._over = queues, overs
             if self._ranks is not None:
-                self._ranks.rebuild(keys)
+                self._ranks.rebuild(list(zip(negs.tolist(), ids.tolist(), strict=True)))
             self._compact_ready()
         finally:
             if gc_was_enabled:
                 gc.enable()
 
-    def _push(self, url_id: int, host_id: int, priority: float) -> None:
+    def _head_push(self, host_id: int, key: _Key) -> None:
         queue = self._queues.get(host_id)
         if queue is None:
             queue = self._queues[host_id] = []
-        heapq.heappush(queue, (-priority, url_id))
-        if len(queue) > 2 * self._live.get(host_id, 0) + _SLACK:
+        heapq.heappush(queue, key)
+        if len(queue) > 2 * min(self._live.get(host_id, 0), self.head) + _SLACK:
             self._compact(host_id)
+
+    def _notify(self, host_id: int, key: _Key) -> None:
+        """A host gained a URL or a better priority: its place in the host heaps."""
         state = self._state.get(host_id, _EMPTY)
         if state == _READY:
             # The new entry may now be the host's best; an outdated entry is re-pushed
             # with the right key when it surfaces.
-            key = ((-priority, url_id) if self.host_order == "best-url"
-                   else self._best(host_id) or (-priority, url_id))
-            heapq.heappush(self._ready, self._ready_key(host_id, key))
+            best = key if self.host_order == "best-url" else self._best(host_id) or key
+            heapq.heappush(self._ready, self._ready_key(host_id, best))
             if len(self._ready) > 2 * len(self._state) + _SLACK:
                 self._compact_ready()
         elif state == _EMPTY:
@@ -323,16 +426,78 @@ class Frontier:
             if self.on_wait is not None:
                 self.on_wait(host_id, ready_at)
 
+    def _live_head(self, host_id: int, key: _Key) -> bool:
+        neg, url_id = key
+        return bool(self._prio[url_id] == -neg and self._host_of[url_id] == host_id
+                    and self._where[url_id] == _IN_HEAD)
+
     def _compact(self, host_id: int) -> None:
-        """Rebuild a host's heap from its live entries (drop superseded ones)."""
-        prio, host_of = self._prio, self._host_of
-        live: dict[int, _Key] = {}
-        for neg, url_id in self._queues[host_id]:
-            if prio.get(url_id) == -neg and host_of.get(url_id) == host_id:
-                live[url_id] = (neg, url_id)
-        heap = list(live.values())
-        heapq.heapify(heap)
-        self._queues[host_id] = heap
+        """Rebuild a host's head from its live entries (drop superseded ones); keep
+        the best :attr:`head` of them and spill the rest to the overflow."""
+        live = sorted({key for key in self._queues[host_id] if self._live_head(host_id, key)})
+        head = self.head
+        if len(live) > head:
+            rest = live[head:]
+            cut = live[head - 1]
+            over = self._over.get(host_id)
+            if over is None:
+                over = self._over[host_id] = _Overflow(cut=cut)
+            else:
+                over.cut = min(over.cut, cut)
+            for key in rest:
+                self._spill(over, key[1], key)
+            live = live[:head]
+        self._queues[host_id] = live  # sorted: a valid heap
+
+    def _spill(self, over: _Overflow, url_id: int, key: _Key) -> None:
+        """Append a URL to a host's overflow."""
+        self._where[url_id] = _IN_OVERFLOW
+        if over.last is not None and key < over.last and len(over.ids) > over.start:
+            over.ordered = False
+        over.last = key
+        over.ids.append(url_id)
+
+    def _refill(self, host_id: int, over: _Overflow) -> None:
+        """Move the best :attr:`head` overflow URLs to the head (cut: the worst moved).
+
+        In order (FIFO orders, or no update since the last sort) this reads the next
+        entries from ``start``; out of order it sorts the live entries by their keys
+        first (O(n log n) of C-level work for n overflow URLs)."""
+        head = self.head
+        if not over.ordered:
+            ids = over.ids.array[over.start:]
+            ids = np.unique(ids[self._where[ids] == _IN_OVERFLOW])
+            ids = ids[np.lexsort((ids, -self._prio[ids]))]
+            over.ids = Column(np.int64, capacity=len(ids) + 16)
+            over.ids.extend(ids)
+            over.start, over.ordered = 0, True
+            over.last = (-float(self._prio[ids[-1]]), int(ids[-1])) if len(ids) else None
+        arr = over.ids.array
+        pos, moved = over.start, np.empty(0, dtype=np.int64)
+        while len(moved) < head and pos < len(arr):
+            chunk = arr[pos:pos + 2 * head]
+            live = np.flatnonzero(self._where[chunk] == _IN_OVERFLOW)
+            use = live[:head - len(moved)]
+            if len(use) < len(live):
+                pos += int(use[-1]) + 1
+            else:
+                pos += len(chunk)
+            moved = np.concatenate((moved, chunk[use]))
+        over.start = pos
+        if pos >= len(arr):
+            del self._over[host_id]
+        elif pos > len(arr) // 2:
+            tail = Column(np.int64, capacity=len(arr) - pos + 16)
+            tail.extend(arr[pos:])
+            over.ids, over.start = tail, 0
+        if not len(moved):
+            return
+        self._where[moved] = _IN_HEAD
+        keys = list(zip((-self._prio[moved]).tolist(), moved.tolist(), strict=True))
+        over.cut = keys[-1]
+        queue = self._queues.setdefault(host_id, [])
+        for key in keys:
+            heapq.heappush(queue, key)
 
     def _compact_ready(self) -> None:
         """Rebuild the ready-host heap: one entry per ready host, keyed by its best URL."""
@@ -347,14 +512,17 @@ class Frontier:
         self._ready = ready
 
     def _best(self, host_id: int) -> _Key | None:
+        """The host's best key (its head's top), refilling the head from the overflow
+        when the head is empty or its top is not below the cut."""
         queue = self._queues.get(host_id)
-        prio = self._prio
-        while queue:
-            neg, url_id = queue[0]
-            if prio.get(url_id) == -neg and self._host_of.get(url_id) == host_id:
-                return queue[0]
-            heapq.heappop(queue)  # taken, or superseded by a priority update
-        return None
+        while True:
+            while queue and not self._live_head(host_id, queue[0]):
+                heapq.heappop(queue)  # taken, superseded, or spilled
+            over = self._over.get(host_id)
+            if over is None or (queue and queue[0] <= over.cut):
+                return queue[0] if queue else None
+            self._refill(host_id, over)
+            queue = self._queues.get(host_id)
 
     def _ready_key(self, host_id: int, best: _Key) -> tuple[float, ...]:
         """The ready-heap key of a host whose best URL is ``best`` (smaller first)."""
@@ -409,7 +577,8 @@ class Frontier:
         if self._ranks is not None:
             rank = self._ranks.rank(best)
             self._ranks.remove(best)
-        del self._prio[url_id], self._host_of[url_id]
+        self._prio[url_id] = np.nan
+        self._n -= 1
         self._live[host_id] -= 1
         if not self._live[host_id]:
             del self._live[host_id]  # so len(self._live) counts hosts with URLs
@@ -443,11 +612,12 @@ class Frontier:
 
     def drain(self) -> Iterator[int]:
         """Remove every remaining URL, yielding their ids (in id order)."""
-        ids = sorted(self._prio)
-        self._prio.clear()
-        self._host_of.clear()
+        ids = np.flatnonzero(~np.isnan(self._prio)).tolist()
+        self._prio[:] = np.nan
+        self._n = 0
         self._live.clear()
         self._queues.clear()
+        self._over.clear()
         self._ready.clear()
         self._waiting.clear()
         self._state = {h: _BUSY for h, s in self._state.items() if s == _BUSY}
