@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import gc
 import heapq
-import math
 from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -62,7 +61,7 @@ _Key = tuple[float, int]  # (-priority, url_id): smaller is better
 _WaitHook = Callable[[int, float], None]
 
 _EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
-_IN_HEAD, _IN_OVERFLOW = 0, 1
+_ABSENT, _IN_HEAD, _IN_OVERFLOW = 0, 1, 2
 #: URLs a host keeps in its in-memory heap by default; the rest wait in its overflow.
 HEAD = 64
 #: Stale heap entries tolerated beyond twice the live ones before a rebuild.
@@ -182,7 +181,7 @@ class _Overflow:
     """
 
     cut: _Key
-    ids: Column = field(default_factory=lambda: Column(np.int64, capacity=16))
+    ids: Column = field(default_factory=lambda: Column(np.uint32, capacity=16))
     start: int = 0
     ordered: bool = True
     last: _Key | None = None
@@ -199,11 +198,13 @@ class Frontier:
             raise ValueError(f"head must be at least 1, not {head}")
         self.host_order = host_order
         self.head = head
-        # By URL id: priority (NaN: not in the frontier), host, head or overflow.
-        self._prio = np.full(0, np.nan)
-        self._host_of = np.full(0, -1, dtype=np.int32)
+        # By URL id: priority, host, and where the URL is (absent, head, overflow).
+        # Zero-filled, so capacity not yet used costs no resident memory.
+        self._prio = np.zeros(0)
+        self._host_of = np.zeros(0, dtype=np.int32)
         self._where = np.zeros(0, dtype=np.uint8)
         self._n = 0                                 # frontier URLs
+        self._top = 0                               # largest URL id added, plus one
         self._queues: dict[int, list[_Key]] = {}    # host -> heap of head keys (lazy)
         self._over: dict[int, _Overflow] = {}       # host -> URLs beyond its head
         self._state: dict[int, int] = {}            # host -> _EMPTY/_WAITING/_READY/_BUSY
@@ -222,17 +223,16 @@ class Frontier:
         return self._n
 
     def __contains__(self, url_id: int) -> bool:
-        return 0 <= url_id < len(self._prio) and not math.isnan(self._prio[url_id])
+        return 0 <= url_id < len(self._where) and bool(self._where[url_id])
 
     def priority(self, url_id: int) -> float | None:
-        if not 0 <= url_id < len(self._prio):
+        if url_id not in self:
             return None
-        p = float(self._prio[url_id])
-        return None if math.isnan(p) else p
+        return float(self._prio[url_id])
 
     def priorities(self) -> dict[int, float]:
         """Every frontier URL's priority, by id (a copy)."""
-        ids = np.flatnonzero(~np.isnan(self._prio))
+        ids = np.flatnonzero(self._where)
         return dict(zip(ids.tolist(), self._prio[ids].tolist(), strict=True))
 
     @property
@@ -253,7 +253,7 @@ class Frontier:
     def nbytes(self) -> int:
         """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
         entry, a key tuple in a heap), the rank index likewise."""
-        arrays = self._prio.nbytes + self._host_of.nbytes + self._where.nbytes
+        arrays = 13 * self._top  # float64 + int32 + uint8 by URL id, as far as written
         over = sum(o.ids.nbytes for o in self._over.values())
         heads = 120 * sum(len(q) for q in self._queues.values())
         ranks = 0 if self._ranks is None else 120 * self._n
@@ -264,18 +264,29 @@ class Frontier:
         if url_id < n:
             return
         size = max(url_id + 1, n * 3 // 2 + 1024)
-        prio = np.full(size, np.nan)
+        prio = np.zeros(size)
         prio[:n] = self._prio
-        host = np.full(size, -1, dtype=np.int32)
+        host = np.zeros(size, dtype=np.int32)
         host[:n] = self._host_of
         where = np.zeros(size, dtype=np.uint8)
         where[:n] = self._where
         self._prio, self._host_of, self._where = prio, host, where
 
+    def shrink_heads(self, head: int) -> None:
+        """Keep at most ``head`` URLs per host in memory from now on; the others move
+        to their hosts' overflows (no ordering changes)."""
+        if head < 1:
+            raise ValueError(f"head must be at least 1, not {head}")
+        self.head = head
+        for host_id, queue in list(self._queues.items()):
+            if len(queue) > head:
+                self._compact(host_id)
+
     # -- front side -------------------------------------------------------------
     def add(self, url_id: int, host_id: int, priority: float) -> None:
         """Enqueue a new URL (ids must be unique)."""
         self._grow(url_id)
+        self._top = max(self._top, url_id + 1)
         self._prio[url_id] = priority
         self._host_of[url_id] = host_id
         self._n += 1
@@ -287,15 +298,16 @@ class Frontier:
         if over is not None and key > over.cut:
             self._spill(over, url_id, key)
         else:
+            self._where[url_id] = _IN_HEAD
             self._head_push(host_id, key)
         self._notify(host_id, key)
 
     def update(self, url_id: int, priority: float) -> None:
         """Change a frontier URL's priority (ignored for URLs already taken)."""
-        if not 0 <= url_id < len(self._prio):
+        if url_id not in self:
             return
         old = float(self._prio[url_id])
-        if math.isnan(old) or old == priority:
+        if old == priority:
             return
         self._prio[url_id] = priority
         if self._ranks is not None:
@@ -332,7 +344,7 @@ class Frontier:
         prios = np.fromiter((p for _, p in updates), dtype=np.float64, count=len(updates))
         ok = (ids >= 0) & (ids < len(self._prio))
         ids, prios = ids[ok], prios[ok]
-        ok = ~np.isnan(self._prio[ids])
+        ok = self._where[ids] != _ABSENT
         ids, prios = ids[ok], prios[ok]
         _, last = np.unique(ids[::-1], return_index=True)  # the later pair wins
         keep = len(ids) - 1 - last
@@ -365,7 +377,7 @@ class Frontier:
         :attr:`head` keys in that order (a sorted list is a valid heap) and its
         overflow the rest, in order.
         """
-        ids = np.flatnonzero(~np.isnan(self._prio))
+        ids = np.flatnonzero(self._where)
         n = len(ids)
         negs = -self._prio[ids]
         order = np.lexsort((ids, negs))
@@ -428,8 +440,8 @@ class Frontier:
 
     def _live_head(self, host_id: int, key: _Key) -> bool:
         neg, url_id = key
-        return bool(self._prio[url_id] == -neg and self._host_of[url_id] == host_id
-                    and self._where[url_id] == _IN_HEAD)
+        # (an entry only ever enters its own host's heap)
+        return bool(self._where[url_id] == _IN_HEAD and self._prio[url_id] == -neg)
 
     def _compact(self, host_id: int) -> None:
         """Rebuild a host's head from its live entries (drop superseded ones); keep
@@ -468,7 +480,7 @@ class Frontier:
             ids = over.ids.array[over.start:]
             ids = np.unique(ids[self._where[ids] == _IN_OVERFLOW])
             ids = ids[np.lexsort((ids, -self._prio[ids]))]
-            over.ids = Column(np.int64, capacity=len(ids) + 16)
+            over.ids = Column(np.uint32, capacity=len(ids) + 16)
             over.ids.extend(ids)
             over.start, over.ordered = 0, True
             over.last = (-float(self._prio[ids[-1]]), int(ids[-1])) if len(ids) else None
@@ -487,7 +499,7 @@ class Frontier:
         if pos >= len(arr):
             del self._over[host_id]
         elif pos > len(arr) // 2:
-            tail = Column(np.int64, capacity=len(arr) - pos + 16)
+            tail = Column(np.uint32, capacity=len(arr) - pos + 16)
             tail.extend(arr[pos:])
             over.ids, over.start = tail, 0
         if not len(moved):
@@ -577,7 +589,7 @@ class Frontier:
         if self._ranks is not None:
             rank = self._ranks.rank(best)
             self._ranks.remove(best)
-        self._prio[url_id] = np.nan
+        self._where[url_id] = _ABSENT
         self._n -= 1
         self._live[host_id] -= 1
         if not self._live[host_id]:
@@ -612,8 +624,8 @@ class Frontier:
 
     def drain(self) -> Iterator[int]:
         """Remove every remaining URL, yielding their ids (in id order)."""
-        ids = np.flatnonzero(~np.isnan(self._prio)).tolist()
-        self._prio[:] = np.nan
+        ids = np.flatnonzero(self._where).tolist()
+        self._where[:] = _ABSENT
         self._n = 0
         self._live.clear()
         self._queues.clear()

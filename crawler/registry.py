@@ -142,6 +142,11 @@ class CrawlRegistry:
         return (self._urls.nbytes + self._url_id.nbytes + self._depth.nbytes
                 + self._url_host.nbytes + 100 * len(self._hops))
 
+    def spill(self) -> None:
+        """Hold less: write the buffered URL text out, merge recent fingerprints."""
+        self._urls.flush()
+        self._url_id.merge()
+
     @property
     def url_hosts(self) -> np.ndarray:
         """Every URL's host id, by URL id (a view: valid until the next add)."""

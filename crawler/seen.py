@@ -55,7 +55,7 @@ class Column:
 
     def __init__(self, dtype: Any, fill: float | int = 0, capacity: int = 1024) -> None:
         self._fill = fill
-        self._data = np.full(capacity, fill, dtype=dtype)
+        self._data = self._alloc(capacity, dtype)
         self._n = 0
 
     def __len__(self) -> int:
@@ -93,10 +93,15 @@ class Column:
         self._n = max(self._n, n)
 
     def _grow(self, need: int) -> None:
-        data = np.full(max(need, len(self._data) * 3 // 2 + 16), self._fill,
-                       dtype=self._data.dtype)
+        data = self._alloc(max(need, len(self._data) * 3 // 2 + 16), self._data.dtype)
         data[:self._n] = self._data[:self._n]
         self._data = data
+
+    def _alloc(self, size: int, dtype: Any) -> np.ndarray:
+        # Zero-filled memory comes from calloc: capacity not yet used is not resident.
+        if self._fill == 0:
+            return np.zeros(size, dtype=dtype)
+        return np.full(size, self._fill, dtype=dtype)
 
     @property
     def array(self) -> np.ndarray:
@@ -105,6 +110,10 @@ class Column:
 
     @property
     def nbytes(self) -> int:
+        """Resident bytes: the entries in use (zero-filled capacity beyond them comes
+        from calloc and is not resident until written), else the whole capacity."""
+        if self._fill == 0:
+            return self._n * self._data.itemsize
         return int(self._data.nbytes)
 
 
@@ -128,7 +137,7 @@ class UrlTexts:
         buf += url.encode()
         self._ends.append(self._flushed + len(buf))
         if len(buf) >= TEXT_BUFFER:
-            self._flush()
+            self.flush()
 
     def extend(self, urls: Sequence[str]) -> None:
         encoded = [u.encode() for u in urls]
@@ -136,9 +145,10 @@ class UrlTexts:
         self._ends.extend(self._flushed + len(self._buf) + np.cumsum(lengths))
         self._buf += b"".join(encoded)
         if len(self._buf) >= TEXT_BUFFER:
-            self._flush()
+            self.flush()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Write the append buffer to the file."""
         view = memoryview(self._buf)
         while view:
             written = os.pwrite(self._fd, view, self._flushed)
@@ -180,6 +190,7 @@ class UrlSeen:
         self._recent: dict[int, int] = {}           # fingerprint -> id, not merged yet
         self._extra: dict[str, int] = {}            # URLs whose fingerprint is taken
         self._n = 0
+        self._miss: int | None = None                # the fingerprint get() last missed
 
     def __len__(self) -> int:
         return self._n
@@ -206,8 +217,12 @@ class UrlSeen:
             got = self._extra.get(url)
             if got is not None:
                 return got
-        url_id = self._fp_id(self._fingerprint(url))
-        if url_id is None or self._text_of(url_id) != url:
+        fp = self._fingerprint(url)
+        url_id = self._fp_id(fp)
+        if url_id is None:
+            self._miss = fp  # the usual add() that follows needs no second search
+            return None
+        if self._text_of(url_id) != url:
             return None
         return url_id
 
@@ -215,18 +230,19 @@ class UrlSeen:
         """Register a URL :meth:`get` does not know."""
         fp = self._fingerprint(url)
         self._n += 1
-        if self._fp_id(fp) is not None:
+        miss, self._miss = self._miss, None
+        if fp != miss and self._fp_id(fp) is not None:
             self._extra[url] = url_id
             return
         self._recent[fp] = url_id
         if len(self._recent) >= max(MERGE_MIN, int(len(self._fps) * MERGE_FRACTION)):
-            self._merge()
+            self.merge()
 
     def extend(self, urls: Sequence[str], first_id: int) -> None:
         """Register unknown ``urls`` with ids ``first_id``, ``first_id + 1``, ... at once."""
         if not urls:
             return
-        self._merge()
+        self.merge()
         fps = np.fromiter(map(self._fingerprint, urls), dtype=np.int64, count=len(urls))
         ids = np.arange(first_id, first_id + len(urls), dtype=np.uint32)
         order = np.argsort(fps, kind="stable")
@@ -244,7 +260,9 @@ class UrlSeen:
         self._insert(fps[keep], ids[keep])
         self._n += len(urls)
 
-    def _merge(self) -> None:
+    def merge(self) -> None:
+        """Merge the recent additions into the sorted arrays."""
+        self._miss = None
         recent = self._recent
         if not recent:
             return
