@@ -181,7 +181,7 @@ class _Overflow:
     """
 
     cut: _Key
-    ids: Column = field(default_factory=lambda: Column(np.uint32, capacity=16))
+    ids: Column = field(default_factory=lambda: Column(np.uint32))
     start: int = 0
     ordered: bool = True
     last: _Key | None = None
@@ -477,17 +477,18 @@ class Frontier:
         first (O(n log n) of C-level work for n overflow URLs)."""
         head = self.head
         if not over.ordered:
-            ids = over.ids.array[over.start:]
+            ids = over.ids.slice(over.start)
             ids = np.unique(ids[self._where[ids] == _IN_OVERFLOW])
             ids = ids[np.lexsort((ids, -self._prio[ids]))]
-            over.ids = Column(np.uint32, capacity=len(ids) + 16)
+            over.ids = Column(np.uint32)
             over.ids.extend(ids)
             over.start, over.ordered = 0, True
             over.last = (-float(self._prio[ids[-1]]), int(ids[-1])) if len(ids) else None
-        arr = over.ids.array
+        ids_col = over.ids
+        end = len(ids_col)
         pos, moved = over.start, np.empty(0, dtype=np.int64)
-        while len(moved) < head and pos < len(arr):
-            chunk = arr[pos:pos + 2 * head]
+        while len(moved) < head and pos < end:
+            chunk = ids_col.slice(pos, pos + 2 * head)
             live = np.flatnonzero(self._where[chunk] == _IN_OVERFLOW)
             use = live[:head - len(moved)]
             if len(use) < len(live):
@@ -496,11 +497,11 @@ class Frontier:
                 pos += len(chunk)
             moved = np.concatenate((moved, chunk[use]))
         over.start = pos
-        if pos >= len(arr):
+        if pos >= end:
             del self._over[host_id]
-        elif pos > len(arr) // 2:
-            tail = Column(np.uint32, capacity=len(arr) - pos + 16)
-            tail.extend(arr[pos:])
+        elif pos > end // 2:
+            tail = Column(np.uint32)
+            tail.extend(ids_col.slice(pos))
             over.ids, over.start = tail, 0
         if not len(moved):
             return

@@ -148,11 +148,6 @@ class CrawlRegistry:
         self._url_id.merge()
 
     @property
-    def url_hosts(self) -> np.ndarray:
-        """Every URL's host id, by URL id (a view: valid until the next add)."""
-        return self._url_host.array
-
-    @property
     def host_count(self) -> int:
         return len(self._slots)
 

@@ -23,12 +23,12 @@ read back with ``os.pread``; memory holds 8 bytes (an end offset) per URL.  The 
 pages are the kernel's page cache, which it drops under pressure, not the process's
 heap; a kill leaves nothing behind.
 
-:class:`Column` is the growable numpy array the per-URL fields use (amortised O(1)
-appends, 1.5x growth).
+:class:`Column` is the growable array the per-URL fields use (amortised O(1) appends).
 """
 
 from __future__ import annotations
 
+import array
 import os
 import tempfile
 import weakref
@@ -46,75 +46,57 @@ MERGE_MIN = 1 << 16
 MERGE_FRACTION = 1 / 16
 #: Bytes of URL text buffered before one write to the side file.
 TEXT_BUFFER = 1 << 20
+#: ``array.array`` type codes of the numpy types a :class:`Column` holds.
+_TYPECODES = {"i4": "i", "u4": "I", "i8": "q", "f8": "d", "u1": "B"}
 
 
 class Column:
-    """A growable one-dimensional numpy array (amortised O(1) :meth:`append`)."""
+    """A growable one-dimensional array of numbers (``array.array``: C-speed appends and
+    item access, about 12 % spare capacity), read as numpy arrays by copy."""
 
-    __slots__ = ("_data", "_fill", "_n")
+    __slots__ = ("_a", "_dtype", "append")
 
-    def __init__(self, dtype: Any, fill: float | int = 0, capacity: int = 1024) -> None:
-        self._fill = fill
-        self._data = self._alloc(capacity, dtype)
-        self._n = 0
+    def __init__(self, dtype: Any) -> None:
+        self._dtype = np.dtype(dtype)
+        self._a = array.array(_TYPECODES[self._dtype.str[1:]])
+        #: append one value (the array's own method: no Python-level frame)
+        self.append = self._a.append
 
     def __len__(self) -> int:
-        return self._n
+        return len(self._a)
 
     def __getitem__(self, i: int) -> Any:
-        if i >= self._n:
-            raise IndexError(i)
-        return self._data[i].item()
+        return self._a[i]
 
     def __setitem__(self, i: int, value: Any) -> None:
-        if i >= self._n:
-            raise IndexError(i)
-        self._data[i] = value
-
-    def append(self, value: Any) -> None:
-        n = self._n
-        if n == len(self._data):
-            self._grow(n + 1)
-        self._data[n] = value
-        self._n = n + 1
+        self._a[i] = value
 
     def extend(self, values: Any) -> None:
-        values = np.asarray(values, dtype=self._data.dtype)
-        n, k = self._n, len(values)
-        if n + k > len(self._data):
-            self._grow(n + k)
-        self._data[n:n + k] = values
-        self._n = n + k
+        self._a.frombytes(np.asarray(values, dtype=self._dtype).tobytes())
 
     def resize(self, n: int) -> None:
-        """Grow to ``n`` entries (new ones hold the fill value)."""
-        if n > len(self._data):
-            self._grow(n)
-        self._n = max(self._n, n)
+        """Grow to ``n`` entries (new ones are zero)."""
+        if n > len(self._a):
+            self._a.frombytes(bytes((n - len(self._a)) * self._dtype.itemsize))
 
-    def _grow(self, need: int) -> None:
-        data = self._alloc(max(need, len(self._data) * 3 // 2 + 16), self._data.dtype)
-        data[:self._n] = self._data[:self._n]
-        self._data = data
-
-    def _alloc(self, size: int, dtype: Any) -> np.ndarray:
-        # Zero-filled memory comes from calloc: capacity not yet used is not resident.
-        if self._fill == 0:
-            return np.zeros(size, dtype=dtype)
-        return np.full(size, self._fill, dtype=dtype)
+    def slice(self, start: int, stop: int | None = None) -> np.ndarray:
+        """Entries ``start:stop`` as a new numpy array."""
+        stop = len(self._a) if stop is None else min(stop, len(self._a))
+        if stop <= start:
+            return np.empty(0, dtype=self._dtype)
+        size = self._dtype.itemsize
+        return np.frombuffer(self._a, dtype=self._dtype, count=stop - start,
+                             offset=start * size).copy()
 
     @property
     def array(self) -> np.ndarray:
-        """The entries (a view: valid until the next append)."""
-        return self._data[:self._n]
+        """All entries as a new numpy array."""
+        return self.slice(0)
 
     @property
     def nbytes(self) -> int:
-        """Resident bytes: the entries in use (zero-filled capacity beyond them comes
-        from calloc and is not resident until written), else the whole capacity."""
-        if self._fill == 0:
-            return self._n * self._data.itemsize
-        return int(self._data.nbytes)
+        """Bytes of the entries (the spare capacity not counted)."""
+        return len(self._a) * int(self._dtype.itemsize)
 
 
 class UrlTexts:

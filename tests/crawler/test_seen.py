@@ -64,15 +64,16 @@ def test_url_texts_round_trip_across_the_buffer(monkeypatch: pytest.MonkeyPatch)
     texts.close()
 
 
-def test_column_grows_and_keeps_its_fill() -> None:
-    col = Column(np.float64, fill=np.nan, capacity=2)
+def test_column_grows_and_reads_back() -> None:
+    col = Column(np.uint32)
     for i in range(10):
         col.append(i)
-    col.extend([10.0, 11.0])
+    col.extend([10, 11])
     col.resize(15)
-    assert col.array[:12].tolist() == list(map(float, range(12)))
-    assert np.isnan(col.array[12:]).all() and len(col) == 15
-    col[3] = -1
-    assert col[3] == -1.0
+    assert col.array.tolist() == [*range(12), 0, 0, 0] and len(col) == 15
+    assert col.array.dtype == np.uint32 and col.nbytes == 15 * 4
+    col[3] = 7
+    assert col[3] == 7 and col.slice(2, 5).tolist() == [2, 7, 4]
+    assert col.slice(14, 99).tolist() == [0] and col.slice(20).tolist() == []
     with pytest.raises(IndexError):
         col[15]
