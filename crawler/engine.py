@@ -387,7 +387,7 @@ class Crawler:
         if message is None or self.memory_full is not None:
             return
         self.memory_full = message
-        log.error("webcrawl: %s: stopping", message)
+        log.info("%s: stopping", message)  # the CLI says it in its one error line
         self.stop()
 
     # -- the dispatcher -----------------------------------------------------------
