@@ -321,6 +321,9 @@ class Frontier:
                 over.ordered = False  # it keeps its place, now out of order
                 return
             self._where[url_id] = _IN_HEAD  # its overflow entry is dead from now on
+            # ... until a compaction spills it again, with another key, at its old place:
+            # the next refill sorts (and drops the duplicate).
+            over.ordered = False
         self._head_push(host_id, key)
         self._notify(host_id, key)
 
