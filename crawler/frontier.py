@@ -8,6 +8,14 @@ discovered).  The frontier keeps
   longer matches), so updates cost O(log n); when stale entries outnumber live ones
   the heap is rebuilt from its live entries (amortised O(1) per update), so memory
   stays proportional to the frontier however often priorities change;
+* per host, only the best :data:`HEAD` URLs in that heap (its *head*); the others wait
+  in the host's *overflow*, a growable array of 4-byte ids, every one ranked after the
+  host's *cut* (the worst key moved to the head at its last refill).  When the head's
+  best is no longer ahead of the cut, the next batch of the overflow's best moves up:
+  FIFO orders read it in order; after priority updates it is sorted first.  A host's
+  best URL is thus always in its head, and the frontier takes exactly the URLs unbounded
+  heaps would.  Per-URL fields (priority, host, head or overflow) are numpy arrays by
+  URL id, so a frontier URL costs about 17 bytes plus its share of the heads;
 * a heap of *ready* hosts keyed by their best URL's ``(-priority, url_id)`` (entries
   are validated when popped, so a host whose best URL changed is simply re-pushed);
 * a heap of *waiting* hosts keyed by the monotonic time they may be contacted again.
@@ -48,11 +56,11 @@ from __future__ import annotations
 
 import gc
 import heapq
-from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from webcrawl.crawler.ranks import RankIndex
 from webcrawl.crawler.seen import Column
 
 __all__ = ["Frontier", "Taken"]
@@ -84,91 +92,6 @@ class Taken:
     host_id: int
     priority: float
     rank: int | None
-
-
-class _RankIndex:
-    """Sorted multiset of keys answering rank queries in O(log n) (amortised)."""
-
-    _LOAD = 512
-
-    def __init__(self) -> None:
-        self._blocks: list[list[_Key]] = []
-        self._maxes: list[_Key] = []
-        self._tree: list[int] = [0]
-
-    def rebuild(self, sorted_keys: list[_Key]) -> None:
-        """Replace the contents with ``sorted_keys`` (ascending) in O(n).
-
-        Blocks of :attr:`_LOAD` keys (the layout :meth:`add` splits into), then the
-        Fenwick tree over their sizes.
-        """
-        load = self._LOAD
-        self._blocks = [sorted_keys[i:i + load] for i in range(0, len(sorted_keys), load)]
-        self._maxes = [block[-1] for block in self._blocks]
-        self._rebuild_tree()
-
-    def _rebuild_tree(self) -> None:
-        n = len(self._blocks)
-        tree = [0] * (n + 1)
-        for i, block in enumerate(self._blocks, 1):
-            tree[i] += len(block)
-            parent = i + (i & -i)
-            if parent <= n:
-                tree[parent] += tree[i]
-        self._tree = tree
-
-    def _bump(self, i: int, delta: int) -> None:
-        i += 1
-        tree = self._tree
-        n = len(tree)
-        while i < n:
-            tree[i] += delta
-            i += i & -i
-
-    def _prefix(self, i: int) -> int:
-        total, tree = 0, self._tree
-        while i > 0:
-            total += tree[i]
-            i -= i & -i
-        return total
-
-    def add(self, key: _Key) -> None:
-        blocks, maxes = self._blocks, self._maxes
-        if not blocks:
-            blocks.append([key])
-            maxes.append(key)
-            self._rebuild_tree()
-            return
-        i = bisect_left(maxes, key)
-        if i == len(blocks):
-            i -= 1
-            blocks[i].append(key)
-            maxes[i] = key
-        else:
-            insort(blocks[i], key)
-        self._bump(i, 1)
-        if len(blocks[i]) > 2 * self._LOAD:
-            block = blocks[i]
-            blocks[i:i + 1] = [block[: self._LOAD], block[self._LOAD:]]
-            maxes[i:i + 1] = [block[self._LOAD - 1], block[-1]]
-            self._rebuild_tree()
-
-    def remove(self, key: _Key) -> None:
-        i = bisect_left(self._maxes, key)
-        block = self._blocks[i]
-        del block[bisect_left(block, key)]
-        if block:
-            self._maxes[i] = block[-1]
-            self._bump(i, -1)
-        else:
-            del self._blocks[i], self._maxes[i]
-            self._rebuild_tree()
-
-    def rank(self, key: _Key) -> int:
-        i = bisect_left(self._maxes, key)
-        if i == len(self._blocks):
-            return self._prefix(i)
-        return self._prefix(i) + bisect_left(self._blocks[i], key)
 
 
 @dataclass(slots=True, eq=False)
@@ -213,7 +136,7 @@ class Frontier:
         # (-prio, url_id, host), or (-pending, -prio, url_id, host) by most pending
         self._ready: list[tuple[float, ...]] = []
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
-        self._ranks = _RankIndex() if record_rank else None
+        self._ranks = RankIndex() if record_rank else None
         self.busy = 0
         #: called with (host_id, ready_at) when a host starts waiting (module doc)
         self.on_wait: _WaitHook | None = None
@@ -637,5 +560,5 @@ class Frontier:
         self._ready.clear()
         self._waiting.clear()
         self._state = {h: _BUSY for h, s in self._state.items() if s == _BUSY}
-        self._ranks = _RankIndex() if self._ranks is not None else None
+        self._ranks = RankIndex() if self._ranks is not None else None
         yield from ids
