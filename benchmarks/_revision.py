@@ -22,4 +22,11 @@ def extract(ref: str, into: Path) -> Path:
     tree.mkdir()
     with tarfile.open(archive) as tar:
         tar.extractall(tree, filter="data")
+    # The folders are installed as webcrawl.<folder>: a webcrawl/ of links to them puts
+    # that revision first on PYTHONPATH=tree (else the editable install's code runs).
+    space = tree / "webcrawl"
+    space.mkdir(exist_ok=True)
+    for folder in ("crawler", "analysis", "storage", "fixtures"):
+        if (tree / folder).is_dir() and not (space / folder).exists():
+            (space / folder).symlink_to(Path("..") / folder)
     return tree

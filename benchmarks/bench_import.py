@@ -181,7 +181,8 @@ def main() -> None:
             total += seconds
             cpu_total += now - cpu
             print(f"{name:18s} {seconds:7.2f} s wall {now - cpu:7.2f} s CPU  "
-                  f"peak RSS {peak_mb():6,.0f} MB  {extra}", flush=True)
+                  f"peak RSS {peak_mb():6,.0f} MB  load {os.getloadavg()[0]:4.1f}  {extra}",
+                  flush=True)
             cpu = time.process_time()
 
         t = time.perf_counter()

@@ -17,13 +17,24 @@ Run it, then crawl it with ``--resolve '*.test=127.0.0.1'``::
     python benchmarks/serve_docs.py --root ~/.rustup/toolchains/stable-*/share/doc/rust/html \
         --port 8765 --hosts book,reference,nomicon,rust-by-example,cargo,edition-guide
 
+With ``--https-port``, the same tree (the same bytes) is also served over TLS on a second
+port, with a certificate for every served ``.test`` host from a throwaway CA (``trustme``)
+whose certificate is written to ``--ca-out`` for the crawler's ``--ca-file``; the
+cross-host redirects then lead to ``https://`` (as sites that moved to https do), so a
+crawl seeded over http sees every book twice: over http from its seed and over https
+from the other books' links.  What the content-seen test is measured on::
+
+    python benchmarks/serve_docs.py --root ... --port 8765 --https-port 8766 --ca-out ca.pem
+
 Stop it with Ctrl-C.  Only loopback is ever bound.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import mimetypes
+import ssl
 from pathlib import Path
 
 from aiohttp import web
@@ -36,7 +47,7 @@ def _home(first: str, hosts: set[str]) -> str:
 
 
 def make_app(root: Path, hosts: set[str], disallow: list[str],
-             gone: list[str]) -> web.Application:
+             gone: list[str], https_port: int | None = None) -> web.Application:
     root = root.resolve()
 
     async def handle(request: web.Request) -> web.StreamResponse:
@@ -53,7 +64,10 @@ def make_app(root: Path, hosts: set[str], disallow: list[str],
         parts = [p for p in path.split("/") if p]
         home = _home(parts[0], hosts) if parts else f"www.{TLD}"
         if home != host:
-            target = f"http://{home}{':' + port if port else ''}{request.path_qs}"
+            if https_port is not None:
+                target = f"https://{home}:{https_port}{request.path_qs}"
+            else:
+                target = f"http://{home}{':' + port if port else ''}{request.path_qs}"
             raise web.HTTPMovedPermanently(target)
         if any(path.startswith(g) for g in gone):
             raise web.HTTPGone()
@@ -82,10 +96,43 @@ def main() -> None:
                    help="extra Disallow line of every robots.txt; repeatable")
     p.add_argument("--gone", action="append", default=[], metavar="PREFIX",
                    help="paths under PREFIX answer 410 Gone; repeatable")
+    p.add_argument("--https-port", type=int, default=None, metavar="PORT",
+                   help="also serve the tree over TLS on PORT; cross-host redirects go to "
+                        "https (needs trustme)")
+    p.add_argument("--ca-out", type=Path, default=Path("serve_docs_ca.pem"), metavar="FILE",
+                   help="with --https-port: write the CA certificate here (for the "
+                        "crawler's --ca-file; default %(default)s)")
     args = p.parse_args()
     hosts = {h.strip() for h in args.hosts.split(",") if h.strip()}
-    web.run_app(make_app(args.root, hosts, args.disallow, args.gone), host="127.0.0.1",
-                port=args.port, print=None)
+    app = make_app(args.root, hosts, args.disallow, args.gone, args.https_port)
+    if args.https_port is None:
+        web.run_app(app, host="127.0.0.1", port=args.port, print=None)
+        return
+    names = [f"{h}.{TLD}" for h in sorted(hosts | {"www"})]
+    asyncio.run(_serve_both(app, args.port, args.https_port, _tls_context(args.ca_out, names)))
+
+
+def _tls_context(ca_out: Path, names: list[str]) -> ssl.SSLContext:
+    """A server context with one certificate for every host name served."""
+    import trustme
+
+    ca = trustme.CA()
+    ca.cert_pem.write_to_path(str(ca_out))
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert(*names).configure_cert(ctx)
+    return ctx
+
+
+async def _serve_both(app: web.Application, port: int, https_port: int,
+                      ctx: ssl.SSLContext) -> None:
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    await web.TCPSite(runner, "127.0.0.1", https_port, ssl_context=ctx).start()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
 
 
 if __name__ == "__main__":

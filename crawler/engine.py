@@ -55,6 +55,7 @@ from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.budget import MemoryBudget
 from webcrawl.crawler.config import META_SETTINGS
+from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
 from webcrawl.crawler.fetcher import Fetcher
 from webcrawl.crawler.frontier import Frontier, Taken
@@ -213,6 +214,8 @@ class Crawler:
         # URL strings go to a side file beside the database (not /tmp: often in memory).
         parent = self.db_path.absolute().parent
         self.registry = CrawlRegistry(spill_dir=parent if parent.is_dir() else None)
+        #: body digest -> first page with that body (Mercator's content-seen test)
+        self.content_seen = ContentSeen()
         self._next_seq = 0
         self._taken = 0                              # URLs handed to the downloader
         self._tasks = FetchTasks()
@@ -343,6 +346,7 @@ class Crawler:
         self.stats.outcomes.update(restored.outcomes)
         self.stats.resumed_pages = self.stats.pages
         self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
+        self.content_seen = ContentSeen.from_db(self.db_path)
         self._taken = restored.taken
         self._next_seq = restored.next_seq
         # The crawl that stopped may have had requests in flight whose records were
@@ -782,17 +786,31 @@ class Crawler:
                                    too_large=result.too_large, is_html=result.is_html)
         links: list[int] = []
         nofollow: list[int] = []
+        read_links = True
         if outcome is Outcome.REDIRECT:
             assert result.location is not None
             links = self._follow_redirect(taken.url_id, seq, result.location)
-        elif outcome is Outcome.FETCHED and page is not None:
-            links, nofollow = self._page_links(taken.url_id, seq, page)
+        elif outcome is Outcome.FETCHED:
+            # A copy of an earlier page's body is not read again (content-seen test).
+            read_links = (not self._duplicate(taken.url_id, result.digest if result.size
+                                              else None)
+                          or self.settings.links_from_duplicates)
+            if page is not None and read_links:
+                links, nofollow = self._page_links(taken.url_id, seq, page)
         self._record(taken, seq, attempt, result, outcome)
         if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
             assert self.store is not None
-            self.store.add_links(taken.url_id, links, nofollow)
+            if read_links:
+                self.store.add_links(taken.url_id, links, nofollow)
             self._learn(taken.url_id, links)
         self._finish(taken, seq, outcome)
+
+    def _duplicate(self, url_id: int, digest: str | None) -> bool:
+        """Whether the page's body repeats an earlier page's (recorded either way)."""
+        assert self.store is not None
+        for page_id, original in self.content_seen.see(url_id, digest):
+            self.store.set_duplicate(page_id, original)
+        return self.content_seen.original(url_id) is not None
 
     def _follow_redirect(self, url_id: int, seq: int, location: str) -> list[int]:
         registry = self.registry

@@ -195,6 +195,12 @@ class CrawlSettings:
     links_follow_nofollow: bool = True
     #: honour ``<meta name=robots content=nofollow>``: record the links, follow none
     links_obey_meta_nofollow: bool = True
+    #: read (record and follow) the links of a page whose body repeats an earlier
+    #: page's byte for byte (a duplicate, ``urls.duplicate_of``).  Off: Mercator's
+    #: content-seen test, a duplicate is recorded but its links are not read, so a
+    #: mirror (the same tree over http and https) is not crawled twice; on: the crawl
+    #: of before the test, and ``--duplicates keep`` shows every copy with its links
+    links_from_duplicates: bool = False
 
     # -- sitemaps_ ----------------------------------------------------------------
     #: read each host's sitemaps (robots.txt ``Sitemap:`` lines, else /sitemap.xml) as a

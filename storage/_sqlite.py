@@ -23,13 +23,16 @@ from webcrawl.storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Older versions read as they are and upgraded by the writer (:func:`upgrade_script`:
 #: ``schema.sql`` adds the tables they lack, ``ALTER TABLE`` the columns).
-MIGRATABLE = frozenset({1, 2, 3})
+MIGRATABLE = frozenset({1, 2, 3, 4})
 #: Columns added to existing tables since version ``v``: ``(v, table, column, type)``;
 #: a file older than ``v`` gets them by ``ALTER TABLE ... ADD COLUMN``.
-ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = ((3, "links", "fetch_id", "INTEGER"),)
+ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = (
+    (3, "links", "fetch_id", "INTEGER"),
+    (5, "urls", "duplicate_of", "INTEGER"),
+)
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.

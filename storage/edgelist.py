@@ -15,8 +15,11 @@ The formats researchers publish graphs in, all read by one vectorised path:
   ``webcrawl export edges`` (with ``--ids``, its nodes file is a vertices file)
   imports back as it was.
 
-Parsing is pyarrow's multi-threaded CSV reader into Arrow arrays, int32 when every id
-fits (int64 otherwise; 8 bytes a link instead of 16 while importing); every step after
+Parsing of plain integer lines is a compiled byte parser (:mod:`webcrawl.storage._edgeparse`,
+with numba: ``webcrawl[fast]``) straight into int32 arrays; every other file (gzip,
+names, ids past int32, quoted fields) and every file without numba goes to pyarrow's
+multi-threaded CSV reader into Arrow arrays, int32 when every id fits (int64
+otherwise; 8 bytes a link instead of 16 while importing); every step after
 it (remapping ids, grouping links by source page, building the per-page int32 link
 arrays of ``schema.sql``) is numpy or Arrow compute over whole arrays, taken part by
 part as the parser hands them over (no copy of a whole column but the remapped
@@ -61,6 +64,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
+from webcrawl.storage._edgeparse import parse_int_edges
 from webcrawl.storage._sqlite import (
     SCHEMA_VERSION,
     map_error,
@@ -245,6 +249,23 @@ def _read_edge_table(path: Path) -> Any:
         except ConfigError:
             pass
     return _read_table(path, 2, [{"c0": pa.string(), "c1": pa.string()}])
+
+
+def _parse_ids(path: Path) -> tuple[list[np.ndarray], list[np.ndarray]] | None:
+    """The two id columns (int32 parts) by the compiled byte parser, when the file is
+    plain text of integer lines it accepts (else None: read it with pyarrow)."""
+    if _is_gzip(path):
+        return None
+    skip, first, header = _head(path)
+    tokens = re.split(rb"[ \t]+", first)
+    if len(tokens) < 2 or not all(_integer_token(t) for t in tokens[:2]):
+        return None
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    start = 0
+    for _ in range(skip):  # the leading comment, blank and header lines
+        start = head.index(b"\n", start) + 1
+    return parse_int_edges(path, start, len(tokens), header)
 
 
 def read_edge_arrays(path: str | Path) -> tuple[Any, Any]:
@@ -460,6 +481,10 @@ def _build_graph(edges: Path, vertices: Path | None) -> _Graph:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if vertices is None:
+        parsed = _parse_ids(edges)
+        if parsed is not None:
+            return _int_graph(*parsed)
     table = _read_edge_table(edges)
     integer = pa.types.is_integer(table.schema.field("c0").type)
     if vertices is not None:

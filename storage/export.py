@@ -75,8 +75,8 @@ class EdgeArrays:
 
     ``src``, ``dst`` are URL ids (``urls.id``), ``nofollow`` flags each link,
     ``nodes`` are the URL ids of the graph's nodes (ascending; isolated nodes
-    included); ``graph``, ``duplicates``, ``self_loops`` and ``redirects`` say which
-    links these are (written to the Parquet metadata).
+    included); ``graph``, ``duplicates`` (repeated links), ``self_loops``, ``redirects``
+    and ``duplicate_pages`` say which links these are (written to the Parquet metadata).
     """
 
     src: np.ndarray
@@ -87,11 +87,15 @@ class EdgeArrays:
     duplicates: str
     self_loops: str
     redirects: str
+    #: pages whose body repeats an earlier page's (``urls.duplicate_of``): kept as
+    #: nodes, or collapsed into that page (with their count)
+    duplicate_pages: str = "kept"
 
     def policy(self) -> dict[str, Any]:
         """The graph and its link policies, as stored in the Parquet metadata."""
         return {"graph": self.graph, "duplicates": self.duplicates,
                 "self_loops": self.self_loops, "redirects": self.redirects,
+                "duplicate_pages": self.duplicate_pages,
                 "nofollow": "kept, flagged in the nofollow column",
                 "nodes": int(self.nodes.size), "links": int(self.src.size)}
 

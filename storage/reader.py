@@ -324,6 +324,18 @@ class CrawlReader:
         return [tuple(r) for r in self._all("SELECT url_id, source, via FROM url_sources"
                                              " ORDER BY url_id")]
 
+    def duplicates(self) -> tuple[np.ndarray, np.ndarray]:
+        """Pages recorded as duplicates (``urls.duplicate_of``): their ids and the ids of
+        the pages whose bodies they repeat (int64, by id).  A file written before
+        schema version 5 has none."""
+        columns = {r[1] for r in self._all("PRAGMA table_info(urls)")}
+        if "duplicate_of" not in columns:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        rows = self._all("SELECT id, duplicate_of FROM urls WHERE duplicate_of IS NOT NULL"
+                         " ORDER BY id")
+        pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        return pairs[:, 0].copy(), pairs[:, 1].copy()
+
     def seeds(self) -> np.ndarray:
         """URL ids of the seeds (``discovered_seq = -1``), ascending."""
         rows = self._all("SELECT id FROM urls WHERE discovered_seq = -1 ORDER BY id")

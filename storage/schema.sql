@@ -1,4 +1,4 @@
--- The webcrawl crawl database, schema version 4.
+-- The webcrawl crawl database, schema version 5.
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
 -- webcrawl.storage.store.CrawlStore (aiosqlite) and read by webcrawl.storage.reader.CrawlReader and
@@ -15,6 +15,9 @@
 -- and creating the table; readers of an older file see no link history).  3 -> 4
 -- added the view edges (nothing stored; a file of version 1 to 3 gets it when the
 -- writer opens it to resume, or from `sqlite3 crawl.db < storage/schema.sql`).
+-- 4 -> 5 added urls.duplicate_of (the content-seen test; a file of version 1 to 4
+-- gets the column, all NULL, when the writer opens it to resume: its pages were
+-- never tested, and readers of an older file see no duplicates).
 --
 -- Connection settings (set by the writer on every open, not stored here):
 --   PRAGMA journal_mode = WAL      readers (analysis) run while the crawl writes
@@ -65,8 +68,19 @@ CREATE TABLE IF NOT EXISTS urls (
     discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed;
                                              -- -2: listed in a sitemap (see url_sources)
     outcome        TEXT,                     -- webcrawl.storage.records.Outcome; NULL while in the frontier
-    seq            INTEGER                   -- seq of its final crawl fetch (NULL if never taken)
+    seq            INTEGER,                  -- seq of its final crawl fetch (NULL if never taken)
+    duplicate_of   INTEGER                   -- urls.id of the page whose body this page's
+                                             -- body repeats byte for byte (NULL: none)
 );
+-- duplicate_of is the content-seen test (webcrawl.crawler.content_seen): a fetched
+-- HTML page whose body digest (fetches.digest of its latest fetch) equals the digest
+-- of a page fetched earlier is a duplicate of the FIRST page that holds that body
+-- (never of another duplicate).  Scheme and host aliases (http/https, www.) are found
+-- this way, never assumed.  A duplicate's links are not read unless the crawl set
+-- links_from_duplicates (then its links row is stored as for any page).  A revisit
+-- re-tests the page: it may become a duplicate, or stop being one; when the first
+-- page's body changes, the next page holding that body becomes the first.  The
+-- analysis loader collapses every duplicate into its first page (--duplicates).
 
 -- One row per fetch attempt (crawl fetches, their retries, and revisits): every
 -- field of webcrawl.storage.records.FetchRecord.  The final crawl fetch of URL u is the row

@@ -10,8 +10,9 @@ row, new URLs, links, outcome) without an ``await`` in between and a crash never
 splits them.
 
 Within one batch the rows are written in a fixed order (meta, hosts, host updates,
-URLs, fetches, links, outcomes), so an outcome may be set for a URL added in the same
-batch; for the same key, the last ``set_meta``/``update_host``/``set_outcome`` wins.
+URLs, fetches, links, outcomes, duplicates), so an outcome may be set for a URL added
+in the same batch; for the same key, the last ``set_meta``/``update_host``/``set_outcome``/
+``set_duplicate`` wins.
 
 Back-pressure: a producer that can outrun the disk either awaits :meth:`CrawlStore.drain`
 now and then (it commits inline when too much waits), or, when it must never block
@@ -98,6 +99,7 @@ _INSERT_LINKS = (
 _SET_OUTCOME = "UPDATE urls SET outcome = ?, seq = ? WHERE id = ?"
 _INSERT_LINK_CUT = "INSERT OR REPLACE INTO link_cuts (src, kept, dropped) VALUES (?, ?, ?)"
 _INSERT_URL_SOURCE = "INSERT OR IGNORE INTO url_sources (url_id, source, via) VALUES (?, ?, ?)"
+_SET_DUPLICATE = "UPDATE urls SET duplicate_of = ? WHERE id = ?"
 
 
 @dataclass(slots=True)
@@ -159,10 +161,11 @@ class _Batch:
     link_cuts: list[tuple[int, int, int]]
     url_sources: list[tuple[int, str, str]]
     last_fetch: dict[int, int]        # url id -> id of its last fetch in this batch
+    duplicates: dict[int, int | None]  # url id -> the page it duplicates (None: none)
 
     @classmethod
     def empty(cls) -> _Batch:
-        return cls({}, [], {}, [], [], [], {}, [], [], {})
+        return cls({}, [], {}, [], [], [], {}, [], [], {}, {})
 
 
 def _fetch_row(r: FetchRecord) -> tuple[Any, ...]:
@@ -342,6 +345,13 @@ class CrawlStore:
         self._batch.url_sources.append((url_id, source, via))
         self._added(1)
 
+    def set_duplicate(self, url_id: int, original: int | None) -> None:
+        """Record that a page's body repeats page ``original``'s (``None``: it no longer
+        does); see ``urls.duplicate_of`` in ``schema.sql``."""
+        self._check()
+        self._batch.duplicates[url_id] = original
+        self._added(1)
+
     def set_outcome(self, url_id: int, outcome: Outcome, seq: int | None) -> None:
         self._check()
         self._batch.outcomes[url_id] = (str(outcome), seq)
@@ -482,6 +492,8 @@ class CrawlStore:
         if b.outcomes:
             await db.executemany(_SET_OUTCOME,
                                  [(o, s, i) for i, (o, s) in b.outcomes.items()])
+        if b.duplicates:
+            await db.executemany(_SET_DUPLICATE, [(o, i) for i, o in b.duplicates.items()])
         await db.execute("COMMIT")
 
 

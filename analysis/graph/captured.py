@@ -46,11 +46,18 @@ from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.reader import OUTCOMES, outcome_code
 from webcrawl.storage.records import Outcome
 
-__all__ = ["ANSWERED", "GRAPH_KINDS", "CapturedGraph", "GraphKind", "check_graph_kind"]
+__all__ = ["ANSWERED", "DUPLICATE_POLICIES", "GRAPH_KINDS", "CapturedGraph", "DuplicatePolicy",
+           "GraphKind", "check_duplicates", "check_graph_kind"]
 
 #: The named graphs every measurement runs on (see the module docstring).
 GraphKind = Literal["pages", "all"]
 GRAPH_KINDS: tuple[GraphKind, ...] = ("pages", "all")
+
+#: What a graph does with duplicate pages (a body repeating an earlier page's, see
+#: ``urls.duplicate_of`` in ``storage/schema.sql``): ``collapse`` them into the first
+#: page with that body (the default), or ``keep`` every copy as its own node.
+DuplicatePolicy = Literal["collapse", "keep"]
+DUPLICATE_POLICIES: tuple[DuplicatePolicy, ...] = ("collapse", "keep")
 
 #: Outcomes that mean the recorded crawl got an HTTP answer for the URL: the URLs a
 #: virtual crawl over the database may fetch.
@@ -67,6 +74,14 @@ def check_graph_kind(kind: str) -> GraphKind:
         raise ConfigError(f"unknown graph {kind!r}: choose 'pages' (fetched pages and the "
                           "links among them) or 'all' (also every discovered URL)")
     return kind
+
+
+def check_duplicates(policy: str) -> DuplicatePolicy:
+    """Return ``policy`` if it is one of :data:`DUPLICATE_POLICIES`, else a ConfigError."""
+    if policy not in DUPLICATE_POLICIES:
+        raise ConfigError(f"unknown duplicates policy {policy!r}: choose 'collapse' (a page "
+                          "whose body repeats an earlier page's is that page) or 'keep'")
+    return policy
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,6 +120,10 @@ class CapturedGraph:
         Pages of the graph whose links the crawler cut at its per-page cap
         (``links_max_per_page``): their out-links are incomplete, and every output
         that describes the graph says so.
+    duplicates_collapsed : int
+        Pages whose body repeats an earlier page's, merged into that page's node
+        (``load_graph(..., duplicates="collapse")``); every output that describes the
+        graph names the count.
     """
 
     adjacency: sp.csr_array
@@ -120,6 +139,7 @@ class CapturedGraph:
     outcomes: np.ndarray | None = None
     fetchable: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
     truncated_pages: int = 0
+    duplicates_collapsed: int = 0
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -157,18 +177,21 @@ class CapturedGraph:
 
     def describe(self) -> str:
         """The graph's name with its node and link counts, for titles and reports."""
-        cut = self.truncated_pages
+        cut, dup = self.truncated_pages, self.duplicates_collapsed
         note = (f"; {cut:,} page{'s' if cut != 1 else ''} with links cut at the per-page "
                 "cap" if cut else "")
+        dups = f", {dup:,} duplicate{'s' if dup != 1 else ''} collapsed" if dup else ""
         if self.kind == "pages":
-            return f"graph of fetched pages: {self.n:,} pages, {self.m:,} links{note}"
+            return f"graph of fetched pages: {self.n:,} pages{dups}, {self.m:,} links{note}"
         return (f"graph of all discovered URLs: {self.n:,} URLs ({self.pages:,} fetched "
-                f"pages), {self.m:,} links{note}")
+                f"pages{dups}), {self.m:,} links{note}")
 
     def info(self) -> dict[str, Any]:
         """The graph's name and counts as a JSON-ready dict (``graph`` in every output)."""
         return {"kind": self.kind, "nodes": self.n, "links": self.m, "pages": self.pages,
-                "truncated_pages": self.truncated_pages, "description": self.describe()}
+                "truncated_pages": self.truncated_pages,
+                "duplicates_collapsed": self.duplicates_collapsed,
+                "description": self.describe()}
 
     def outcome_counts(self, mask: np.ndarray | None = None) -> dict[str, int]:
         """Nodes per recorded outcome (``frontier``: none yet), optionally within ``mask``."""

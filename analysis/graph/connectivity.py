@@ -145,8 +145,10 @@ def reach(indptr: np.ndarray, indices: np.ndarray, sources: Any) -> np.ndarray:
     """
     n = indptr.size - 1
     mask = np.zeros(n, dtype=bool)
-    frontier = np.unique(np.asarray(sources, dtype=np.int64).ravel())
-    mask[frontier] = True
+    mask[np.asarray(sources, dtype=np.int64).ravel()] = True
+    # The sources, sorted and without repeats, through the mask: numpy 2's np.unique
+    # of integers (a hash table) took 26 CPU-s for 17M sorted ids, this 0.05.
+    frontier = np.flatnonzero(mask)
     search = compiled(_search)
     if search is not None:
         search(indptr, indices, frontier, mask)
@@ -158,7 +160,7 @@ def reach(indptr: np.ndarray, indices: np.ndarray, sources: Any) -> np.ndarray:
             targets = targets[~mask[targets]]
             mask[targets] = True  # duplicates within a level are harmless
             found.append(targets)
-        frontier = np.unique(np.concatenate(found)) if found else frontier[:0]
+        frontier = _distinct(np.concatenate(found)) if found else frontier[:0]
     return mask
 
 
@@ -180,6 +182,15 @@ def _search(indptr: Any, indices: Any, frontier: Any,
                 mask[t] = True
                 queue[tail] = t
                 tail += 1
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` by a sort: numpy 2's np.unique of integers goes through a
+    hash table, about a microsecond an item on this machine (a sort: 20 ns)."""
+    values = np.sort(values)
+    keep = np.ones(values.size, dtype=bool)
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def _frontier_parts(indptr: np.ndarray, frontier: np.ndarray) -> list[np.ndarray]:

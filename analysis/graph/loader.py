@@ -13,7 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from webcrawl.analysis.graph.captured import ANSWERED, CapturedGraph, GraphKind, check_graph_kind
+from webcrawl.analysis.graph.captured import (
+    ANSWERED,
+    CapturedGraph,
+    DuplicatePolicy,
+    GraphKind,
+    check_duplicates,
+    check_graph_kind,
+)
 from webcrawl.storage.export import EdgeArrays
 from webcrawl.storage.reader import CrawlReader, LinkArrays, outcome_code
 from webcrawl.storage.records import Outcome
@@ -36,6 +43,7 @@ def load_graph(
     collapse_duplicates: bool = True,
     follow_nofollow: bool = True,
     links_as_of_seq: int | None = None,
+    duplicates: DuplicatePolicy = "collapse",
 ) -> CapturedGraph:
     """Load the link graph captured by a crawl as a :class:`CapturedGraph`.
 
@@ -63,6 +71,14 @@ def load_graph(
         Read each page's links as they were after the fetch of this crawl sequence
         number (the link history kept by revisits, ``link_versions`` in
         ``schema.sql``).  Default: every page's latest links.
+    duplicates : {"collapse", "keep"}, default "collapse"
+        Pages whose body repeats, byte for byte, the body of a page fetched earlier
+        (the crawl's content-seen test, ``urls.duplicate_of``): ``collapse`` merges each
+        into the first page with that body (one node per distinct document; a link to
+        a copy is a link to that page; the copy's own out-links are dropped, as the
+        crawl did not read them), ``keep`` makes every copy its own node, the graph
+        before the test existed.  Not to be confused with ``collapse_duplicates``
+        (repeated links between two pages).
 
     Returns
     -------
@@ -78,7 +94,8 @@ def load_graph(
     Raises
     ------
     ConfigError
-        ``graph`` is not one of ``pages`` and ``all``.
+        ``graph`` is not one of ``pages`` and ``all``, or ``duplicates`` not one of
+        ``collapse`` and ``keep``.
     StoreError
         The file is missing or not a crawl database.
     SchemaVersionError
@@ -91,6 +108,12 @@ def load_graph(
     a page: a link to it counts as a link to the page its recorded redirects end at
     (chains followed; a redirect ending off the pages drops the link), so a site that
     links through redirects (``http`` to ``https``, a moved folder) keeps its structure.
+    Collapsing duplicates is the same kind of mapping, applied after the redirects: a
+    link's target, resolved through its redirects, is replaced by the first page
+    holding its body, before self-loops are dropped, so a page linking to its own copy
+    (``http://a/`` to ``https://a/``) gets a self-loop, dropped with
+    ``drop_self_loops`` exactly as a link to itself is (and kept without it).  In the
+    ``all`` graph, where redirects stay nodes, duplicates are collapsed too.
     Time and memory are O(n + m) for n URLs and m links; about a second for 10M links
     (``benchmarks/bench_load_graph.py``).  Per-link arrays are int32 below 2**31 URLs:
     about 5 bytes a stored link at the peak (the stored array, overwritten by the
@@ -111,6 +134,7 @@ def load_graph(
     'graph of fetched pages: 1,000 pages, 7,512 links'
     """
     include_frontier = check_graph_kind(graph) == "all"
+    collapse = check_duplicates(duplicates) == "collapse"
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
         host_ids, host_names = reader.hosts()
@@ -119,14 +143,20 @@ def load_graph(
         order_ids, _, order_times = reader.fetch_order()
         seed_ids = reader.seeds()
         cut_ids = np.array([c[0] for c in reader.link_cuts()], dtype=np.int64)
+        dup_ids, dup_of = reader.duplicates()
 
     crawled_all = table.has_outcome(Outcome.FETCHED)
     fetchable_all = _fetchable(table.outcome, table.ids, links.src)
     keep = np.ones(len(table), dtype=bool) if include_frontier else crawled_all
-    node_ids = table.ids[keep]
-    n = int(node_ids.size)
     top = int(max(table.ids.max(initial=-1), links.dst.max(initial=-1),
                   links.src.max(initial=-1)))
+    original = None
+    if collapse and dup_ids.size:
+        original = collapse_map(dup_ids, dup_of, table.ids[crawled_all], top + 2)
+        keep = keep.copy()
+        keep[np.searchsorted(table.ids, dup_ids[original[dup_ids] != dup_ids])] = False
+    node_ids = table.ids[keep]
+    n = int(node_ids.size)
     # URL id -> node index (-1: not a node); int32 when it fits, as every per-link array
     # below then is (4 bytes a link instead of 8: the loader sets the memory peak).
     pos = np.full(top + 2, -1, dtype=_index_dtype(top + 2))
@@ -137,6 +167,10 @@ def load_graph(
     # redirects led to (as the crawl followed them); the all graph keeps the redirects.
     final = (np.arange(top + 2, dtype=np.int64) if include_frontier
              else _redirect_targets(table.ids[table.has_outcome(Outcome.REDIRECT)], links, top))
+    collapsed = 0
+    if original is not None:
+        final = original[final]  # a link to a copy (or a redirect to one) is to its page
+        collapsed = int(np.count_nonzero(crawled_all) - np.count_nonzero(crawled_all & keep))
     indices, counts = _edges(links, pos, node_hosts, nofollow, top, final, n,
                              remote_only=remote_only, drop_self_loops=drop_self_loops)
     del links, final  # the stored links: the CSR arrays below replace them
@@ -148,7 +182,7 @@ def load_graph(
     fo_nodes = pos[order_ids].astype(np.int64)
     fo_keep = fo_nodes >= 0
     fo_keep[fo_keep] = fetchable[fo_nodes[fo_keep]]
-    seeds = pos[seed_ids].astype(np.int64)
+    seeds = pos[seed_ids if original is None else original[seed_ids]].astype(np.int64)
     urls = table.urls if include_frontier else table.urls.take(np.flatnonzero(keep))
     return CapturedGraph(
         adjacency=adjacency,
@@ -164,7 +198,54 @@ def load_graph(
         outcomes=table.outcome[keep],
         fetchable=fetchable,
         truncated_pages=int(np.count_nonzero(np.isin(node_ids, cut_ids))),
+        duplicates_collapsed=collapsed,
     )
+
+
+def collapse_map(dup_ids: np.ndarray, dup_of: np.ndarray, page_ids: np.ndarray,
+                 size: int) -> np.ndarray:
+    """URL id -> the id of the node it collapses into (itself unless a duplicate page).
+
+    Parameters
+    ----------
+    dup_ids, dup_of : ndarray of int64
+        The pages recorded as duplicates and the pages whose bodies they repeat
+        (``CrawlReader.duplicates``).
+    page_ids : ndarray of int64
+        The ids of the fetched pages: a duplicate collapses only into a page (a copy
+        of a page that a later visit lost stays its own node).
+    size : int
+        Length of the map (above every URL id).
+
+    Returns
+    -------
+    ndarray of int64, length ``size``
+
+    Notes
+    -----
+    The crawler records every duplicate against the first page holding its body, never
+    against another duplicate; chains (from a database edited by hand) are followed by
+    pointer jumping, O(log chain) vectorised steps, and a cycle leaves its pages as
+    they are.  O(size).
+
+    References
+    ----------
+    .. [1] A. Heydon and M. Najork, "Mercator: A scalable, extensible Web crawler",
+       World Wide Web 2(4), 1999 (the content-seen test).
+    """
+    original = np.arange(size, dtype=np.int64)
+    is_page = np.zeros(size, dtype=bool)
+    is_page[page_ids] = True
+    ok = is_page[dup_ids] & is_page[dup_of] & (dup_ids != dup_of)
+    original[dup_ids[ok]] = dup_of[ok]
+    for _ in range(64):
+        nxt = original[original]
+        if np.array_equal(nxt, original):
+            break
+        original = nxt
+    stuck = original[original] != original  # a cycle: leave its pages alone
+    original[stuck] = np.flatnonzero(stuck)
+    return original
 
 
 def _index_dtype(size: int) -> type[np.signedinteger]:
@@ -291,7 +372,8 @@ def _csr(indices: np.ndarray, counts: np.ndarray, n: int, *,
     return adjacency
 
 
-def graph_edges(db_path: str | Path, graph: GraphKind = "pages") -> EdgeArrays:
+def graph_edges(db_path: str | Path, graph: GraphKind = "pages",
+                duplicates: DuplicatePolicy = "collapse") -> EdgeArrays:
     """The links of the graph the analyses measure, as URL-id arrays for export.
 
     The graph :func:`load_graph` builds with its defaults (``graph`` ``pages``: the
@@ -306,6 +388,9 @@ def graph_edges(db_path: str | Path, graph: GraphKind = "pages") -> EdgeArrays:
         The crawl database.
     graph : {"pages", "all"}, default "pages"
         Which graph (see :func:`load_graph`).
+    duplicates : {"collapse", "keep"}, default "collapse"
+        Duplicate pages collapsed into the first page with their body, or kept (see
+        :func:`load_graph`).
 
     Returns
     -------
@@ -319,7 +404,7 @@ def graph_edges(db_path: str | Path, graph: GraphKind = "pages") -> EdgeArrays:
     >>> edges.policy()["duplicates"]  # doctest: +SKIP
     'collapsed'
     """
-    loaded = load_graph(db_path, graph=graph)
+    loaded = load_graph(db_path, graph=graph, duplicates=duplicates)
     adj = loaded.adjacency
     rows = np.repeat(np.arange(loaded.n, dtype=np.int64), np.diff(adj.indptr))
     cols = adj.indices.astype(np.int64)
@@ -327,10 +412,20 @@ def graph_edges(db_path: str | Path, graph: GraphKind = "pages") -> EdgeArrays:
         marked = reader.nofollow_csr().dst.size > 0
     nofollow = np.zeros(rows.size, dtype=bool)
     if marked:
-        followed = load_graph(db_path, graph=graph, follow_nofollow=False).adjacency
+        followed = load_graph(db_path, graph=graph, follow_nofollow=False,
+                              duplicates=duplicates).adjacency
         kept = np.repeat(np.arange(loaded.n, dtype=np.int64), np.diff(followed.indptr))
         nofollow = ~np.isin(rows * loaded.n + cols, kept * loaded.n + followed.indices)
     ids = loaded.store_ids
     return EdgeArrays(src=ids[rows], dst=ids[cols], nofollow=nofollow, nodes=ids,
                       graph=check_graph_kind(graph), duplicates="collapsed",
-                      self_loops="dropped", redirects=_REDIRECTS[graph])
+                      self_loops="dropped", redirects=_REDIRECTS[graph],
+                      duplicate_pages=_duplicate_pages(loaded, duplicates))
+
+
+def _duplicate_pages(graph: CapturedGraph, duplicates: DuplicatePolicy) -> str:
+    """The export metadata's account of duplicate pages."""
+    if duplicates == "keep":
+        return "kept: a page whose body repeats an earlier page's is its own node"
+    return (f"collapsed: {graph.duplicates_collapsed:,} pages whose body repeats an earlier "
+            "page's merged into that page")

@@ -43,7 +43,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from webcrawl.analysis.graph.captured import CapturedGraph, GraphKind, check_graph_kind
+from webcrawl.analysis.graph.captured import (
+    CapturedGraph,
+    DuplicatePolicy,
+    GraphKind,
+    check_duplicates,
+    check_graph_kind,
+)
 from webcrawl.analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
@@ -122,6 +128,7 @@ class CompareSettings:
     max_pages: int | None = None
     seed: int = 0
     graph: GraphKind = "pages"
+    duplicates: DuplicatePolicy = "collapse"
     include_ideal: bool = True
     timed: bool = False
     connections: int | None = None
@@ -133,6 +140,7 @@ class CompareSettings:
 
     def __post_init__(self) -> None:
         check_graph_kind(self.graph)
+        check_duplicates(self.duplicates)
         if self.max_pages is not None and self.max_pages < 1:
             raise ConfigError(f"max_pages must be >= 1, got {self.max_pages}")
         if not self.fetch_seconds >= 0:
@@ -336,8 +344,9 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
                               f"database, got {len(paths)}")
         if progress:
             progress(f"loading {paths[0]}")
-        full = load_graph(paths[0], graph="all")
-        measured = full if settings.graph == "all" else load_graph(paths[0], graph="pages")
+        full = load_graph(paths[0], graph="all", duplicates=settings.duplicates)
+        measured = full if settings.graph == "all" else load_graph(
+            paths[0], graph="pages", duplicates=settings.duplicates)
         durations = politeness = None
         if settings.timed:
             durations = recorded_durations(paths[0], full, default=settings.fetch_seconds)
@@ -359,7 +368,7 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
     for name, path in zip(names, paths, strict=True):
         if progress:
             progress(f"loading {path}")
-        graph = load_graph(path, graph=settings.graph)
+        graph = load_graph(path, graph=settings.graph, duplicates=settings.duplicates)
         reports |= compare_orders(graph, {name: graph.fetch_order},
                                   settings=settings.quality,
                                   fetch_times={name: graph.fetch_times}, progress=progress)

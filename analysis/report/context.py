@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from webcrawl.analysis.graph.captured import GraphKind, check_graph_kind
+from webcrawl.analysis.graph.captured import (
+    DuplicatePolicy,
+    GraphKind,
+    check_duplicates,
+    check_graph_kind,
+)
 from webcrawl.storage.checks import check_fields
 from webcrawl.storage.errors import AnalysisError, ConfigError
 
@@ -66,9 +71,11 @@ class ReportSettings:
     rate_prior_days: float = 1.0
     title: str | None = None
     graph: GraphKind = "pages"
+    duplicates: DuplicatePolicy = "collapse"
 
     def __post_init__(self) -> None:
         check_graph_kind(self.graph)
+        check_duplicates(self.duplicates)
         check_fields(self, ("top_k", "timeline_bins", "rate_bins", "freshness_points"),
                      at_least=1)
         check_fields(self, ("rate_prior_changes",), at_least=0)
@@ -123,11 +130,13 @@ class ReportContext:
         self.meta, self.urls = self.history.meta, self.history.urls
         self.host_names, self.fetches = self.history.host_names, self.history.fetches
         self.graph = (inputs.graph if inputs.graph is not None
-                      else load_graph(db, graph=settings.graph))
+                      else load_graph(db, graph=settings.graph,
+                                      duplicates=settings.duplicates))
         if inputs.full_graph is not None:
             self.full = inputs.full_graph
         else:
-            self.full = self.graph if self.graph.kind == "all" else load_graph(db, graph="all")
+            self.full = self.graph if self.graph.kind == "all" else load_graph(
+                db, graph="all", duplicates=settings.duplicates)
         if self.graph.kind != settings.graph:
             raise ConfigError(f"the report measures the {settings.graph!r} graph, but "
                               f"ReportInputs.graph is the {self.graph.kind!r} graph")

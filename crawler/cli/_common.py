@@ -14,6 +14,7 @@ from webcrawl.storage.errors import ConfigError
 
 __all__ = [
     "add_db_option",
+    "add_duplicates_option",
     "add_graph_option",
     "add_json_option",
     "add_politeness_options",
@@ -263,6 +264,16 @@ def add_graph_option(parser: argparse.ArgumentParser) -> None:
                              "off-site, robots-excluded, errors, redirects)")
     for flag in RETIRED_GRAPH_FLAGS:
         parser.add_argument(flag, nargs=0, action=_Retired, help=argparse.SUPPRESS)
+    add_duplicates_option(parser)
+
+
+def add_duplicates_option(parser: argparse.ArgumentParser) -> None:
+    """``--duplicates collapse|keep``: pages whose body repeats an earlier page's."""
+    parser.add_argument("--duplicates", choices=("collapse", "keep"), default="collapse",
+                        help="collapse (default): a page whose body repeats, byte for "
+                             "byte, a page fetched earlier (http and https copies, www. "
+                             "aliases) is merged into that page, and outputs name the "
+                             "count; keep: every copy is its own node")
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:

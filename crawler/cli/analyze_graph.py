@@ -80,7 +80,8 @@ def _load(args: argparse.Namespace) -> Any:
         raise ConfigError(f"--top must be at least 1, got {args.top}")
     path = existing_db(args.db)
     started = time.perf_counter()
-    graph = load_graph(path, graph=args.graph, remote_only=args.remote_only)
+    graph = load_graph(path, graph=args.graph, remote_only=args.remote_only,
+                       duplicates=args.duplicates)
     print(f"loaded the {graph.describe()} in {time.perf_counter() - started:.2f} s",
           file=sys.stderr)
     return graph

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = QualitySettings(slices=args.slices, by=args.by, checkpoints=args.checkpoints,
                                remote_only=args.remote_only)
-    graph = load_graph(existing_db(args.db), graph=args.graph)
+    graph = load_graph(existing_db(args.db), graph=args.graph, duplicates=args.duplicates)
     report = crawl_quality(graph, settings=settings)
     along = None if args.along is None else _along(graph, args)
     written: list[Path] = []

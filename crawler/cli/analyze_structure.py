@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
 def _load(args: argparse.Namespace) -> Any:
     from webcrawl.analysis.graph.loader import load_graph
 
-    graph = load_graph(existing_db(args.db), graph=args.graph)
+    graph = load_graph(existing_db(args.db), graph=args.graph, duplicates=args.duplicates)
     if graph.n == 0:
         raise ConfigError(f"the crawl database {args.db} holds no pages")
     print(f"measuring the {graph.describe()}", file=sys.stderr)
@@ -69,6 +69,15 @@ def _register_sample(sub: Any) -> None:
                         help="recorded traversals per walker per round (default 200)")
     parser.add_argument("--walkers", type=positive_int, default=32, metavar="W",
                         help="independent walks run together (default 32)")
+    parser.add_argument("--max-rounds", type=positive_int, default=500, metavar="R",
+                        help="give up after R rounds of walk-length steps without the "
+                             "sample (default 500)")
+    parser.add_argument("--visit-estimate", choices=("expected", "counts"),
+                        default="expected",
+                        help="directed, directed-jump: estimate each page's visit rate "
+                             "by expected visits (default: the walk's step "
+                             "probabilities from the pages it stood on) or by the "
+                             "paper's raw visit counts")
     parser.add_argument("--walk-lengths", metavar="L1,L2,...",
                         help="instead of one sample: the degree bias of a sample at each "
                              "walk length L (link traversals per walker before recording)")
@@ -91,7 +100,8 @@ def run_sample(args: argparse.Namespace) -> int:
     from webcrawl.analysis.sampling.walks import SamplerConfig, bias_report, sample_pages
 
     config = SamplerConfig(walkers=args.walkers, burn_in=args.burn_in,
-                           walk_length=args.walk_length)
+                           walk_length=args.walk_length, max_rounds=args.max_rounds,
+                           visit_estimate=args.visit_estimate)
     graph = _load(args)
     if args.walk_lengths is not None:
         return _run_walk_lengths(graph, config, args)
@@ -270,6 +280,11 @@ def _register_cores(sub: Any) -> None:
     parser.add_argument("--diverse", action="store_true",
                         help="Kumar's diverse cores: ignore same-host links and count "
                              "fans on distinct hosts")
+    parser.add_argument("--same-host-links", choices=("drop", "keep"), default="drop",
+                        help="drop (default, as Kumar et al. trawled: links within a site "
+                             "endorse nothing) or keep the links between pages of one "
+                             "host; kept, a site's navigation can make the number of "
+                             "cores exponential, and --max-sets ends the run")
     parser.add_argument("--examples", type=nonneg_int, default=5, metavar="N",
                         help="example cores to list (default 5)")
     add_graph_option(parser)
@@ -305,7 +320,9 @@ def core_config(args: argparse.Namespace, *, diverse: bool = False,
 def run_cores(args: argparse.Namespace) -> int:
     from webcrawl.analysis.graph.cores import bipartite_cores
 
-    config = core_config(args, diverse=args.diverse, examples=args.examples)
+    config = dataclasses.replace(core_config(args, diverse=args.diverse,
+                                             examples=args.examples),
+                                 same_host_links=args.same_host_links)
     graph = _load(args)
     cores = bipartite_cores(graph, config)
     examples = [{"fans": [graph.urls[f] for f in core.fans.tolist()],
@@ -313,6 +330,7 @@ def run_cores(args: argparse.Namespace) -> int:
                 for core in cores.examples]
     if args.json:
         print_json({"graph": graph.info(), "diverse": cores.diverse, "links": cores.links,
+                    "same_host_links_dropped": cores.same_host_links,
                     "i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
                     "maximal": cores.maximal, "cores": cores.cores,
                     "generated": cores.generated, "pruned_links": cores.pruned_links,
@@ -338,7 +356,10 @@ def print_core_tables(cores: Any, graph_name: str) -> None:
                 title=f"C(i, j) of {graph_name}: {kind} containing at least one K(i, j) "
                       f"(>= i {fans} all linking to the same >= j centers); "
                       f"{cores.cores} cores, {cores.generated} by the generation filter; "
-                      f"{cores.links} links, {cores.pruned_links} after elimination, "
+                      f"{cores.links} links"
+                      + (f" ({cores.same_host_links} same-host links dropped)"
+                         if cores.same_host_links else "")
+                      + f", {cores.pruned_links} after elimination, "
                       f"{cores.residual_links} after generation")
     print()
     print_table(["i \\ j", *(str(j) for j in j_list)],

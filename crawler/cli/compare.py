@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         quality=QualitySettings(slices=args.slices, checkpoints=args.checkpoints,
                                 remote_only=args.remote_only),
         virtual=args.virtual, max_pages=args.max_pages, seed=args.seed, graph=args.graph,
+        duplicates=args.duplicates,
         timed=args.timed, connections=args.connections, min_delay=args.min_delay,
         delay_factor=args.delay_factor, max_delay=args.max_delay,
         fetch_seconds=args.fetch_time)

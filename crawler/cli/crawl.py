@@ -77,6 +77,11 @@ def register(sub: Any) -> None:
     p.add_argument("--sitemaps", action="store_const", const=True, default=None,
                    help="also take URLs from each host's sitemaps (robots.txt Sitemap: lines, "
                         "else /sitemap.xml), within scope and robots.txt")
+    p.add_argument("--links-from-duplicates", action="store_const", const=True, default=None,
+                   help="also read the links of a page whose body repeats an earlier page's "
+                        "(default: a duplicate is recorded, its links are not read, so a "
+                        "mirror such as the same site over http and https is not crawled "
+                        "twice)")
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="worker processes that fetch and extract links, each owning the "
                         "hosts a stable hash gives it; one coordinator writes the database "
@@ -114,7 +119,9 @@ _CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
                  "max_pages": "scope_max_pages", "max_depth": "scope_max_depth",
                  "max_per_host": "scope_max_per_host", "strategy": "frontier_strategy",
                  "max_links_per_page": "links_max_per_page", "sitemaps": "sitemaps_follow",
-                 "workers": "workers", "proxy": "proxy", "memory_limit": "memory_limit"}
+                 "workers": "workers", "proxy": "proxy",
+                 "links_from_duplicates": "links_from_duplicates",
+                 "memory_limit": "memory_limit"}
 
 
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -16,7 +16,13 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from webcrawl.crawler.cli._common import add_db_option, check_output, existing_db, positive_float
+from webcrawl.crawler.cli._common import (
+    add_db_option,
+    add_duplicates_option,
+    check_output,
+    existing_db,
+    positive_float,
+)
 from webcrawl.crawler.cli._help import add_deprecated_alias
 from webcrawl.crawler.cli._output import is_stdout
 from webcrawl.storage.errors import ConfigError
@@ -53,6 +59,7 @@ def register(sub: Any) -> None:
                              "every analysis measures them; default), all (every discovered "
                              "URL), or stored (every stored link: duplicates, self-loops, "
                              "redirects)")
+    add_duplicates_option(parser)
     parser.add_argument("--ids", action="store_true",
                         help="edges: integer URL ids instead of URLs, with --nodes FILE")
     parser.add_argument("--nodes", type=Path, metavar="FILE",
@@ -83,7 +90,7 @@ def _exporter(args: argparse.Namespace) -> Any:
         from webcrawl.storage.export import export_edges
 
         def edges(db: Path, out: TextIO) -> int:
-            arrays = _graph_edges(db, args.graph)
+            arrays = _graph_edges(db, args.graph, args.duplicates)
             if not args.ids:
                 return export_edges(db, out, args.format, edges=arrays)
             with open(args.nodes, "w", encoding="utf-8", newline="") as nodes:
@@ -101,13 +108,13 @@ def _exporter(args: argparse.Namespace) -> Any:
     return lambda db, out: export(db, out, args.format)
 
 
-def _graph_edges(db: Path, graph: str) -> Any:
+def _graph_edges(db: Path, graph: str, duplicates: str) -> Any:
     """The edges of ``graph`` (None: every stored link, the storage default)."""
     if graph == "stored":
         return None
     from webcrawl.analysis.graph.loader import graph_edges
 
-    return graph_edges(db, graph)  # type: ignore[arg-type]
+    return graph_edges(db, graph, duplicates)  # type: ignore[arg-type]
 
 
 def _parquet(args: argparse.Namespace, db: Path) -> int:
@@ -125,7 +132,7 @@ def _parquet(args: argparse.Namespace, db: Path) -> int:
     try:
         rows = export_edges_parquet(db, partial[0], ids=args.ids,
                                     nodes_path=partial[1] if args.ids else None,
-                                    edges=_graph_edges(db, args.graph))
+                                    edges=_graph_edges(db, args.graph, args.duplicates))
         for done, target in zip(partial, targets, strict=True):
             os.replace(done, target)
     except BaseException:

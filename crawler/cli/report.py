@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
         for name in compare:
             get_strategy(name)  # unknown names: one line listing the known ones
     settings = ReportSettings(top_k=args.top, compare=compare,
-                              seconds_per_day=args.seconds_per_day, graph=args.graph)
+                              seconds_per_day=args.seconds_per_day, graph=args.graph,
+                              duplicates=args.duplicates)
     # The report lists the crawl settings that differ from these defaults.
     from webcrawl.crawler.config import settings_dict
     from webcrawl.crawler.settings import CrawlSettings

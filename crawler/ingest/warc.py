@@ -15,6 +15,10 @@ order), streaming with bounded memory (one record's payload at a time, capped at
                  URL is another attempt of its crawl fetch when that failed (no answer or
                  status >= 400: a retry, or wget's second spelling of the URL), else a
                  revisit (``changed`` by digest).
+                 A ``fetched`` page whose body repeats an earlier page's is recorded as
+                 its duplicate (the crawl's content-seen test,
+                 :mod:`webcrawl.crawler.content_seen`) and its links are not read
+                 (``links_from_duplicates`` reads them).
 ``revisit``      an unchanged refetch (``changed = 0``) of a URL seen before.
 ``/robots.txt``  responses for a host's robots.txt set that host's robots (status, body,
                  time), as the crawler stores them; they are no page fetch.
@@ -65,6 +69,7 @@ from typing import Any, BinaryIO, TextIO
 
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.codings import BodyDecoder, CorruptBody, UnsupportedCoding
+from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.fetcher import decode_body, is_html
 from webcrawl.crawler.links import extract_links, link_ids
 from webcrawl.crawler.outcomes import response_outcome
@@ -574,6 +579,8 @@ class _Importer:
         self.seeds: list[str] = []
         # url id -> (seq, attempt, status, digest, kind) of its last fetch
         self.last: dict[int, _Last] = {}
+        #: the crawl's content-seen test (a copy of an earlier page's body)
+        self.seen = ContentSeen()
 
     def _host(self, url: str) -> int:
         host, new = self.registry.register_host(self.store, url)
@@ -671,14 +678,20 @@ class _Importer:
             target = normalize_url(location, url)
             if target is not None:
                 links = [self._discover(target, self.registry.depth(uid), seq)]
-        elif outcome is Outcome.FETCHED:
-            links, nofollow = self._page_links(uid, url, rec, seq)
+        read_links = True
+        if outcome is Outcome.FETCHED:
+            for page_id, original in self.seen.see(uid, digest):
+                self.store.set_duplicate(page_id, original)
+            read_links = (self.seen.original(uid) is None
+                          or self.settings.links_from_duplicates)
+            if read_links:
+                links, nofollow = self._page_links(uid, url, rec, seq)
         changed = None
         if kind is FetchKind.REVISIT and previous is not None and digest and previous[3]:
             changed = digest != previous[3]
         self._add_fetch(uid, rec, when, seq, attempt, kind, outcome, status, digest, changed,
                         ctype=ctype)
-        if outcome in (Outcome.FETCHED, Outcome.REDIRECT):
+        if outcome is Outcome.REDIRECT or (outcome is Outcome.FETCHED and read_links):
             self.store.add_links(uid, links, nofollow)
             self.stats.links += len(links)
         if kind is FetchKind.CRAWL:

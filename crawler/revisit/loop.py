@@ -32,6 +32,11 @@ says is due, forever or for ``duration`` seconds:
   on a collection host, not yet in the collection, joins it
   (:class:`~webcrawl.crawler.revisit.window.PageWindow`): due at once, recorded with its outcome
   so the next run loads it.
+* **Copies** (the crawl's content-seen test, :mod:`webcrawl.crawler.content_seen`): a
+  changed page whose raw body now equals another page's is recorded as its duplicate
+  (``urls.duplicate_of``); one that no longer does stops being one.  The stored digest
+  of a visit under a ``volatile`` rule is the rule's, so a later run tests those pages
+  against their last raw-body digest only once they are revisited again.
 * **Gone pages** (404/410): recorded (outcome ``http_error``, ``changed`` NULL) and
   retired: the copy is gone, the page is not revisited again (in this run the planner
   parks it at ``t = inf``; a later run leaves it out).  Its share of the allocation is
@@ -64,6 +69,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
 from webcrawl.crawler import eventloop
+from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.fetcher import FetchResult
 from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
@@ -240,6 +246,7 @@ class RevisitCrawler:
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, _Page] = {}
         self._links: LinkHistory | None = None
+        self._seen = ContentSeen()
         self._slots: dict[int, HostSlot] = {}
         self._busy: set[int] = set()
         self._tasks = FetchTasks()
@@ -297,6 +304,7 @@ class RevisitCrawler:
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
+        self._seen = await asyncio.to_thread(ContentSeen.from_db, self.db_path)
         self._next_seq = state.next_seq
         self._origin = hist.origin
         self._restore_hosts(state.hosts)
@@ -518,6 +526,8 @@ class RevisitCrawler:
             return
         joining = page.joined
         self._record(page, seq, result, outcome, digest, changed)
+        if outcome is Outcome.FETCHED and changed is not False and digest is not None:
+            self._content_seen(page.url_id, result.body, digest)
         if joining and outcome is not Outcome.FETCHED:
             self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
             return
@@ -534,6 +544,14 @@ class RevisitCrawler:
         page.resync = False
         self.planner.update(page.url_id, t_day, observed,
                             self._modified_day(result, t_day) if observed else None)
+
+    def _content_seen(self, url_id: int, body: bytes, digest: str) -> None:
+        """The crawl's content-seen test on the raw body: the page may have become a
+        copy of another page, or stopped being one."""
+        assert self.store is not None
+        raw = digest if self._pattern is None else body_digest(body)
+        for page_id, original in self._seen.see(url_id, raw if body else None):
+            self.store.set_duplicate(page_id, original)
 
     def _count(self, changed: bool | None) -> None:
         if changed is None:

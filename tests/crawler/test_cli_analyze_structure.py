@@ -43,21 +43,35 @@ def crawled_graph():
 
 def test_cores_counts(crawl_db, capsys):
     out = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
-                   "--max-j", "3", "--json")
+                   "--max-j", "3", "--same-host-links", "keep", "--json")
     # Cores: {0,1,2} x {3,4,5} and {0,1} x {3..7} (j = 5 > max_j): both hold a K(2,2)
     # and a K(2,3), only the first a K(3,2) or a K(3,3).
     assert out["counts"] == [[2, 2], [1, 1]]
     assert out["maximal"] == [[0, 0], [0, 1]] and out["cores"] == 2
+    assert out["same_host_links_dropped"] == 0
     wide = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
-                    "--max-j", "5", "--json")
+                    "--max-j", "5", "--same-host-links", "keep", "--json")
     assert wide["maximal"] == [[0, 0, 0, 1], [0, 1, 0, 0]]
     assert wide["counts"] == [[2, 2, 1, 1], [1, 1, 0, 0]]
     top = out["examples"][0]
     assert sorted(top["centers"]) == URLS[3:6] and sorted(top["fans"]) == URLS[0:3]
 
 
+def test_cores_drop_same_host_links_by_default(crawl_db, capsys):
+    out = run_json(capsys, "analyze", "cores", "--db", str(crawl_db), "--max-i", "3",
+                   "--max-j", "3", "--json")
+    # The links inside a.test (0, 1 -> 6, 7; 6 -> 2; 7 -> 0, 6) endorse nothing: the
+    # K(2,2) they formed is gone, the cross-host K(3,3) stays, fans counted as pages.
+    assert out["same_host_links_dropped"] == 7 and out["links"] == 9 + 3
+    assert out["counts"] == [[1, 1], [1, 1]] and out["maximal"] == [[0, 0], [0, 1]]
+    assert out["cores"] == 1 and out["diverse"] is False
+    text = (main(["analyze", "cores", "--db", str(crawl_db)]), capsys.readouterr().out)
+    assert text[0] == 0 and "7 same-host links dropped" in text[1]
+
+
 def test_cores_limit_is_an_option(crawl_db, capsys):
-    assert main(["analyze", "cores", "--db", str(crawl_db), "--max-sets", "1"]) != 0
+    assert main(["analyze", "cores", "--db", str(crawl_db), "--max-sets", "1",
+                 "--same-host-links", "keep"]) != 0
     err = capsys.readouterr().err
     assert "more than 1 cores" in err and "--max-sets" in err and "Traceback" not in err
 

@@ -151,3 +151,27 @@ def test_parquet_needs_an_output_file(demo: DemoResult,
     assert main(["export", "edges", "--db", str(demo.db), "--format", "parquet"]) == 1
     err: Any = capsys.readouterr().err
     assert "--output" in err and err.count("\n") == 1
+
+
+def test_edges_view_counts_the_stored_links_of_a_fixture_crawl(demo: DemoResult) -> None:
+    """``SELECT count(*) FROM edges`` in the stdlib sqlite3 module and sqlite-utils is the
+    stored link count of a crawl of the fixture web (duplicates, redirects, nofollow)."""
+    import sqlite3
+
+    sqlite_utils = pytest.importorskip("sqlite_utils")
+    stored = sum(_stored_pairs(demo.db).values())
+    assert stored > 1000
+    with CrawlReader(demo.db) as reader:
+        assert reader.links_csr().dst.size == stored
+    conn = sqlite3.connect(f"file:{demo.db}?mode=ro", uri=True)
+    try:
+        assert conn.execute("SELECT count(*) FROM edges").fetchone() == (stored,)
+        pairs = Counter(conn.execute("SELECT src_url, dst_url FROM edges").fetchall())
+    finally:
+        conn.close()
+    assert pairs == _stored_pairs(demo.db)
+    db = sqlite_utils.Database(demo.db)
+    try:
+        assert db["edges"].count == stored
+    finally:
+        db.close()

@@ -51,8 +51,13 @@ def fetch_count(db: Path) -> int:
 
 
 def kill_at(cmd: list[str], db: Path, *, fetches: int | None = None,
-            pause: str | None = None, marker: Path | None = None) -> None:
-    """Run ``cmd`` and SIGKILL it once ``fetches`` rows are committed or ``pause`` is hit."""
+            pause: str | None = None, marker: Path | None = None,
+            committed_first: bool = False) -> None:
+    """Run ``cmd`` and SIGKILL it once ``fetches`` rows are committed or ``pause`` is hit.
+
+    ``committed_first``: once paused, also wait until some URL's outcome is committed (the
+    other threads go on writing while one sits at the hook).
+    """
     env = dict(os.environ)
     if pause is not None:
         assert marker is not None
@@ -69,10 +74,23 @@ def kill_at(cmd: list[str], db: Path, *, fetches: int | None = None,
     assert proc.poll() is None, f"the crawl ended before the kill point ({pause or fetches})"
     if marker is not None and pause is not None:
         assert marker.exists()  # the kill lands while the process sits at the hook
+    while committed_first and proc.poll() is None and time.monotonic() < deadline:
+        if committed_outcomes(db):
+            break
+        time.sleep(0.005)
     proc.send_signal(signal.SIGKILL)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGKILL
     assert b"Traceback" not in err, err.decode()
+
+
+def committed_outcomes(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            return int(conn.execute(
+                "SELECT count(*) FROM urls WHERE outcome IS NOT NULL").fetchone()[0])
+    except sqlite3.Error:
+        return 0
 
 
 def integrity_ok(db: Path) -> None:
@@ -168,7 +186,11 @@ def test_kill_9_during_live_pagerank_recompute(served: Any, baseline: dict[str, 
     cmd = crawl_cmd(served.seed_url, db)
     # The first recomputation of a fresh crawl is the live one, in its worker thread,
     # after 1000 fetches; the crawl goes on writing meanwhile.
-    kill_at(cmd, db, pause="recompute:1", marker=tmp_path / "paused")
+    # Small batches, and the kill waits until one has landed while the recompute sits
+    # paused: on a fast machine the first 1000 fetches can all fit in the store's first
+    # (0.5 s, 2000-row) batch, so none would be committed yet.
+    cmd = [*cmd, "-s", "store_batch_size=100"]
+    kill_at(cmd, db, pause="recompute:1", marker=tmp_path / "paused", committed_first=True)
     integrity_ok(db)
     committed = completed_fetches(db)
     assert committed  # some batches landed; the rest of the run is lost and redone

@@ -397,8 +397,9 @@ def test_outcomes_by_case_or_by_update_are_the_same(tmp_path: Path,
     rows = _table_rows(tmp_path / "case.db")
     assert rows == _table_rows(tmp_path / "update.db")
     sources = {str(a) for a, _ in edges}
-    assert {url for _, url, *_, outcome, _ in rows["urls"] if outcome == "fetched"} == sources
-    assert any(outcome is None for *_, outcome, _ in rows["urls"])
+    # urls columns: id, url, host_id, depth, discovered_seq, outcome, seq, duplicate_of
+    assert {url for _, url, _, _, _, outcome, *_ in rows["urls"] if outcome == "fetched"} == sources
+    assert any(outcome is None for *_, outcome, _, _ in rows["urls"])
 
 
 def test_the_links_writer_stops_between_chunks_when_told(monkeypatch: pytest.MonkeyPatch) -> None:

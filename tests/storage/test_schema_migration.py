@@ -28,5 +28,26 @@ async def test_version_1_file_read_then_upgraded(tmp_path: Path) -> None:
     store.add_link_cut(0, 10, 5)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "4"
+        assert reader.meta()["schema_version"] == "5"
         assert reader.link_cuts() == [(0, 10, 5)]
+
+
+async def test_version_4_file_gets_duplicate_of(tmp_path: Path) -> None:
+    path = tmp_path / "v4.db"
+    store = await CrawlStore.open(path)
+    store.add_host(HostRow(0, "a.test"))
+    store.add_url(UrlRow(0, "http://a.test/", 0, 0, -1))
+    store.add_url(UrlRow(1, "https://a.test/", 0, 1, 0))
+    await store.aclose()
+    conn = sqlite3.connect(path)
+    conn.executescript("ALTER TABLE urls DROP COLUMN duplicate_of;"
+                       " UPDATE meta SET value = '4' WHERE key = 'schema_version';")
+    conn.close()
+    with CrawlReader(path) as reader:  # read as it is: no duplicates
+        assert [a.tolist() for a in reader.duplicates()] == [[], []]
+    store = await CrawlStore.open(path, resume=True)
+    store.set_duplicate(1, 0)
+    await store.aclose()
+    with CrawlReader(path) as reader:
+        assert reader.meta()["schema_version"] == "5"
+        assert [a.tolist() for a in reader.duplicates()] == [[1], [0]]

@@ -276,3 +276,53 @@ def test_limits_and_bad_settings():
         CoreConfig(min_i=3, max_i=2)
     with pytest.raises(ConfigError, match="host"):
         bipartite_cores(_adj(src, dst, n), CoreConfig(diverse=True))
+
+
+def _sidebar(k):
+    """k pages of one site, each linking to every other page (a sidebar without the
+    page's own entry; self-links are not links)."""
+    src = [f for f in range(k) for c in range(k) if c != f]
+    dst = [c for f in range(k) for c in range(k) if c != f]
+    return src, dst
+
+
+@pytest.mark.parametrize("k", [5, 6, 7], ids=lambda k: f"k{k}")
+def test_a_sidebar_has_exponentially_many_cores_unless_same_host_links_drop(k):
+    # Every set S of the k pages is the fan set of one core: the pages outside S are
+    # what all of S link to.  So 2**k - 2 cores with >= 1 fan and >= 1 center, all
+    # found by brute force too; dropping the site's own links leaves none.
+    src, dst = _sidebar(k)
+    g = CapturedGraph.from_edges(src, dst, k, hosts=[0] * k)
+    kept = bipartite_cores(g, CoreConfig(min_i=1, min_j=1, max_i=k, max_j=k,
+                                         same_host_links="keep"))
+    at_least, _ = oracle_counts(_adj(src, dst, k), 1, k, 1, k)
+    assert kept.cores == 2 ** k - 2 and kept.count(1, 1) == at_least[0, 0] == 2 ** k - 2
+    np.testing.assert_array_equal(kept.counts, at_least)
+    assert kept.same_host_links == 0
+    dropped = bipartite_cores(g, CoreConfig(min_i=1, min_j=1, max_i=k, max_j=k))
+    assert dropped.cores == 0 and dropped.same_host_links == k * (k - 1)
+    assert dropped.links == 0
+
+
+def test_same_host_links_drop_only_when_hosts_are_known():
+    # K(3,3) across two hosts plus a K(2,2) inside the fans' host: dropping the
+    # same-host links leaves the K(3,3) alone; a bare sparse array has no hosts.
+    src, dst, n = _complete_bipartite([0, 1, 2], [3, 4, 5], 8)
+    src, dst = [*src, 0, 0, 1, 1], [*dst, 6, 7, 6, 7]
+    hosts = [0, 0, 0, 1, 1, 1, 0, 0]
+    g = CapturedGraph.from_edges(src, dst, n, hosts=hosts)
+    config = CoreConfig(max_i=3, max_j=3)
+    dropped = bipartite_cores(g, config)
+    assert dropped.same_host_links == 4 and dropped.links == 9
+    assert dropped.cores == 1 and dropped.count_maximal(3, 3) == 1
+    bare = bipartite_cores(_adj(src, dst, n), config)
+    kept = bipartite_cores(g, CoreConfig(max_i=3, max_j=3, same_host_links="keep"))
+    at_least, exact = oracle_counts(_adj(src, dst, n), 2, 3, 2, 3)
+    for r in (bare, kept):
+        np.testing.assert_array_equal(r.counts, at_least)
+        np.testing.assert_array_equal(r.maximal, exact)
+        assert r.same_host_links == 0 and r.cores == 2
+    explicit = bipartite_cores(_adj(src, dst, n), config, hosts=hosts)
+    np.testing.assert_array_equal(explicit.counts, dropped.counts)
+    with pytest.raises(ConfigError, match="same_host_links"):
+        CoreConfig(same_host_links="sometimes")

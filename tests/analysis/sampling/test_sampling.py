@@ -286,3 +286,40 @@ def test_directed_sample_of_a_fixture_web_is_uniform_on_its_scc():
     counts = np.bincount(s.nodes, minlength=n)[big]
     assert stats.chisquare(counts).pvalue > UNIFORM_P
     assert bias_report(adj, s).in_degree.chi2_pvalue > UNIFORM_P
+
+
+@pytest.mark.parametrize("graph", ["lopsided", "tails"])
+def test_expected_visits_are_the_walks_step_probabilities(graph):
+    # The "expected" visit estimate applies P^T to the visit counts: checked against
+    # the transition matrices written out densely (A + I rows normalised; the jump
+    # walk: (1 - jump) A rows normalised + jump / n, and 1 / n from a page without
+    # links).
+    from webcrawl.analysis.sampling.walks import (
+        _jump_expected,
+        _loopless,
+        _self_loop_expected,
+    )
+    adj = lopsided_scc() if graph == "lopsided" else scc_with_tails()
+    n = adj.shape[0]
+    v = np.random.default_rng(0).integers(0, 50, n).astype(float)
+    loopless = _loopless(adj)
+    m = loopless.toarray() + np.eye(n)
+    p_self = m / m.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(_self_loop_expected(loopless)(v), p_self.T @ v)
+    a = adj.toarray()
+    deg = a.sum(axis=1, keepdims=True)
+    jump = 0.15
+    p_jump = np.where(deg > 0, (1 - jump) * a / np.maximum(deg, 1) + jump / n, 1 / n)
+    np.testing.assert_allclose(_jump_expected(adj, jump)(v), p_jump.T @ v)
+    assert _self_loop_expected(loopless)(v).sum() == pytest.approx(v.sum())
+
+
+@pytest.mark.parametrize("estimate", ["expected", "counts"])
+def test_both_visit_estimates_sample_a_strongly_connected_graph_uniformly(estimate):
+    adj = lopsided_scc()
+    config = SamplerConfig(walkers=16, burn_in=50, walk_length=100, estimate_length=2000,
+                           visit_estimate=estimate)
+    s = sample_pages(adj, 4000, "directed", config, seed=0, starts=[3])
+    assert _uniformity_pvalue(s, 8) > UNIFORM_P
+    with pytest.raises(ConfigError, match="visit_estimate"):
+        SamplerConfig(visit_estimate="guess")

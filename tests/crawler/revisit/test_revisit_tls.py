@@ -9,21 +9,19 @@ whose pages change at every request.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import sqlite3
-import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 trustme = pytest.importorskip("trustme")
 
 from aiohttp import web  # noqa: E402
+from tlsweb import ThreadedTLSWeb  # noqa: E402
 from webcrawl.crawler.cli import main  # noqa: E402
 
 STATIC = {"/": ["/a", "/b", "/c"], "/a": ["/b"], "/b": ["/c"], "/c": ["/"]}
@@ -31,24 +29,18 @@ LIVE = ("/x", "/y")
 LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
 
 
-class TLSWeb:
+class TLSWeb(ThreadedTLSWeb):
     """static.test and live.test over HTTPS on one loopback port, in a thread."""
 
     def __init__(self, tmp: Path) -> None:
-        self.ca = trustme.CA()
-        self.ca_file = tmp / "ca.pem"
-        self.ca.cert_pem.write_to_path(str(self.ca_file))
+        super().__init__(tmp, ("static.test", "live.test"))
         self.hits: Counter[tuple[str, str, int]] = Counter()
-        self.port = 0
         self._live = 0
-        self._ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def url(self, host: str, path: str = "/") -> str:
         return f"https://{host}:{self.port}{path}"
 
-    async def _handle(self, request: web.Request) -> web.Response:
+    async def handle(self, request: web.Request) -> web.Response:
         host = request.host.split(":")[0]
         path = request.path
         if host == "static.test" and path in STATIC:
@@ -72,32 +64,6 @@ class TLSWeb:
                                 content_type="text/html")
         self.hits[(host, path, 404)] += 1
         return web.Response(status=404, text="not here")
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self._loop)
-        ctx = __import__("ssl").create_default_context(__import__("ssl").Purpose.CLIENT_AUTH)
-        self.ca.issue_cert("static.test", "live.test").configure_cert(ctx)
-        app = web.Application()
-        app.router.add_route("GET", "/{tail:.*}", self._handle)
-        runner = web.AppRunner(app, access_log=None)
-        self._loop.run_until_complete(runner.setup())
-        site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=ctx)
-        self._loop.run_until_complete(site.start())
-        self.port = runner.addresses[0][1]
-        self._runner = runner
-        self._ready.set()
-        self._loop.run_forever()
-        self._loop.run_until_complete(runner.cleanup())
-        self._loop.close()
-
-    def __enter__(self) -> TLSWeb:
-        self._thread.start()
-        assert self._ready.wait(10)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
 
 
 @pytest.fixture

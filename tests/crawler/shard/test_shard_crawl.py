@@ -26,7 +26,10 @@ async def test_two_workers_give_the_truth(tmp_path: Path, strategy: str) -> None
     web = FixtureWeb.build(FixtureConfig(pages=1500, hosts=12, seed=3))
     db = tmp_path / "c.db"
     async with FixtureServer(web) as server:
-        crawler = Crawler(db, [server.seed_url], settings(frontier_strategy=strategy))
+        # fetch_keepalive: an idle connection closes after 4 s, and on a loaded machine
+        # a host can wait that long for its next URL; the check below is of reuse.
+        crawler = Crawler(db, [server.seed_url],
+                          settings(frontier_strategy=strategy, fetch_keepalive=3600.0))
         assert isinstance(crawler.downloader, ShardDownloader)
         stats = await crawler.run()
         report = server.audit(max_concurrency=1)
