@@ -245,38 +245,10 @@ def profile(args: argparse.Namespace, port: int, work: Path) -> None:
 
 
 def memory(n: int) -> None:
-    """RSS of the crawler's in-memory state for ``n`` discovered URLs (ids, frontier, ranks)."""
-    import gc
-
-    from webcrawl.crawler.frontier import Frontier
-
-    def rss_mib() -> float:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
-
-    gc.collect()
-    before = rss_mib()
-    url_id: dict[str, int] = {}
-    urls: list[str] = []
-    depth: list[int] = []
-    host: list[int] = []
-    frontier = Frontier(record_rank=True)
-    t0 = time.perf_counter()
-    for i in range(n):
-        url = f"http://site{i % 1000}.example.org/section{i % 97}/page{i}.html"
-        url_id[url] = i
-        urls.append(url)
-        depth.append(i % 20)
-        host.append(i % 1000)
-        frontier.add(i, i % 1000, float(i % 13))
-    elapsed = time.perf_counter() - t0
-    after = rss_mib()
-    print(f"memory: {n} discovered URLs, all in the frontier (rank index on): "
-          f"RSS +{after - before:.0f} MiB ({(after - before) * 2**20 / n:.0f} B/URL), "
-          f"{n / elapsed:.0f} adds/s")
+    """Bytes and adds per discovered URL of the crawl state, every ordering's state
+    included: :mod:`bench_frontier_memory` (one child process per ordering)."""
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_frontier_memory.py"),
+                    "--urls", str(n)], check=True)
 
 
 def scrapy_python() -> str | None:
@@ -325,7 +297,8 @@ def main() -> None:
                    help="pages of the run with delays on (default: all)")
     p.add_argument("--profile", action="store_true")
     p.add_argument("--memory", type=int, default=0, metavar="N",
-                   help="only measure the in-memory state for N discovered URLs")
+                   help="only measure the crawl state's memory and adds per discovered URL "
+                        "for N URLs, for every ordering (bench_frontier_memory.py)")
     p.add_argument("--workers", type=int, default=0, metavar="N",
                    help="only compare the sharded crawl (--workers N, every feature on, "
                         "politeness on, zero delay) with the bare loop: A/B/A rounds, "

@@ -56,6 +56,7 @@ __all__ = [
     "load_toml",
     "merge_layers",
     "parse_assignments",
+    "parse_size",
     "read_stored_settings",
     "revisit_base_settings",
     "settings_dict",
@@ -73,6 +74,28 @@ _FALSE = frozenset(("0", "false", "no", "off"))
 _NONE = frozenset(("none", "null"))
 #: Settings that are file or folder paths, kept absolute.
 _PATHS = ("tls_ca_file", "warc_dir")
+#: Settings that are byte sizes: text may carry a binary unit (``512K``, ``2G``).
+_SIZES = ("memory_limit",)
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """Bytes of a size written ``N``, ``NK``, ``NM``, ``NG`` or ``NT`` (binary units,
+    ``N`` may have a decimal point, a trailing ``B``/``iB`` is allowed).
+
+    >>> parse_size("2G"), parse_size("1.5M"), parse_size("4096")
+    (2147483648, 1572864, 4096)
+    """
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = t[-1:] if t[-1:] in _UNITS and t[-1:] else ""
+    number = t[: len(t) - len(unit)].strip()
+    try:
+        value = float(number)
+    except ValueError:
+        raise ValueError(f"not a size: {text!r} (e.g. 512M, 2G)") from None
+    if not value >= 0 or value == float("inf"):
+        raise ValueError(f"not a size: {text!r} (e.g. 512M, 2G)")
+    return int(value * _UNITS[unit])
 
 
 def _field_types() -> dict[str, Any]:
@@ -151,9 +174,9 @@ def convert_setting(name: str, value: Any, *, source: str = "setting") -> Any:
             return value
         if isinstance(value, str):
             try:
-                return int(value.strip())
+                return parse_size(value) if name in _SIZES else int(value.strip())
             except ValueError:
-                raise bad() from None
+                raise bad(" (a size: e.g. 512M, 2G)" if name in _SIZES else "") from None
         raise bad()
     if kind is float:
         if isinstance(value, bool):

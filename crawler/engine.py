@@ -53,6 +53,7 @@ from typing import Any
 
 from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.crawler import eventloop
+from webcrawl.crawler.budget import MemoryBudget
 from webcrawl.crawler.config import META_SETTINGS
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
@@ -120,6 +121,7 @@ class CrawlStats:
     resumed_pages: int = 0     # pages of the crawl before this run (resume)
     links_cut_pages: int = 0   # pages whose links were cut at links_max_per_page
     sitemap_fetches: int = 0   # sitemap files requested (--sitemaps)
+    state_bytes: int = 0       # largest crawl state seen (crawler.budget), bytes
 
     @property
     def pages(self) -> int:
@@ -150,7 +152,7 @@ class CrawlStats:
                 "robots_fetches": self.robots_fetches, "retries": self.retries,
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
                 "links_cut_pages": self.links_cut_pages,
-                "sitemap_fetches": self.sitemap_fetches,
+                "sitemap_fetches": self.sitemap_fetches, "state_bytes": self.state_bytes,
                 "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items())),
                 "traps": dict(sorted(self.traps.items()))}
 
@@ -209,7 +211,9 @@ class Crawler:
                               "(webcrawl compare --virtual)")
         self.stats = CrawlStats()
         #: every URL and host of the crawl (the store is write-only during a crawl)
-        self.registry = CrawlRegistry()
+        # URL strings go to a side file beside the database (not /tmp: often in memory).
+        parent = self.db_path.absolute().parent
+        self.registry = CrawlRegistry(spill_dir=parent if parent.is_dir() else None)
         #: body digest -> first page with that body (Mercator's content-seen test)
         self.content_seen = ContentSeen()
         self._next_seq = 0
@@ -234,7 +238,10 @@ class Crawler:
         self.politeness = PolitenessPolicy(s)
         self.robots = RobotsCache(s)
         self.frontier = Frontier(record_rank=s.frontier_record_rank,
-                                 host_order=self.strategy.host_order)
+                                 host_order=self.strategy.host_order, head=s.frontier_head)
+        self.budget = MemoryBudget(s.memory_budget, self.registry, self.frontier)
+        #: the budget's message when the crawl state outgrew ``memory_limit`` (it stops)
+        self.memory_full: str | None = None
         # A strategy that ranks URLs by their text (historical) reads them here.
         self.strategy.bind(StrategyContext(url_of=self.registry.url))
         self.scope: Scope | None = None
@@ -284,6 +291,7 @@ class Crawler:
                     self._restore(await self.store.load_state())
                 else:
                     self._start()
+                self._over_budget(self.budget.check())
                 await self._dispatch()
                 if self._tasks.fatal is None and self._tasks.stopping:
                     await self._drain()
@@ -294,6 +302,7 @@ class Crawler:
                 await self._tasks.cancel([self._recompute] if self._recompute else [])
                 self.stats.ended = time.monotonic()
                 self._update_stats()
+                self.stats.state_bytes = max(self.budget.peak, self.budget.used())
                 await self.store.aclose()
         finally:
             await downloader.aclose()
@@ -366,6 +375,7 @@ class Crawler:
             return known
         assert self.store is not None and self.scope is not None
         new = self.registry.add(url, depth)
+        self._over_budget(self.budget.tick())
         priority = self.strategy.discovered(new.url_id, depth)
         if follow and self.scope.admit(url, new.hostport, depth):
             self.registry.record(self.store, new, found_by)
@@ -374,6 +384,15 @@ class Crawler:
             self.registry.record(self.store, new, found_by, Outcome.OUT_OF_SCOPE)
             self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
         return new.url_id
+
+    def _over_budget(self, message: str | None) -> None:
+        """The crawl state cannot fit ``memory_limit`` even spilled: stop cleanly (the
+        records under way are still written; a resume continues)."""
+        if message is None or self.memory_full is not None:
+            return
+        self.memory_full = message
+        log.info("%s: stopping", message)  # the CLI says it in its one error line
+        self.stop()
 
     # -- the dispatcher -----------------------------------------------------------
     def _max_pages_reached(self) -> bool:
@@ -398,7 +417,7 @@ class Crawler:
             wake_at = self._parked[0][0] if self._parked else None
             await self._tasks.wait(wake_at if self._in_flight() < concurrency else None)
         if self._tasks.stopping:
-            self.stats.stopped = "stopped"
+            self.stats.stopped = "memory_limit" if self.memory_full else "stopped"
             return
         # URLs left by a page limit stay in the frontier (no outcome): a resume with a
         # higher limit takes them.

@@ -8,6 +8,14 @@ discovered).  The frontier keeps
   longer matches), so updates cost O(log n); when stale entries outnumber live ones
   the heap is rebuilt from its live entries (amortised O(1) per update), so memory
   stays proportional to the frontier however often priorities change;
+* per host, only the best :data:`HEAD` URLs in that heap (its *head*); the others wait
+  in the host's *overflow*, a growable array of 4-byte ids, every one ranked after the
+  host's *cut* (the worst key moved to the head at its last refill).  When the head's
+  best is no longer ahead of the cut, the next batch of the overflow's best moves up:
+  FIFO orders read it in order; after priority updates it is sorted first.  A host's
+  best URL is thus always in its head, and the frontier takes exactly the URLs unbounded
+  heaps would.  Per-URL fields (priority, host, head or overflow) are numpy arrays by
+  URL id, so a frontier URL costs about 17 bytes plus its share of the heads;
 * a heap of *ready* hosts keyed by their best URL's ``(-priority, url_id)`` (entries
   are validated when popped, so a host whose best URL changed is simply re-pushed);
 * a heap of *waiting* hosts keyed by the monotonic time they may be contacted again.
@@ -48,11 +56,12 @@ from __future__ import annotations
 
 import gc
 import heapq
-from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+from webcrawl.crawler.ranks import RankIndex
+from webcrawl.crawler.seen import Column
 
 __all__ = ["Frontier", "Taken"]
 
@@ -60,6 +69,9 @@ _Key = tuple[float, int]  # (-priority, url_id): smaller is better
 _WaitHook = Callable[[int, float], None]
 
 _EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
+_ABSENT, _IN_HEAD, _IN_OVERFLOW = 0, 1, 2
+#: URLs a host keeps in its in-memory heap by default; the rest wait in its overflow.
+HEAD = 64
 #: Stale heap entries tolerated beyond twice the live ones before a rebuild.
 _SLACK = 64
 #: :meth:`Frontier.update_many` rebuilds for batches of at least this many pairs ...
@@ -82,121 +94,69 @@ class Taken:
     rank: int | None
 
 
-class _RankIndex:
-    """Sorted multiset of keys answering rank queries in O(log n) (amortised)."""
+@dataclass(slots=True, eq=False)
+class _Overflow:
+    """A host's URLs beyond its in-memory head: ids in a growable int64 array.
 
-    _LOAD = 512
+    Every live entry's key is greater than ``cut``; entries from ``start`` on are in
+    ascending key order while ``ordered``.  An entry is dead once its URL left the
+    overflow (moved to the head, taken): it is skipped and dropped at the next sort.
+    """
 
-    def __init__(self) -> None:
-        self._blocks: list[list[_Key]] = []
-        self._maxes: list[_Key] = []
-        self._tree: list[int] = [0]
-
-    def rebuild(self, sorted_keys: list[_Key]) -> None:
-        """Replace the contents with ``sorted_keys`` (ascending) in O(n).
-
-        Blocks of :attr:`_LOAD` keys (the layout :meth:`add` splits into), then the
-        Fenwick tree over their sizes.
-        """
-        load = self._LOAD
-        self._blocks = [sorted_keys[i:i + load] for i in range(0, len(sorted_keys), load)]
-        self._maxes = [block[-1] for block in self._blocks]
-        self._rebuild_tree()
-
-    def _rebuild_tree(self) -> None:
-        n = len(self._blocks)
-        tree = [0] * (n + 1)
-        for i, block in enumerate(self._blocks, 1):
-            tree[i] += len(block)
-            parent = i + (i & -i)
-            if parent <= n:
-                tree[parent] += tree[i]
-        self._tree = tree
-
-    def _bump(self, i: int, delta: int) -> None:
-        i += 1
-        tree = self._tree
-        n = len(tree)
-        while i < n:
-            tree[i] += delta
-            i += i & -i
-
-    def _prefix(self, i: int) -> int:
-        total, tree = 0, self._tree
-        while i > 0:
-            total += tree[i]
-            i -= i & -i
-        return total
-
-    def add(self, key: _Key) -> None:
-        blocks, maxes = self._blocks, self._maxes
-        if not blocks:
-            blocks.append([key])
-            maxes.append(key)
-            self._rebuild_tree()
-            return
-        i = bisect_left(maxes, key)
-        if i == len(blocks):
-            i -= 1
-            blocks[i].append(key)
-            maxes[i] = key
-        else:
-            insort(blocks[i], key)
-        self._bump(i, 1)
-        if len(blocks[i]) > 2 * self._LOAD:
-            block = blocks[i]
-            blocks[i:i + 1] = [block[: self._LOAD], block[self._LOAD:]]
-            maxes[i:i + 1] = [block[self._LOAD - 1], block[-1]]
-            self._rebuild_tree()
-
-    def remove(self, key: _Key) -> None:
-        i = bisect_left(self._maxes, key)
-        block = self._blocks[i]
-        del block[bisect_left(block, key)]
-        if block:
-            self._maxes[i] = block[-1]
-            self._bump(i, -1)
-        else:
-            del self._blocks[i], self._maxes[i]
-            self._rebuild_tree()
-
-    def rank(self, key: _Key) -> int:
-        i = bisect_left(self._maxes, key)
-        if i == len(self._blocks):
-            return self._prefix(i)
-        return self._prefix(i) + bisect_left(self._blocks[i], key)
+    cut: _Key
+    ids: Column = field(default_factory=lambda: Column(np.uint32))
+    start: int = 0
+    ordered: bool = True
+    last: _Key | None = None
 
 
 class Frontier:
     """Per-host priority queues under a ready-host heap; see the module docstring."""
 
-    def __init__(self, *, record_rank: bool = True, host_order: str = "best-url") -> None:
+    def __init__(self, *, record_rank: bool = True, host_order: str = "best-url",
+                 head: int = HEAD) -> None:
         if host_order not in ("best-url", "most-pending"):
             raise ValueError(f"unknown host order {host_order!r}")
+        if head < 1:
+            raise ValueError(f"head must be at least 1, not {head}")
         self.host_order = host_order
-        self._prio: dict[int, float] = {}           # frontier URL -> current priority
-        self._host_of: dict[int, int] = {}          # frontier URL -> host id
-        self._queues: dict[int, list[_Key]] = {}    # host -> heap of keys (lazy)
+        self.head = head
+        # By URL id: priority, host, and where the URL is (absent, head, overflow).
+        # Zero-filled, so capacity not yet used costs no resident memory.
+        self._prio = np.zeros(0)
+        self._host_of = np.zeros(0, dtype=np.int32)
+        self._where = np.zeros(0, dtype=np.uint8)
+        self._n = 0                                 # frontier URLs
+        self._top = 0                               # largest URL id added, plus one
+        self._queues: dict[int, list[_Key]] = {}    # host -> heap of head keys (lazy)
+        self._over: dict[int, _Overflow] = {}       # host -> URLs beyond its head
         self._state: dict[int, int] = {}            # host -> _EMPTY/_WAITING/_READY/_BUSY
         self._ready_at: dict[int, float] = {}       # host -> monotonic time
         self._live: dict[int, int] = {}             # host -> frontier URLs it holds
         # (-prio, url_id, host), or (-pending, -prio, url_id, host) by most pending
         self._ready: list[tuple[float, ...]] = []
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
-        self._ranks = _RankIndex() if record_rank else None
+        self._ranks = RankIndex() if record_rank else None
         self.busy = 0
         #: called with (host_id, ready_at) when a host starts waiting (module doc)
         self.on_wait: _WaitHook | None = None
 
     # -- sizes ------------------------------------------------------------------
     def __len__(self) -> int:
-        return len(self._prio)
+        return self._n
 
     def __contains__(self, url_id: int) -> bool:
-        return url_id in self._prio
+        return 0 <= url_id < len(self._where) and bool(self._where[url_id])
 
     def priority(self, url_id: int) -> float | None:
-        return self._prio.get(url_id)
+        if url_id not in self:
+            return None
+        return float(self._prio[url_id])
+
+    def priorities(self) -> dict[int, float]:
+        """Every frontier URL's priority, by id (a copy)."""
+        ids = np.flatnonzero(self._where)
+        return dict(zip(ids.tolist(), self._prio[ids].tolist(), strict=True))
 
     @property
     def queued_hosts(self) -> int:
@@ -204,29 +164,91 @@ class Frontier:
         return len(self._live)
 
     def host_size(self, host_id: int) -> int:
-        """Entries in a host's heap (including stale ones: an upper bound)."""
+        """Entries in a host's in-memory heap (including stale ones: an upper bound)."""
         return len(self._queues.get(host_id, ()))
+
+    @property
+    def spilled(self) -> int:
+        """Overflow entries (URLs beyond the hosts' heads, and dead ones not yet dropped)."""
+        return sum(len(o.ids) - o.start for o in self._over.values())
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
+        entry, a key tuple in a heap), the rank index likewise."""
+        arrays = 13 * self._top  # float64 + int32 + uint8 by URL id, as far as written
+        over = sum(o.ids.nbytes for o in self._over.values())
+        heads = 120 * sum(len(q) for q in self._queues.values())
+        ranks = 0 if self._ranks is None else 120 * self._n
+        return int(arrays + over + heads + ranks)
+
+    def _grow(self, url_id: int) -> None:
+        n = len(self._prio)
+        if url_id < n:
+            return
+        size = max(url_id + 1, n * 3 // 2 + 1024)
+        prio = np.zeros(size)
+        prio[:n] = self._prio
+        host = np.zeros(size, dtype=np.int32)
+        host[:n] = self._host_of
+        where = np.zeros(size, dtype=np.uint8)
+        where[:n] = self._where
+        self._prio, self._host_of, self._where = prio, host, where
+
+    def shrink_heads(self, head: int) -> None:
+        """Keep at most ``head`` URLs per host in memory from now on; the others move
+        to their hosts' overflows (no ordering changes)."""
+        if head < 1:
+            raise ValueError(f"head must be at least 1, not {head}")
+        self.head = head
+        for host_id, queue in list(self._queues.items()):
+            if len(queue) > head:
+                self._compact(host_id)
 
     # -- front side -------------------------------------------------------------
     def add(self, url_id: int, host_id: int, priority: float) -> None:
         """Enqueue a new URL (ids must be unique)."""
+        self._grow(url_id)
+        self._top = max(self._top, url_id + 1)
         self._prio[url_id] = priority
         self._host_of[url_id] = host_id
+        self._n += 1
         self._live[host_id] = self._live.get(host_id, 0) + 1
+        key = (-priority, url_id)
         if self._ranks is not None:
-            self._ranks.add((-priority, url_id))
-        self._push(url_id, host_id, priority)
+            self._ranks.add(key)
+        over = self._over.get(host_id)
+        if over is not None and key > over.cut:
+            self._spill(over, url_id, key)
+        else:
+            self._where[url_id] = _IN_HEAD
+            self._head_push(host_id, key)
+        self._notify(host_id, key)
 
     def update(self, url_id: int, priority: float) -> None:
         """Change a frontier URL's priority (ignored for URLs already taken)."""
-        old = self._prio.get(url_id)
-        if old is None or old == priority:
+        if url_id not in self:
+            return
+        old = float(self._prio[url_id])
+        if old == priority:
             return
         self._prio[url_id] = priority
         if self._ranks is not None:
             self._ranks.remove((-old, url_id))
             self._ranks.add((-priority, url_id))
-        self._push(url_id, self._host_of[url_id], priority)
+        host_id = int(self._host_of[url_id])
+        key = (-priority, url_id)
+        if self._where[url_id] == _IN_OVERFLOW:
+            over = self._over[host_id]
+            if key > over.cut:
+                over.ordered = False  # it keeps its place, now out of order
+                return
+            self._where[url_id] = _IN_HEAD  # its overflow entry is dead from now on
+            # ... until a compaction spills it again, with another key, at its old place:
+            # the next refill sorts (and drops the duplicate).
+            over.ordered = False
+        self._head_push(host_id, key)
+        self._notify(host_id, key)
 
     def update_many(self, updates: Sequence[tuple[int, float]]) -> None:
         """Apply ``(url_id, priority)`` pairs as :meth:`update` would, one after another.
@@ -242,14 +264,22 @@ class Frontier:
             for url_id, priority in updates:
                 self.update(url_id, priority)
             return
-        prio = self._prio
-        changed = False
-        for url_id, priority in updates:
-            old = prio.get(url_id)
-            if old is not None and old != priority:  # the test update() makes
-                prio[url_id] = priority
-                changed = True
-        if changed:
+        if not updates:
+            return
+        ids = np.fromiter((u for u, _ in updates), dtype=np.int64, count=len(updates))
+        prios = np.fromiter((p for _, p in updates), dtype=np.float64, count=len(updates))
+        ok = (ids >= 0) & (ids < len(self._prio))
+        ids, prios = ids[ok], prios[ok]
+        ok = self._where[ids] != _ABSENT
+        ids, prios = ids[ok], prios[ok]
+        _, last = np.unique(ids[::-1], return_index=True)  # the later pair wins
+        keep = len(ids) - 1 - last
+        ids, prios = ids[keep], prios[keep]
+        if not len(ids):
+            return
+        before = self._prio[ids].copy()
+        self._prio[ids] = prios
+        if np.any(self._prio[ids] != before):
             self._rebuild_all()
 
     def rebuilds(self, batch: int) -> bool:
@@ -262,22 +292,23 @@ class Frontier:
         (below that a rebuild saves too little to matter), on a frontier of at most
         :data:`BULK_MAX_FRONTIER` URLs (above it one rebuild would stall fetching).
         """
-        n = len(self._prio)
+        n = self._n
         return batch >= BULK_MIN and batch >= BULK_FRACTION * n and n <= BULK_MAX_FRONTIER
 
     def _rebuild_all(self) -> None:
-        """Rebuild host heaps, the ready heap and the rank index from ``_prio``.
+        """Rebuild heads, overflows, the ready heap and the rank index from the arrays.
 
         One C-level sort of all keys ``(-priority, url_id)`` feeds everything: the
-        rank index takes the sorted list as it is, and each host's heap is its keys in
-        that same order (a sorted list is a valid heap), sharing the key tuples.
+        rank index takes the sorted list as it is, each host's head is its first
+        :attr:`head` keys in that order (a sorted list is a valid heap) and its
+        overflow the rest, in order.
         """
-        prio, host_of = self._prio, self._host_of
-        n = len(prio)
-        negs = -np.fromiter(prio.values(), dtype=np.float64, count=n)
-        ids = np.fromiter(prio.keys(), dtype=np.int64, count=n)
+        ids = np.flatnonzero(self._where)
+        n = len(ids)
+        negs = -self._prio[ids]
         order = np.lexsort((ids, negs))
-        hosts = np.fromiter(map(host_of.__getitem__, prio), dtype=np.int64, count=n)[order]
+        ids, negs = ids[order], negs[order]
+        hosts = self._host_of[ids].astype(np.int64)
         by_host = np.argsort(hosts, kind="stable")  # stable: sorted within each host
         hosts = hosts[by_host]
         bounds = [0, *(np.flatnonzero(np.diff(hosts)) + 1).tolist(), n] if n else [0]
@@ -286,34 +317,44 @@ class Frontier:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
-            keys: list[_Key] = list(zip(negs[order].tolist(), ids[order].tolist(), strict=True))
             queues: dict[int, list[_Key]] = {host: [] for host in self._queues}
-            positions = by_host.tolist()
+            overs: dict[int, _Overflow] = {}
+            head = self.head
+            self._where[ids] = _IN_HEAD
             for host, lo, hi in zip(hosts[bounds[:-1]].tolist(), bounds[:-1], bounds[1:],
                                     strict=True):
-                queues[host] = [keys[i] for i in positions[lo:hi]]
-            self._queues = queues
+                pos = by_host[lo:hi]
+                top = pos[:head]
+                queues[host] = list(zip(negs[top].tolist(), ids[top].tolist(), strict=True))
+                if hi - lo > head:
+                    rest = ids[pos[head:]]
+                    self._where[rest] = _IN_OVERFLOW
+                    over = overs[host] = _Overflow(cut=queues[host][-1])
+                    over.ids.extend(rest)
+            self._queues, self._over = queues, overs
             if self._ranks is not None:
-                self._ranks.rebuild(keys)
+                self._ranks.rebuild(list(zip(negs.tolist(), ids.tolist(), strict=True)))
             self._compact_ready()
         finally:
             if gc_was_enabled:
                 gc.enable()
 
-    def _push(self, url_id: int, host_id: int, priority: float) -> None:
+    def _head_push(self, host_id: int, key: _Key) -> None:
         queue = self._queues.get(host_id)
         if queue is None:
             queue = self._queues[host_id] = []
-        heapq.heappush(queue, (-priority, url_id))
-        if len(queue) > 2 * self._live.get(host_id, 0) + _SLACK:
+        heapq.heappush(queue, key)
+        if len(queue) > 2 * min(self._live.get(host_id, 0), self.head) + _SLACK:
             self._compact(host_id)
+
+    def _notify(self, host_id: int, key: _Key) -> None:
+        """A host gained a URL or a better priority: its place in the host heaps."""
         state = self._state.get(host_id, _EMPTY)
         if state == _READY:
             # The new entry may now be the host's best; an outdated entry is re-pushed
             # with the right key when it surfaces.
-            key = ((-priority, url_id) if self.host_order == "best-url"
-                   else self._best(host_id) or (-priority, url_id))
-            heapq.heappush(self._ready, self._ready_key(host_id, key))
+            best = key if self.host_order == "best-url" else self._best(host_id) or key
+            heapq.heappush(self._ready, self._ready_key(host_id, best))
             if len(self._ready) > 2 * len(self._state) + _SLACK:
                 self._compact_ready()
         elif state == _EMPTY:
@@ -323,16 +364,79 @@ class Frontier:
             if self.on_wait is not None:
                 self.on_wait(host_id, ready_at)
 
+    def _live_head(self, host_id: int, key: _Key) -> bool:
+        neg, url_id = key
+        # (an entry only ever enters its own host's heap)
+        return bool(self._where[url_id] == _IN_HEAD and self._prio[url_id] == -neg)
+
     def _compact(self, host_id: int) -> None:
-        """Rebuild a host's heap from its live entries (drop superseded ones)."""
-        prio, host_of = self._prio, self._host_of
-        live: dict[int, _Key] = {}
-        for neg, url_id in self._queues[host_id]:
-            if prio.get(url_id) == -neg and host_of.get(url_id) == host_id:
-                live[url_id] = (neg, url_id)
-        heap = list(live.values())
-        heapq.heapify(heap)
-        self._queues[host_id] = heap
+        """Rebuild a host's head from its live entries (drop superseded ones); keep
+        the best :attr:`head` of them and spill the rest to the overflow."""
+        live = sorted({key for key in self._queues[host_id] if self._live_head(host_id, key)})
+        head = self.head
+        if len(live) > head:
+            rest = live[head:]
+            cut = live[head - 1]
+            over = self._over.get(host_id)
+            if over is None:
+                over = self._over[host_id] = _Overflow(cut=cut)
+            else:
+                over.cut = min(over.cut, cut)
+            for key in rest:
+                self._spill(over, key[1], key)
+            live = live[:head]
+        self._queues[host_id] = live  # sorted: a valid heap
+
+    def _spill(self, over: _Overflow, url_id: int, key: _Key) -> None:
+        """Append a URL to a host's overflow."""
+        self._where[url_id] = _IN_OVERFLOW
+        if over.last is not None and key < over.last and len(over.ids) > over.start:
+            over.ordered = False
+        over.last = key
+        over.ids.append(url_id)
+
+    def _refill(self, host_id: int, over: _Overflow) -> None:
+        """Move the best :attr:`head` overflow URLs to the head (cut: the worst moved).
+
+        In order (FIFO orders, or no update since the last sort) this reads the next
+        entries from ``start``; out of order it sorts the live entries by their keys
+        first (O(n log n) of C-level work for n overflow URLs)."""
+        head = self.head
+        if not over.ordered:
+            ids = over.ids.slice(over.start)
+            ids = np.unique(ids[self._where[ids] == _IN_OVERFLOW])
+            ids = ids[np.lexsort((ids, -self._prio[ids]))]
+            over.ids = Column(np.uint32)
+            over.ids.extend(ids)
+            over.start, over.ordered = 0, True
+            over.last = (-float(self._prio[ids[-1]]), int(ids[-1])) if len(ids) else None
+        ids_col = over.ids
+        end = len(ids_col)
+        pos, moved = over.start, np.empty(0, dtype=np.int64)
+        while len(moved) < head and pos < end:
+            chunk = ids_col.slice(pos, pos + 2 * head)
+            live = np.flatnonzero(self._where[chunk] == _IN_OVERFLOW)
+            use = live[:head - len(moved)]
+            if len(use) < len(live):
+                pos += int(use[-1]) + 1
+            else:
+                pos += len(chunk)
+            moved = np.concatenate((moved, chunk[use]))
+        over.start = pos
+        if pos >= end:
+            del self._over[host_id]
+        elif pos > end // 2:
+            tail = Column(np.uint32)
+            tail.extend(ids_col.slice(pos))
+            over.ids, over.start = tail, 0
+        if not len(moved):
+            return
+        self._where[moved] = _IN_HEAD
+        keys = list(zip((-self._prio[moved]).tolist(), moved.tolist(), strict=True))
+        over.cut = keys[-1]
+        queue = self._queues.setdefault(host_id, [])
+        for key in keys:
+            heapq.heappush(queue, key)
 
     def _compact_ready(self) -> None:
         """Rebuild the ready-host heap: one entry per ready host, keyed by its best URL."""
@@ -347,14 +451,17 @@ class Frontier:
         self._ready = ready
 
     def _best(self, host_id: int) -> _Key | None:
+        """The host's best key (its head's top), refilling the head from the overflow
+        when the head is empty or its top is not below the cut."""
         queue = self._queues.get(host_id)
-        prio = self._prio
-        while queue:
-            neg, url_id = queue[0]
-            if prio.get(url_id) == -neg and self._host_of.get(url_id) == host_id:
-                return queue[0]
-            heapq.heappop(queue)  # taken, or superseded by a priority update
-        return None
+        while True:
+            while queue and not self._live_head(host_id, queue[0]):
+                heapq.heappop(queue)  # taken, superseded, or spilled
+            over = self._over.get(host_id)
+            if over is None or (queue and queue[0] <= over.cut):
+                return queue[0] if queue else None
+            self._refill(host_id, over)
+            queue = self._queues.get(host_id)
 
     def _ready_key(self, host_id: int, best: _Key) -> tuple[float, ...]:
         """The ready-heap key of a host whose best URL is ``best`` (smaller first)."""
@@ -409,7 +516,8 @@ class Frontier:
         if self._ranks is not None:
             rank = self._ranks.rank(best)
             self._ranks.remove(best)
-        del self._prio[url_id], self._host_of[url_id]
+        self._where[url_id] = _ABSENT
+        self._n -= 1
         self._live[host_id] -= 1
         if not self._live[host_id]:
             del self._live[host_id]  # so len(self._live) counts hosts with URLs
@@ -443,13 +551,14 @@ class Frontier:
 
     def drain(self) -> Iterator[int]:
         """Remove every remaining URL, yielding their ids (in id order)."""
-        ids = sorted(self._prio)
-        self._prio.clear()
-        self._host_of.clear()
+        ids = np.flatnonzero(self._where).tolist()
+        self._where[:] = _ABSENT
+        self._n = 0
         self._live.clear()
         self._queues.clear()
+        self._over.clear()
         self._ready.clear()
         self._waiting.clear()
         self._state = {h: _BUSY for h, s in self._state.items() if s == _BUSY}
-        self._ranks = _RankIndex() if self._ranks is not None else None
+        self._ranks = RankIndex() if self._ranks is not None else None
         yield from ids

@@ -10,15 +10,23 @@ Every path that meets URLs registers them here -- the crawl engine, the revisit 
 link history and the WARC import -- and writes their ``urls`` and ``hosts`` rows with
 :meth:`CrawlRegistry.record`, so ids are given and rows written one way.  A resume (or
 a revisit of a stored crawl) loads the stored rows back with :meth:`CrawlRegistry.load`.
-Lookups are O(1); memory is a dict entry plus three list slots per URL.
+Memory per URL is a few compact array slots (:mod:`webcrawl.crawler.seen`): the URL-seen
+test on 64-bit fingerprints (about 13 bytes), the URL text's offset in a side file (8),
+the depth and the host (4 each); the URL strings themselves are in the side file and
+the database, not in memory.  :meth:`CrawlRegistry.id_of` is a dict probe, a binary
+search and, on a fingerprint hit, one ``pread`` that confirms it; :meth:`url` one
+``pread``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 from webcrawl.crawler.politeness import HostSlot
+from webcrawl.crawler.seen import Column, UrlSeen, UrlTexts
 from webcrawl.crawler.urls import host_key
 from webcrawl.storage.records import Outcome
 from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
@@ -40,11 +48,12 @@ class Registered:
 class CrawlRegistry:
     """Every URL and host of one crawl, by dense id (see the module docstring)."""
 
-    def __init__(self) -> None:
-        self._url_id: dict[str, int] = {}
-        self._urls: list[str] = []
-        self._depth: list[int] = []
-        self._url_host: list[int] = []
+    def __init__(self, spill_dir: str | Path | None = None) -> None:
+        #: URL strings, in a side file in ``spill_dir`` (None: the temporary directory)
+        self._urls = UrlTexts(spill_dir)
+        self._url_id = UrlSeen(self._urls.__getitem__)
+        self._depth = Column(np.int32)
+        self._url_host = Column(np.int32)
         self._hops: dict[int, int] = {}  # only URLs reached through redirects
         self._host_id: dict[str, int] = {}
         self._slots: list[HostSlot] = []
@@ -56,7 +65,7 @@ class CrawlRegistry:
         return len(self._urls)
 
     def __contains__(self, url: object) -> bool:
-        return url in self._url_id
+        return isinstance(url, str) and self._url_id.get(url) is not None
 
     def id_of(self, url: str) -> int | None:
         """The id of a known URL, else None."""
@@ -66,10 +75,10 @@ class CrawlRegistry:
         return self._urls[url_id]
 
     def depth(self, url_id: int) -> int:
-        return self._depth[url_id]
+        return int(self._depth[url_id])
 
     def host_of(self, url_id: int) -> int:
-        return self._url_host[url_id]
+        return int(self._url_host[url_id])
 
     def hops(self, url_id: int) -> int:
         """Redirect hops that led to ``url_id`` (0 unless it is a redirect target)."""
@@ -80,13 +89,13 @@ class CrawlRegistry:
 
     def add(self, url: str, depth: int) -> Registered:
         """Give a new (normalised, absolute) URL the next id; its host too if new."""
-        assert url not in self._url_id, url
         hostport = host_key(url)
         host_id = self._host_id.get(hostport)
         new_host = host_id is None
         if host_id is None:
             host_id = self._add_host(hostport, url[: url.index(":")])
-        url_id = self._url_id[url] = len(self._urls)
+        url_id = len(self._urls)
+        self._url_id.add(url, url_id)
         self._urls.append(url)
         self._depth.append(depth)
         self._url_host.append(host_id)
@@ -128,6 +137,17 @@ class CrawlRegistry:
         return self._host_id.get(hostport)
 
     @property
+    def nbytes(self) -> int:
+        """Memory held by the per-URL tables (hosts not counted)."""
+        return (self._urls.nbytes + self._url_id.nbytes + self._depth.nbytes
+                + self._url_host.nbytes + 100 * len(self._hops))
+
+    def spill(self) -> None:
+        """Hold less: write the buffered URL text out, merge recent fingerprints."""
+        self._urls.flush()
+        self._url_id.merge()
+
+    @property
     def host_count(self) -> int:
         return len(self._slots)
 
@@ -163,14 +183,17 @@ class CrawlRegistry:
             if h.id != len(self._slots):
                 raise ValueError(f"host ids must be dense: {h.id} after {len(self._slots)}")
             self._add_host(h.name, "http")
+        rows = list(urls)
+        if any(u.id != i for i, u in enumerate(rows)):
+            bad = next(i for i, u in enumerate(rows) if u.id != i)
+            raise ValueError(f"URL ids must be dense: {rows[bad].id} after {bad}")
+        texts = [u.url for u in rows]
+        self._urls.extend(texts)
+        self._url_id.extend(texts, 0)
+        self._depth.extend(np.fromiter((u.depth for u in rows), np.int32, len(rows)))
+        self._url_host.extend(np.fromiter((u.host_id for u in rows), np.int32, len(rows)))
         scheme_known = [False] * len(self._slots)
-        for u in urls:
-            if u.id != len(self._urls):
-                raise ValueError(f"URL ids must be dense: {u.id} after {len(self._urls)}")
-            self._url_id[u.url] = u.id
-            self._urls.append(u.url)
-            self._depth.append(u.depth)
-            self._url_host.append(u.host_id)
+        for u in rows:
             if not scheme_known[u.host_id]:
                 scheme_known[u.host_id] = True
                 self._scheme[u.host_id] = u.url[: u.url.index(":")]

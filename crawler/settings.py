@@ -33,7 +33,7 @@ from dataclasses import dataclass, fields
 from webcrawl.storage._version import __version__
 from webcrawl.storage.errors import ConfigError
 
-__all__ = ["DEFAULT_USER_AGENT", "VERSION", "CrawlSettings", "user_agent"]
+__all__ = ["DEFAULT_USER_AGENT", "VERSION", "CrawlSettings", "machine_memory", "user_agent"]
 
 #: The product version the User-Agent names (the one version of the project).
 VERSION = __version__
@@ -64,6 +64,11 @@ def user_agent(product: str, contact: str | None) -> str:
     else:
         tail = f"; contact: {contact}"
     return f"{product}/{VERSION} ({DESCRIPTION}{tail})"
+
+
+def machine_memory() -> int:
+    """Bytes of physical memory of this machine."""
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 #: The User-Agent without a contact.
@@ -250,8 +255,18 @@ class CrawlSettings:
     frontier_strategy: str = "bfs"
     #: seed of randomised strategies
     frontier_seed: int = 0
-    #: record each taken URL's rank among all frontier URLs (O(log n) per operation)
+    #: record each taken URL's rank among all frontier URLs (O(log n) per operation;
+    #: its index holds about 120 bytes per frontier URL, see ``memory_limit``)
     frontier_record_rank: bool = True
+    #: URLs each host keeps in its in-memory heap; the rest wait in the host's compact
+    #: overflow (4 bytes a URL) and refill the heap in batches of this size
+    frontier_head: int = 64
+    #: bytes of memory the crawl state may hold (URL-seen set, per-URL tables,
+    #: frontier, hosts; ``2G``, ``512M`` in files and on the command line): past it the
+    #: hosts' in-memory heaps shrink and their URLs spill to the overflows, and if that
+    #: is not enough the crawl stops cleanly with a one-line message (resume it with a
+    #: higher limit).  None: half of the machine's memory
+    memory_limit: int | None = None
     #: records buffered before the store commits a batch
     store_batch_size: int = 2000
     #: seconds between store commits at most
@@ -281,9 +296,9 @@ class CrawlSettings:
                     "scope_max_url_length", "scope_max_path_repeat", "store_batch_size",
                     "robots_max_attempts", "robots_max_size", "robots_cache_ttl",
                     "sitemaps_max_files", "sitemaps_max_urls", "sitemaps_max_bytes",
-                    "warc_max_size")
+                    "warc_max_size", "frontier_head", "memory_limit")
         for name in positive:
-            if getattr(self, name) <= 0:
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
         for name in ("scope_max_depth", "scope_max_pages", "scope_max_per_host"):
             value = getattr(self, name)
@@ -329,6 +344,13 @@ class CrawlSettings:
             from webcrawl.crawler.proxy import parse_proxy  # validates the proxy URL
 
             parse_proxy(self.proxy, "proxy")
+
+    @property
+    def memory_budget(self) -> int:
+        """``memory_limit`` in bytes, the machine's half when it is None."""
+        if self.memory_limit is not None:
+            return self.memory_limit
+        return machine_memory() // 2
 
     @classmethod
     def polite_off(cls, **overrides: object) -> CrawlSettings:

@@ -37,6 +37,7 @@ __all__ = [
     "print_table",
     "seed_int",
     "settings_layers",
+    "size_arg",
     "warc_settings",
 ]
 
@@ -102,6 +103,19 @@ def int_at_least(low: int) -> Callable[[str], int]:
 def float_at_least(low: float, *, strict: bool = False) -> Callable[[str], float]:
     """Finite numbers in ``[low, MAX_FLOAT]`` (``(low, MAX_FLOAT]`` if strict)."""
     return float_range(low, low_open=strict)
+
+
+def size_arg(text: str) -> int:
+    """An argparse ``type`` for a positive byte size (``4096``, ``512M``, ``2G``)."""
+    from webcrawl.crawler.config import parse_size
+
+    try:
+        value = parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive size, got {text}")
+    return value
 
 
 positive_int = int_range(1)

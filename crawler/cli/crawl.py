@@ -17,6 +17,7 @@ from webcrawl.crawler.cli._common import (
     positive_int,
     print_json,
     settings_layers,
+    size_arg,
     warc_settings,
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
@@ -93,6 +94,12 @@ def register(sub: Any) -> None:
                         "only database writer (--workers actors, default one per CPU of "
                         "the cluster; needs pip install 'webcrawl[cluster]'; see the user "
                         "guide, 'Clusters')")
+    p.add_argument("--memory-limit", type=size_arg, default=None, metavar="SIZE",
+                   help="memory the crawl state may hold (URL-seen set, URL tables, "
+                        "frontier), e.g. 2G or 512M: past it the frontier spills its "
+                        "in-memory queues, and if that is not enough the crawl stops "
+                        "cleanly, to resume with a higher limit (default: half of the "
+                        "machine's memory)")
     p.add_argument("--retries", type=positive_int, default=None, metavar="N",
                    help=f"attempts per URL for transient errors (default {d.retry_attempts})")
     p.add_argument("--proxy", default=None, metavar="URL",
@@ -113,7 +120,8 @@ _CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
                  "max_per_host": "scope_max_per_host", "strategy": "frontier_strategy",
                  "max_links_per_page": "links_max_per_page", "sitemaps": "sitemaps_follow",
                  "workers": "workers", "proxy": "proxy",
-                 "links_from_duplicates": "links_from_duplicates"}
+                 "links_from_duplicates": "links_from_duplicates",
+                 "memory_limit": "memory_limit"}
 
 
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -209,6 +217,11 @@ def run(args: argparse.Namespace) -> int:
         print_json(crawler.stats.as_dict())
     elif not args.quiet:
         print(format_summary(crawler.stats), file=sys.stderr)
+    if crawler.memory_full is not None:
+        print(f"webcrawl: error: {crawler.memory_full}; stopped cleanly, continue with: "
+              f"webcrawl crawl --db {args.db} --resume --memory-limit LARGER",
+              file=sys.stderr)
+        return 1
     if crawler.stats.stopped == "stopped":
         if not args.quiet:
             print(f"stopped; continue with: webcrawl crawl --db {args.db} --resume",

@@ -52,6 +52,7 @@ TEXTS: dict[str, tuple[str, Any]] = {
     "frontier_strategy": ("dfs", "dfs"),
     "frontier_seed": ("9", 9),
     "frontier_record_rank": ("0", False), "store_batch_size": ("10", 10),
+    "frontier_head": ("8", 8), "memory_limit": ("1.5G", 3 << 29),
     "store_flush_interval": ("0.1", 0.1), "progress_interval": ("2", 2.0),
     "progress_log_interval": ("30", 30.0),
     "stop_grace": ("2.5", 2.5),

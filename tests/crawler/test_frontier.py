@@ -162,10 +162,11 @@ def test_heaps_stay_bounded_under_many_updates() -> None:
 
 
 # -- bulk updates ---------------------------------------------------------------------
-def _setup(seed: int) -> tuple[Frontier, list[int], float]:
+def _setup(seed: int, head: int = 64,
+           host_order: str = "best-url") -> tuple[Frontier, list[int], float]:
     """A frontier with hosts in every state: busy, waiting (future), ready, empty."""
     rng = random.Random(seed)
-    f = Frontier()
+    f = Frontier(head=head, host_order=host_order)
     hosts = 12
     for url_id in range(3000):
         # few distinct priorities: many ties, broken by url id
@@ -202,14 +203,14 @@ def _setup(seed: int) -> tuple[Frontier, list[int], float]:
 
 def _batch(seed: int, f: Frontier, size: int) -> list[tuple[int, float]]:
     rng = random.Random(seed + 1000)
-    ids = sorted(f._prio)
+    ids = sorted(f.priorities())
     batch: list[tuple[int, float]] = []
     for _ in range(size):
         r = rng.random()
         # a few taken or unknown ids (ignored); repeats (the later pair wins)
         url_id = rng.randrange(3000, 3100) if r < 0.05 else rng.choice(ids)
         unchanged = r > 0.9 and url_id in f
-        priority = f._prio[url_id] if unchanged else float(rng.randint(0, 30))
+        priority = f.priority(url_id) if unchanged else float(rng.randint(0, 30))
         batch.append((url_id, priority))
     return batch
 
@@ -226,7 +227,7 @@ def _drive(seed: int, f: Frontier, busy: list[int], now: float) -> list[object]:
             f.add(next_id, rng.choice([99, 100, rng.randrange(12)]), float(rng.randint(0, 30)))
             next_id += 1
         elif r < 0.08 and len(f):
-            f.update(rng.choice(list(f._prio)), float(rng.randint(0, 30)))
+            f.update(rng.choice(list(f.priorities())), float(rng.randint(0, 30)))
         elif r < 0.6 and (host := f.pop_ready(now)) is not None:
             busy.append(host)
             trace.append(("take", f.take(host)))
@@ -251,11 +252,32 @@ def test_update_many_equals_per_item_updates(seed: int, size: int) -> None:
     bulk.update_many(batch)
     for url_id, priority in batch:
         single.update(url_id, priority)
-    assert bulk._prio == single._prio
+    assert bulk.priorities() == single.priorities()
     trace = _drive(seed, bulk, busy, now)
     assert trace == _drive(seed, single, busy, now)
     takes = [t for kind, t in trace if kind == "take" and t is not None]
     assert len(takes) > 2900
+
+
+@pytest.mark.parametrize("host_order", ["best-url", "most-pending"])
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("head", [1, 3, 17])
+def test_spilled_heads_take_the_same_urls_as_unbounded_heaps(seed: int, head: int,
+                                                            host_order: str) -> None:
+    """Hosts holding only ``head`` URLs in memory (the rest in their overflow) take
+    exactly the URLs, priorities and ranks a frontier without overflow takes, through
+    adds, updates, a bulk rebuild and every host state."""
+    unbounded, busy, now = _setup(seed, head=10**9, host_order=host_order)
+    spilled, _, _ = _setup(seed, head=head, host_order=host_order)
+    assert spilled.spilled > 0 and unbounded.spilled == 0
+    assert spilled.host_size(0) <= 2 * head + 64
+    batch = _batch(seed, unbounded, 4000)
+    unbounded.update_many(batch)
+    spilled.update_many(batch)
+    assert spilled.priorities() == unbounded.priorities()
+    trace = _drive(seed, unbounded, busy, now)
+    assert _drive(seed, spilled, busy, now) == trace
+    assert len([t for kind, t in trace if kind == "take" and t is not None]) > 2900
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -267,7 +289,7 @@ def test_ranks_after_bulk_rebuild_are_exact(seed: int) -> None:
     batch = [(u, float(rng.randint(0, 50))) for u in range(0, 3000, 2)]
     assert f.rebuilds(len(batch))
     f.update_many(batch)
-    prio = dict(f._prio)
+    prio = f.priorities()
     assert prio == {u: dict(batch).get(u, p) for u, p in prio.items()}
     ranks = f._ranks
     assert ranks is not None

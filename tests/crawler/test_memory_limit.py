@@ -1,0 +1,165 @@
+"""A crawl under ``memory_limit`` (crawler.budget): it spills, keeps its order, resumes.
+
+One fixture web of 40 hosts whose pages link across hosts, all in scope, crawled with
+one request at a time and no politeness delay, so the fetch order is the ordering's
+alone: an unlimited crawl gives the reference order and the peak of its crawl state.
+A crawl limited to a third of that peak must spill (its state stays under the limit),
+fetch the same pages in the same order, and, killed with SIGKILL at several points and
+resumed, lose nothing committed, take no URL twice and end with the same links and
+outcomes.  A limit the compact state cannot fit stops the crawl
+cleanly with one line, and a resume with a larger limit finishes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import webcrawl.crawler.budget as budget_module
+from miniweb import read_db
+from test_crash_safety import check_one_take_per_url, completed_fetches, integrity_ok, kill_at
+from webcrawl.crawler.budget import MemoryBudget
+from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.frontier import Frontier
+from webcrawl.crawler.registry import CrawlRegistry
+from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
+
+pytestmark = pytest.mark.timeout(180)
+
+WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
+#: How far past the limit the state may get between two checks: one check interval of
+#: new URLs, each at most a recent fingerprint (100 B), its array slots (41 B) and a
+#: head entry (120 B).
+BETWEEN_CHECKS = budget_module.CHECK_EVERY * (100 + 41 + 120)
+
+
+def settings(limit: int | None) -> CrawlSettings:
+    return CrawlSettings.polite_off(resolve=("*.test=127.0.0.1",), scope_hosts=("*.test",),
+                                    concurrency=1, memory_limit=limit)
+
+
+def cli(seed: str, db: Path, limit: int) -> list[str]:
+    return [*WEBCRAWL, "crawl", seed, "--db", str(db), "--resolve", "*.test=127.0.0.1",
+            "--allow-host", "*.test", "--delay-factor", "0", "--min-delay", "0",
+            "--max-delay", "0", "--concurrency", "1", "--memory-limit", str(limit),
+            "--quiet"]
+
+
+def fetch_order(db: Path) -> list[str]:
+    """The URLs in the order of their first fetch."""
+    order: dict[str, None] = {}
+    for url, *_ in read_db(db)["fetches"]:
+        order.setdefault(url)
+    return list(order)
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Any]:
+    web = FixtureWeb.build(FixtureConfig(pages=3000, hosts=40, seed=5))
+    with serve_in_thread(web) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def unlimited(served: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    db = tmp_path_factory.mktemp("unlimited") / "c.db"
+    crawler = Crawler(db, [served.seed_url], settings(None))
+    asyncio.run(crawler.run())
+    assert crawler.stats.stopped == "done" and crawler.memory_full is None
+    data = read_db(db)
+    data["order"] = fetch_order(db)
+    data["peak"] = crawler.stats.state_bytes
+    assert len(data["order"]) > 2000 and len(data["hosts"]) == 40
+    return data
+
+
+def test_a_limited_crawl_spills_and_fetches_in_the_same_order(
+        served: Any, unlimited: dict[str, Any], tmp_path: Path) -> None:
+    limit = unlimited["peak"] // 3
+    crawler = Crawler(tmp_path / "c.db", [served.seed_url], settings(limit))
+    asyncio.run(crawler.run())
+    assert crawler.memory_full is None and crawler.stats.stopped == "done"
+    assert crawler.stats.state_bytes <= limit + BETWEEN_CHECKS < unlimited["peak"]
+    assert fetch_order(tmp_path / "c.db") == unlimited["order"]
+    assert read_db(tmp_path / "c.db")["edges"] == unlimited["edges"]
+
+
+def test_kill_9_of_a_spilled_crawl_resumes_exactly(
+        served: Any, unlimited: dict[str, Any], tmp_path: Path) -> None:
+    """Killed with SIGKILL at three points and resumed under the limit: what was
+    committed stays committed unchanged, no URL is taken twice, and the finished crawl
+    has the unlimited crawl's links and outcomes."""
+    db = tmp_path / "c.db"
+    cmd = cli(served.seed_url, db, unlimited["peak"] // 3)
+    points = sorted(random.Random(34).sample(range(100, 2000), 3))
+    committed: dict[str, set[tuple[int, int]]] = {}
+    for i, fetches in enumerate(points):
+        kill_at(cmd if i == 0 else [*cmd, "--resume"], db, fetches=fetches)
+        integrity_ok(db)
+        check_one_take_per_url(db)
+        now = completed_fetches(db)
+        assert {u: now[u] for u in committed} == committed
+        committed = now
+    done = subprocess.run([*cmd, "--resume"], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    data = read_db(db)
+    assert data["edges"] == unlimited["edges"]
+    assert data["outcomes"] == unlimited["outcomes"]
+    after = completed_fetches(db)
+    assert {u: after[u] for u in committed} == committed
+    check_one_take_per_url(db)
+
+
+def test_a_limit_the_state_cannot_fit_stops_cleanly_then_resumes(
+        served: Any, unlimited: dict[str, Any], tmp_path: Path) -> None:
+    db = tmp_path / "c.db"
+    small = subprocess.run(cli(served.seed_url, db, 40_000), capture_output=True,
+                           timeout=120)
+    err = small.stderr.decode()
+    assert small.returncode == 1, err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.startswith("webcrawl: error:")]
+    assert len(lines) == 1 and "memory limit 39.1K reached" in lines[0], err
+    assert "--resume --memory-limit" in lines[0]
+    integrity_ok(db)
+    stopped_at = len(fetch_order(db))
+    assert 0 < stopped_at < len(unlimited["order"])
+    larger = subprocess.run([*cli(served.seed_url, db, 2**30), "--resume"],
+                            capture_output=True, timeout=120)
+    assert larger.returncode == 0, larger.stderr.decode()
+    assert fetch_order(db) == unlimited["order"]
+    assert read_db(db)["outcomes"] == unlimited["outcomes"]
+
+
+def _long_queues() -> tuple[CrawlRegistry, Frontier]:
+    registry = CrawlRegistry()
+    frontier = Frontier(record_rank=False)
+    for i in range(4000):
+        new = registry.add(f"http://h{i % 8}.test/p{i}", 1)
+        frontier.add(new.url_id, new.host_id, float(i % 5))
+    registry.spill()
+    return registry, frontier
+
+
+def test_the_budget_shrinks_heads_before_it_gives_up() -> None:
+    """Hosts with long queues: over the limit, heads halve down to one URL each (their
+    URLs spill to the overflows); only a state that still does not fit is refused."""
+    registry, frontier = _long_queues()
+    floor_registry, floor_frontier = _long_queues()
+    floor_frontier.shrink_heads(1)  # the least the state can hold
+    floor = MemoryBudget(1, floor_registry, floor_frontier).used()
+    budget = MemoryBudget(floor, registry, frontier)
+    assert frontier.head == 64 and budget.used() > floor + 120 * 8 * 32
+    assert budget.check() is None
+    assert frontier.head == 1 and budget.used() == floor
+    assert max(frontier.host_size(h) for h in range(8)) == 1
+    refused = MemoryBudget(floor - 1, registry, frontier).check()
+    assert refused is not None and refused.startswith("memory limit ")
+    assert floor_frontier.priorities() == frontier.priorities()
