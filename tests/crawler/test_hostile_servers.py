@@ -219,18 +219,24 @@ async def test_calendar_trap_bounded_by_max_per_host(tmp_path: Path) -> None:
     assert calendar and len(page_requests) <= cap
 
 
-async def test_relative_link_trap_bounded_by_path_repeat(mini_web: MiniWeb,
-                                                         tmp_path: Path) -> None:
-    # Every folder links to 'x/' below itself: /x/, /x/x/, /x/x/x/ ... forever.  Each
-    # folder's page names its path, so the content-seen test (identical bodies are one
-    # document) does not end the trap first: the scope rule is what is tested here.
+@pytest.mark.parametrize(("names_path", "hits"), [
+    (True, ["/", "/x/", "/x/x/", "/x/x/x/"]),   # bounded by scope_max_path_repeat=3
+    (False, ["/", "/x/"]),                      # /x/ repeats /'s body: its links unread
+])
+async def test_relative_link_trap_bounded_by_path_repeat(mini_web: MiniWeb, tmp_path: Path,
+                                                         names_path: bool,
+                                                         hits: list[str]) -> None:
+    # Every folder links to 'x/' below itself: /x/, /x/x/, /x/x/x/ ... forever.  When each
+    # folder's page names its path the scope rule ends the trap; when every page is the
+    # same document the content-seen test ends it first.
     from miniweb import Page
 
     class Trap(dict[tuple[str, str], Any]):
         def get(self, key: Any, default: Any = None) -> Any:
             host, path = key
             if host == "site.test" and path.startswith("/") and path.endswith("/"):
-                return Page(body=html("x/", extra=f"<title>{path}</title>"))
+                title = f"<title>{path}</title>" if names_path else ""
+                return Page(body=html("x/", extra=title))
             return default
 
     mini_web.pages = Trap()
@@ -238,5 +244,5 @@ async def test_relative_link_trap_bounded_by_path_repeat(mini_web: MiniWeb,
     stats = await Crawler(tmp_path / "c.db", [mini_web.url("site.test", "/")], settings).run()
     assert stats.stopped == "done"
     paths = [h.path for h in mini_web.page_hits()]
-    assert paths == ["/", "/x/", "/x/x/", "/x/x/x/"]
+    assert paths == hits
 

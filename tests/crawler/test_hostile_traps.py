@@ -93,7 +93,10 @@ class TrapSite:
             links = ["a/", "b/"]
         else:
             return aioweb.Response(status=404)
-        return aioweb.Response(text=html(*links), content_type="text/html")
+        # Each page names its address, so no two bodies are equal: the content-seen test
+        # (a repeated body's links are not read) would end the /deep/ trap before its rule.
+        return aioweb.Response(text=html(*links, extra=f"<title>{request.path_qs}</title>"),
+                               content_type="text/html")
 
     async def start(self) -> None:
         app = aioweb.Application()
