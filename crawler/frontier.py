@@ -225,6 +225,40 @@ class Frontier:
             self._head_push(host_id, key)
         self._notify(host_id, key)
 
+    def add_many(self, url_ids: np.ndarray, host_ids: np.ndarray,
+                 priorities: np.ndarray) -> None:
+        """:meth:`add` for each ``(url_id, host_id, priority)`` in order (ids unique and
+        new): the per-URL arrays are written at once, and each host is told once."""
+        if not len(url_ids):
+            return
+        top = int(url_ids.max())
+        self._grow(top)
+        self._top = max(self._top, top + 1)
+        self._prio[url_ids] = priorities
+        self._host_of[url_ids] = host_ids
+        self._n += len(url_ids)
+        best: dict[int, _Key] = {}
+        live, overs, where = self._live, self._over, self._where
+        live_get, over_get, best_get = live.get, overs.get, best.get
+        spill, head_push = self._spill, self._head_push
+        keys = list(zip((-priorities).tolist(), url_ids.tolist(), strict=True))
+        for key, host_id in zip(keys, host_ids.tolist(), strict=True):
+            live[host_id] = live_get(host_id, 0) + 1
+            over = over_get(host_id)
+            if over is not None and key > over.cut:
+                spill(over, key[1], key)
+            else:
+                where[key[1]] = _IN_HEAD
+                head_push(host_id, key)
+            old = best_get(host_id)
+            if old is None or key < old:
+                best[host_id] = key
+        if self._ranks is not None:
+            for key in keys:
+                self._ranks.add(key)
+        for host_id, key in best.items():
+            self._notify(host_id, key)
+
     def update(self, url_id: int, priority: float) -> None:
         """Change a frontier URL's priority (ignored for URLs already taken)."""
         if url_id not in self:
