@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ def _crawler(tmp_path: Path, name: str, strategy: str,
     return crawler
 
 
-def _register_one(c: Crawler, url: str, depth: int, found_by: int, follow: bool) -> int:
+def _register_one(c: Crawler, url: str, follow: bool, *, depth: int, found_by: int) -> int:
     """The engine's registration of one URL as it was before batches."""
     assert c.store is not None and c.scope is not None
     known = c.registry.id_of(url)
@@ -111,14 +112,13 @@ def test_batch_registration_is_one_url_at_a_time(
     batch = _crawler(tmp_path, "batch", strategy, fingerprint)
     single = _crawler(tmp_path, "single", strategy, fingerprint)
     batch._register(SEED, 0, -1)
-    _register_one(single, SEED, 0, -1, True)
+    _register_one(single, SEED, True, depth=0, found_by=-1)
     s = batch.settings
     for seq, (pick, page) in enumerate(_pages(7, 120)):
         page_id = pick % len(batch.registry)
         got = batch._page_links(page_id, seq, page)
         depth = single.registry.depth(page_id) + 1
-        want = link_ids(page, lambda url, follow: _register_one(single, url, depth, seq,
-                                                                follow),
+        want = link_ids(page, partial(_register_one, single, depth=depth, found_by=seq),
                         obey_meta_nofollow=s.links_obey_meta_nofollow,
                         follow_nofollow=s.links_follow_nofollow)
         assert got == want
