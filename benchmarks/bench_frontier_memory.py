@@ -14,8 +14,8 @@ and one vectorised search per sorted run; ids, hosts, depths, URL texts to the s
 file), the strategy's ``discovered_many`` (its per-URL state), a budget tick per new URL
 and the frontier's ``add_many``; the engine's scope test and the rows it writes to the
 database are left out (they are not crawl state).  The rank index is off
-(``frontier_record_rank``; its cost, about 120 B a frontier URL, is printed separately
-on request with ``--rank``).  Every URL stays in the frontier, the worst case; a page's
+(``frontier_record_rank``; its cost, about 12 B a frontier URL, is measured with
+``--rank``).  Every URL stays in the frontier, the worst case; a page's
 links are on ``--links`` different hosts, also the worst case for the frontier.
 Printed per ordering: the growth of the process's resident memory (RSS, from
 ``/proc/self/status``) per URL at the end and at its peak (``ru_maxrss``), the crawl

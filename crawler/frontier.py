@@ -175,11 +175,11 @@ class Frontier:
     @property
     def nbytes(self) -> int:
         """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
-        entry, a key tuple in a heap), the rank index likewise."""
+        entry, a key tuple in a heap), the rank index (12 B a key)."""
         arrays = 13 * self._top  # float64 + int32 + uint8 by URL id, as far as written
         over = sum(o.ids.nbytes for o in self._over.values())
         heads = 120 * sum(len(q) for q in self._queues.values())
-        ranks = 0 if self._ranks is None else 120 * self._n
+        ranks = 0 if self._ranks is None else self._ranks.nbytes
         return int(arrays + over + heads + ranks)
 
     def _grow(self, url_id: int) -> None:
