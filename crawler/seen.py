@@ -35,6 +35,7 @@ heap; a kill leaves nothing behind.
 from __future__ import annotations
 
 import array
+import ctypes
 import os
 import tempfile
 import weakref
@@ -45,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Column", "UrlSeen", "UrlTexts"]
+__all__ = ["Column", "UrlSeen", "UrlTexts", "release_free_memory"]
 
 #: Recent additions held in a dict before they join the recent sorted run.
 RECENT_MAX = 1 << 14
@@ -64,6 +65,29 @@ _REL_MAX = (1 << 32) - 1
 TEXT_BUFFER = 1 << 20
 #: ``array.array`` type codes of the numpy types a :class:`Column` holds.
 _TYPECODES = {"i4": "i", "u4": "I", "i8": "q", "f8": "d", "u1": "B", "u2": "H"}
+
+
+def _libc_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
+
+
+_MALLOC_TRIM = _libc_malloc_trim()
+
+
+def release_free_memory() -> None:
+    """Give the heap's free pages back to the system.
+
+    glibc keeps memory freed inside its heap resident (a growing crawl state frees
+    many mid-sized arrays as it replaces them with larger ones: 17 of 66 resident bytes
+    per URL at three million URLs, measured) until ``malloc_trim`` returns the free
+    pages; elsewhere this does nothing.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 class Column:
@@ -394,6 +418,7 @@ class UrlSeen:
             self._run_fps = np.empty(0, dtype=np.int64)
             self._run_ids = np.empty(0, dtype=np.uint32)
             self._merge_main(fps, ids)
+            release_free_memory()  # after each growth of a sixteenth: O(1) amortised
 
     def _merge_main(self, fps: np.ndarray, ids: np.ndarray) -> None:
         """Merge sorted fingerprints (none of them in the main run) into the main run,
