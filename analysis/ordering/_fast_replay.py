@@ -55,13 +55,13 @@ _HEAP = ("_before", "_put", "_sift_up", "_sift_down")
 
 def have_compiler() -> bool:
     """Whether numba is importable (the random and backlink replays need it)."""
-    return _compile() is not None
+    return _compile("random") is not None
 
 
-def _compile(name: str = "random") -> Any:
+def _compile(name: str) -> Any:
     if name == "backlink":
         return compiled(_backlink_replay, *_HEAP)
-    return compiled(_random_replay, *_HEAP)
+    return compiled(_discovery_replay, "_discover", *_HEAP)
 
 
 def fast_replay(strategy: Any, indptr: np.ndarray, indices: np.ndarray,
@@ -78,24 +78,19 @@ def fast_replay(strategy: Any, indptr: np.ndarray, indices: np.ndarray,
     from webcrawl.analysis.ordering.strategies.bfs import BreadthFirst
     from webcrawl.analysis.ordering.strategies.random_order import RandomOrder
 
-    kind = type(strategy)
-    if kind is BreadthFirst:
-        queue = compiled(_fifo_replay)
-        if queue is None:
-            return _bfs(indptr, indices, fetchable, seeds)
-        order, depth, discovery, fetched, found = queue(indptr, indices, fetchable,
-                                                        seeds.astype(np.int64))
-        order = order[:fetched].astype(np.int64)
-        return (order, np.zeros(fetched), depth[order].astype(np.int64),
-                discovery[:found].astype(np.int64))
-    name = {RandomOrder: "random", BacklinkCount: "backlink"}.get(kind, "")
+    kinds: dict[type, str] = {BreadthFirst: "bfs", RandomOrder: "random",
+                              BacklinkCount: "backlink"}
+    name = kinds.get(type(strategy), "")
     run = _compile(name) if name else None
+    if name == "bfs" and run is None:
+        return _bfs(indptr, indices, fetchable, seeds)
     if run is None:
         return None
     arguments = [indptr.astype(np.int64, copy=False), indices, fetchable,
                  seeds.astype(np.int64)]
-    if name == "random":
-        arguments.append(np.random.default_rng(seed).random(indptr.size - 1))
+    if name != "backlink":  # bfs: no draws
+        n = (indptr.size - 1) if name == "random" else 0
+        arguments.append(np.random.default_rng(seed).random(n))
     order, priorities, depth, discovery, fetched, found = run(*arguments)
     order, priorities = order[:fetched], priorities[:fetched]
     return order.astype(np.int64), priorities, depth[order].astype(np.int64), \
@@ -141,28 +136,47 @@ def _bfs(indptr: np.ndarray, indices: np.ndarray, fetchable: np.ndarray,
             np.concatenate(discovery))
 
 
-def _fifo_replay(indptr: Any, indices: Any, fetchable: Any,
-                 seeds: Any) -> Any:  # pragma: no cover - compiled by numba
-    """The bfs ordering's replay loop (plain Python, compiled by numba): every
-    priority 0, ties to the node discovered first, so the discovery sequence is the
-    queue and the fetchable nodes are taken in its order."""
+def _discovery_replay(indptr: Any, indices: Any, fetchable: Any, seeds: Any,
+                      draws: Any) -> Any:  # pragma: no cover - compiled by numba
+    """The bfs and random orderings' replay loop (plain Python, compiled by numba).
+
+    ``draws`` empty (bfs): every priority is 0 and ties go to the node discovered
+    first, so the discovery sequence is the queue.  Else (random) the k-th node
+    discovered has priority ``draws[k]``, and the fetchable nodes wait in a 4-ary
+    max-heap whose slots hold the keys themselves (the draw and the discovery
+    sequence, the tie-break): a sift compares neighbouring slots instead of looking
+    two arrays up per node compared.  Each node enters once and leaves once.
+    """
     n = indptr.size - 1
+    ranked = draws.size > 0
     depth = np.full(n, -1, dtype=np.int32)
     discovery = np.empty(n, dtype=indices.dtype)
     order = np.empty(n, dtype=indices.dtype)
-    found = 0
-    fetched = 0
+    priorities = np.zeros(n, dtype=np.float64)
+    key = np.empty(n if ranked else 0, dtype=np.float64)
+    seq = np.empty(n if ranked else 0, dtype=np.int64)
+    size = found = fetched = head = 0
     for s in seeds:
         if depth[s] < 0:
             depth[s] = 0
-            discovery[found] = s
+            size = _discover(s, found, discovery, fetchable, draws, key, seq, size)
             found += 1
-    head = 0
-    while head < found:
-        page = discovery[head]
-        head += 1
-        if not fetchable[page]:
-            continue
+    while True:
+        if ranked:
+            if size == 0:
+                break
+            priorities[fetched], at = key[0], seq[0]
+            size -= 1
+            if size > 0:
+                _sift_down(key, seq, seq[:0], size, key[size], seq[size])
+            page = discovery[at]
+        else:
+            while head < found and not fetchable[discovery[head]]:
+                head += 1
+            if head == found:
+                break
+            page = discovery[head]
+            head += 1
         order[fetched] = page
         fetched += 1
         child = depth[page] + 1
@@ -170,59 +184,20 @@ def _fifo_replay(indptr: Any, indices: Any, fetchable: Any,
             t = indices[k]
             if depth[t] < 0:
                 depth[t] = child
-                discovery[found] = t
-                found += 1
-    return order, depth, discovery, fetched, found
-
-
-def _random_replay(indptr: Any, indices: Any, fetchable: Any, seeds: Any,
-                   draws: Any) -> Any:  # pragma: no cover - compiled by numba
-    """The random ordering's replay loop (plain Python, compiled by numba).
-
-    A 4-ary max-heap whose slots hold the keys themselves (the node's draw and its
-    discovery sequence, the tie-break): a sift compares neighbouring slots instead of
-    looking two arrays up per node compared.  Each node enters once and leaves once.
-    """
-    n = indptr.size - 1
-    depth = np.full(n, -1, dtype=np.int32)
-    discovery = np.empty(n, dtype=indices.dtype)
-    order = np.empty(n, dtype=indices.dtype)
-    priorities = np.empty(n, dtype=np.float64)
-    key = np.empty(n, dtype=np.float64)
-    seq = np.empty(n, dtype=np.int64)
-    untracked = np.zeros(0, dtype=np.int64)  # no node is looked up in the heap
-    size = 0
-    found = 0
-    fetched = 0
-    for s in seeds:
-        if depth[s] >= 0:
-            continue
-        depth[s] = 0
-        discovery[found] = s
-        if fetchable[s]:
-            _sift_up(key, seq, untracked, size, draws[found], found)
-            size += 1
-        found += 1
-    while size > 0:
-        top, at = key[0], seq[0]
-        size -= 1
-        if size > 0:
-            _sift_down(key, seq, untracked, size, key[size], seq[size])
-        page = discovery[at]
-        order[fetched] = page
-        priorities[fetched] = top
-        fetched += 1
-        child = depth[page] + 1
-        for k in range(indptr[page], indptr[page + 1]):
-            t = indices[k]
-            if depth[t] < 0:
-                depth[t] = child
-                discovery[found] = t
-                if fetchable[t]:
-                    _sift_up(key, seq, untracked, size, draws[found], found)
-                    size += 1
+                size = _discover(t, found, discovery, fetchable, draws, key, seq, size)
                 found += 1
     return order, priorities, depth, discovery, fetched, found
+
+
+def _discover(v: int, found: int, discovery: Any, fetchable: Any, draws: Any, key: Any,
+              seq: Any, size: int) -> int:  # pragma: no cover - compiled by numba
+    """Record ``v`` as the ``found``-th node discovered; into the random replay's heap
+    when it is fetchable.  The heap's new size."""
+    discovery[found] = v
+    if draws.size > 0 and fetchable[v]:
+        _sift_up(key, seq, seq[:0], size, draws[found], found)
+        return size + 1
+    return size
 
 
 def _backlink_replay(indptr: Any, indices: Any, fetchable: Any,
