@@ -14,8 +14,8 @@ from webcrawl.analysis.graph.connectivity import (
     Components,
     _components,
     _search,
+    _strong_components,
     _weak_components,
-    components,
     reach,
     transposed,
 )
@@ -166,7 +166,7 @@ def bowtie(adjacency: Any) -> BowTie:
        33(1-6), 309-320, 2000.
     """
     adj = as_links(adjacency)
-    strong = components(adj, "strong")
+    strong = _strong_components(adj)  # adj checked already
     scc_nodes = np.flatnonzero(strong.labels == strong.largest)
     regions = _compiled_regions(adj, strong, scc_nodes)
     if regions is None:

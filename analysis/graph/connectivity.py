@@ -93,8 +93,13 @@ def components(adjacency: Any, connection: Literal["strong", "weak"] = "strong")
         indptr_t, indices_t = transposed(adj)
         count, labels = _weak_components(adj, indptr_t, indices_t)
     else:
-        count, labels = connected_components(adj, directed=True, connection=connection)
+        return _strong_components(adj)
     return _components(count, labels)
+
+
+def _strong_components(adj: sp.csr_array) -> Components:
+    """:func:`components` of a checked CSR array (see :func:`as_links`), strong."""
+    return _components(*connected_components(adj, directed=True, connection="strong"))
 
 
 def _components(count: int, labels: np.ndarray) -> Components:

@@ -130,11 +130,11 @@ def bowtie_path(request, monkeypatch: pytest.MonkeyPatch) -> str:
     else:
         pytest.importorskip("numba")
     if request.param == "relabelled":
-        def shuffled(adj, connection):
-            strong = components(adj, connection)
+        def shuffled(adj):
+            strong = components(adj, "strong")
             order = np.random.default_rng(strong.count).permutation(strong.count)
             return bowtie_alg._components(strong.count, order[strong.labels])
-        monkeypatch.setattr(bowtie_alg, "components", shuffled)
+        monkeypatch.setattr(bowtie_alg, "_strong_components", shuffled)
     return str(request.param)
 
 
