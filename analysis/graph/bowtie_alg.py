@@ -144,20 +144,21 @@ def bowtie(adjacency: Any) -> BowTie:
     The regions partition the nodes.
 
     *Algorithm.*  Strong components by
-    :func:`scipy.sparse.csgraph.connected_components` (Pearce).  With numba (the
-    optional extra ``webcrawl[fast]``), no transpose: a compiled forward search from
-    SCC; what reaches SCC and what reaches OUT in one pass over the components in
-    scipy's numbering, which is reverse topological (each component is completed
-    after every component it reaches; checked link by link, with the searches below
-    as the fallback); a forward search from IN through the nodes outside SCC, IN and
-    OUT; the weak components by a union-find over the links of the nodes those
-    searches leave (every other node is in SCC's weak component).  O(n + m) time,
-    one pass over the links besides the strong components and the forward search;
-    memory beyond the adjacency about 30 bytes a node.  Without numba: the
-    transpose's index arrays (no values: 4 bytes a link, 6 while built), weak
-    components over both, and four vectorised breadth-first searches
-    (:func:`webcrawl.analysis.graph.connectivity.reachable`): forward from SCC and
-    from IN on the adjacency, backward from SCC and from OUT on the transpose.
+    :func:`webcrawl.analysis.graph.connectivity.components` (Tarjan's, compiled, or
+    scipy's Pearce's).  With numba (the optional extra ``webcrawl[fast]``), no
+    transpose: a compiled forward search from SCC; what reaches SCC and what reaches
+    OUT in one pass over the components in their numbering, which is reverse
+    topological (each component is completed after every component it reaches;
+    checked link by link, with the searches below as the fallback); a forward search
+    from IN through the nodes outside SCC, IN and OUT; the weak components by a
+    union-find over the links of the nodes those searches leave (every other node is
+    in SCC's weak component).  O(n + m) time, one pass over the links besides the
+    strong components and the forward search; memory beyond the adjacency about 30
+    bytes a node.  Without numba: the transpose's index arrays (no values: 4 bytes a
+    link, 6 while built), weak components over both, and four vectorised
+    breadth-first searches (:func:`webcrawl.analysis.graph.connectivity.reachable`):
+    forward from SCC and from IN on the adjacency, backward from SCC and from OUT on
+    the transpose.
 
     References
     ----------
@@ -221,7 +222,7 @@ def _compiled_regions(adj: sp.csr_array, strong: Components,
     components not numbered in reverse topological order).
 
     Forward searches from SCC and from IN; what reaches SCC and OUT in one pass over
-    the components in the order scipy numbers them (Pearce's algorithm completes a
+    the components in their numbering (Tarjan's and Pearce's algorithms complete a
     component after every component it reaches: each link's target is in the same or
     a lower-numbered component, which the pass checks link by link); SCC's weak
     component and the others by a union-find over the links of the few nodes the
