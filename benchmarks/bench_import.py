@@ -160,6 +160,8 @@ def main() -> None:
                     help="first import alone this many times, each in a fresh process")
     ap.add_argument("--compare", metavar="REF",
                     help="alternate those imports with git revision REF's (needs --rounds)")
+    ap.add_argument("--parallel-orderings", action="store_true",
+                    help="replay the three orderings at once, one thread each")
     args = ap.parse_args()
 
     from webcrawl.analysis.graph import bowtie, load_graph, pagerank
@@ -217,7 +219,18 @@ def main() -> None:
         phase("bow-tie", time.perf_counter() - t,
               f"largest SCC {bt.scc_nodes.size:,} nodes")
         del bt
-        for name in STRATEGIES:
+        if args.parallel_orderings:
+            from webcrawl.analysis._compiled import run_parallel
+
+            def replay(name: str) -> str:  # each thread's own wall and CPU seconds
+                w, c = time.perf_counter(), time.thread_time()
+                size = virtual_crawl(graph, name).order.size
+                return (f"virtual {name} {time.perf_counter() - w:.2f} s wall "
+                        f"{time.thread_time() - c:.2f} s CPU (its thread), {size:,} pages")
+            t = time.perf_counter()
+            lines = run_parallel([(replay, (name,)) for name in STRATEGIES])
+            phase("virtual, 3 threads", time.perf_counter() - t, "; ".join(lines))
+        for name in () if args.parallel_orderings else STRATEGIES:
             t = time.perf_counter()
             crawl = virtual_crawl(graph, name)
             phase(f"virtual {name}", time.perf_counter() - t, f"{crawl.order.size:,} pages")
