@@ -1,11 +1,40 @@
-"""Optional compiled inner loops (private): numba when installed, else None.
+"""Optional compiled inner loops (private): numba when installed, else None; and the
+threads that run them side by side.
 
-The one implementation lives in :mod:`webcrawl.storage._compiled` (the edge-list parser
-below the analyses uses it too); this name keeps the analyses' import short.
+The one implementation of the compiler's set-up lives in
+:mod:`webcrawl.storage._compiled` (the edge-list parser below the analyses uses it
+too); this name keeps the analyses' import short.  Compiled functions release the
+GIL, so :func:`run_parallel` runs several calls of them at once on plain threads.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 from webcrawl.storage._compiled import compiled
 
-__all__ = ["compiled"]
+__all__ = ["compiled", "run_parallel", "worker_count"]
+
+
+def worker_count() -> int:
+    """The CPUs this process may run on (its affinity), at least one."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def run_parallel(calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Any]:
+    """``[function(*arguments) for function, arguments in calls]``, the calls run on
+    threads at once (one call: in this thread).  The functions must release the GIL
+    (compiled ones do) for the threads to overlap; results in the order of ``calls``;
+    the first exception raised is re-raised once every call has ended."""
+    if len(calls) == 1:
+        function, arguments = calls[0]
+        return [function(*arguments)]
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        futures = [pool.submit(function, *arguments) for function, arguments in calls]
+        return [future.result() for future in futures]

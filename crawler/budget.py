@@ -4,32 +4,42 @@ The crawl state is what grows with the URLs a crawl discovers: the URL-seen set 
 per-URL tables (:class:`~webcrawl.crawler.registry.CrawlRegistry`), the frontier
 (:class:`~webcrawl.crawler.frontier.Frontier`) and the hosts.  Each part counts its own
 bytes (``nbytes``: numpy arrays exactly, Python containers at a stated per-entry
-estimate); a :class:`MemoryBudget` adds them up every :data:`CHECK_EVERY` new URLs, or
-every host count of them if that is more (a check is O(hosts): amortised O(1) a URL).
+estimate), plus :data:`COPY_BYTES` a URL for the copy a growing array makes (a merge of
+recent fingerprints, a frontier array's growth: the old and the new array are both
+resident for a moment).  A :class:`MemoryBudget` adds them up every :data:`CHECK_EVERY`
+new URLs, or every host count of them if that is more (a check is O(hosts): amortised
+O(1) a URL), and samples the process's resident memory (``/proc/self/statm``).
 
-Over the limit, it first spills: the registry writes out its buffered URL text and
-merges its recent fingerprints into the sorted arrays, then the hosts' in-memory heaps
-are halved (down to one URL each), their other URLs moving to the hosts' compact
-overflows -- which changes no ordering, only where URLs wait.  If the state is still
-over the limit, what is left is the compact per-URL state itself (about 40-70 bytes a
-URL, by ordering), which cannot spill: :meth:`MemoryBudget.check` then returns a
-one-line message and the crawl stops cleanly, resumable with a higher limit -- never an
-out-of-memory kill.  Between two checks the state grows by at most the URLs of one
-check interval, the measure of how far past the limit it can get.
+Over the limit -- the state counted, or the resident memory grown since the budget was
+made (the crawl's start) by more than the limit -- it first spills: the registry writes
+out its buffered URL text and merges its recent fingerprints, the frontier writes its
+hosts' overflows to its spill file (keeping at most a few hundred ids a host in
+memory), then the hosts' in-memory heaps are halved (down to one URL each), their other
+URLs moving to the overflows -- which changes no ordering, only where URLs wait.  If
+the counted state is still over the limit, what is left is the compact per-URL state
+itself (about 40-70 bytes a URL, by ordering), which cannot spill:
+:meth:`MemoryBudget.check` then returns a one-line message and the crawl stops cleanly,
+resumable with a higher limit -- never an out-of-memory kill.  Between two checks the
+state grows by at most the URLs of one check interval.
 
-The process's resident memory is this state plus the interpreter, the libraries and
-the I/O buffers (the store's batches, connections, pages being parsed): a fixed
-overhead the budget does not count (see ``docs/results/frontier.md`` for the figures).
+The process's resident memory is this state plus a fixed overhead: what it held when
+the crawl started (the interpreter and the libraries, about 85 MiB measured, see
+``docs/results/frontier.md``) and :data:`OVERHEAD` (160 MiB) for the caches and buffers
+whose size does not grow with the URLs: SQLite's page cache of the crawl database (64
+MiB), the URL normalisation caches (64 MiB), the store's batches, the URL text buffer,
+pages being fetched and parsed and the allocator's free lists (32 MiB).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 
 from webcrawl.crawler.frontier import Frontier
 from webcrawl.crawler.registry import CrawlRegistry
+from webcrawl.storage.store import CACHE_KIB
 
-__all__ = ["MemoryBudget", "format_bytes"]
+__all__ = ["OVERHEAD", "MemoryBudget", "format_bytes", "resident_bytes"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +47,28 @@ log = logging.getLogger(__name__)
 CHECK_EVERY = 256
 #: Estimated bytes of a host's in-memory state (slot, robots rules, dict entries).
 HOST_BYTES = 600
+#: Bytes a URL for the copy an array makes while it grows (the fingerprint and id
+#: arrays at a merge, 12; the frontier's per-URL arrays, 13: never both at once).
+COPY_BYTES = 13
+#: The URL normalisation caches (:mod:`webcrawl.crawler.urls`, :mod:`webcrawl.crawler.links`:
+#: 131,072 URLs, two strings and a cache entry each, about 45 MiB for 60-character URLs).
+URL_CACHES = 64 << 20
+#: The other buffers: the store's batches, the URL text buffer, pages being fetched and
+#: parsed, the allocator's free lists.
+BUFFERS = 32 << 20
+#: Resident memory a crawl may hold beyond its start-up size and the limit: bounded
+#: caches and buffers that do not grow with the URLs (SQLite's page cache of the crawl
+#: database, :data:`URL_CACHES`, :data:`BUFFERS`).
+OVERHEAD = CACHE_KIB * 1024 + URL_CACHES + BUFFERS
+
+
+def resident_bytes() -> int | None:
+    """The process's resident memory now (Linux ``/proc/self/statm``; None elsewhere)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def format_bytes(n: float) -> str:
@@ -58,11 +90,24 @@ class MemoryBudget:
         self._since = 0
         #: the largest state seen at a check (bytes)
         self.peak = 0
+        #: resident memory when the budget was made (the crawl's start), and the
+        #: largest seen at a check since (None: not measurable here)
+        self.start_rss = resident_bytes()
+        self.peak_rss = self.start_rss
+        self._rss_spilled = False
 
     def used(self) -> int:
         """Bytes of the crawl state now."""
         return (self.registry.nbytes + self.frontier.nbytes
-                + HOST_BYTES * self.registry.host_count)
+                + HOST_BYTES * self.registry.host_count + COPY_BYTES * len(self.registry))
+
+    def _rss_over(self) -> bool:
+        """Whether resident memory grew past the limit since the start (and note it)."""
+        rss = resident_bytes()
+        if rss is None or self.start_rss is None:
+            return False
+        self.peak_rss = max(self.peak_rss or 0, rss)
+        return rss - self.start_rss > self.limit
 
     def tick(self) -> str | None:
         """One new URL: check every :data:`CHECK_EVERY` of them (see :meth:`check`)."""
@@ -76,11 +121,17 @@ class MemoryBudget:
         self._since = 0
         used = self.used()
         frontier = self.frontier
-        if used > self.limit:
+        # Resident memory past the limit (the counted state undercounts) spills the
+        # frontier all the way once: it does not shrink back, so it is not re-checked.
+        pressed = self._rss_over() and not self._rss_spilled
+        self._rss_spilled |= pressed
+        if used > self.limit or pressed:
             self.registry.spill()
+            frontier.spill_overflows()
             used = self.used()
-        while used > self.limit and frontier.head > 1:
+        while (used > self.limit or pressed) and frontier.head > 1:
             frontier.shrink_heads(frontier.head // 2)
+            frontier.spill_overflows()
             log.info("memory limit %s: frontier heads shrunk to %d URLs a host",
                      format_bytes(self.limit), frontier.head)
             used = self.used()

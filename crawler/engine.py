@@ -239,7 +239,8 @@ class Crawler:
         self.politeness = PolitenessPolicy(s)
         self.robots = RobotsCache(s)
         self.frontier = Frontier(record_rank=s.frontier_record_rank,
-                                 host_order=self.strategy.host_order, head=s.frontier_head)
+                                 host_order=self.strategy.host_order, head=s.frontier_head,
+                                 spill_dir=parent if parent.is_dir() else None)
         self.budget = MemoryBudget(s.memory_budget, self.registry, self.frontier)
         #: the budget's message when the crawl state outgrew ``memory_limit`` (it stops)
         self.memory_full: str | None = None
@@ -656,20 +657,26 @@ class Crawler:
             self.frontier.release(window.host_id, slot.ready_at - lead)
 
     def _take_allowed(self, host_id: int) -> tuple[Taken, int] | None:
-        """The busy host's best URL robots.txt allows, with its seq (None: none left)."""
-        while True:
-            taken = self.frontier.take(host_id)
-            if taken is None:
-                return None
-            seq = self._next_seq
-            self._next_seq += 1
-            if self.robots.allowed(host_id, self.registry.url(taken.url_id)):
-                self._taken += 1
-                return taken, seq
-            # Excluded URLs cost no request: record and try the host's next URL.
-            assert self.store is not None
-            self.store.set_outcome(taken.url_id, Outcome.ROBOTS_EXCLUDED, seq)
-            self.stats.outcomes[Outcome.ROBOTS_EXCLUDED] += 1
+        """The busy host's best URL with its seq, if robots.txt allows it (None: the host
+        has none left, or its best was excluded).
+
+        An excluded URL costs no request: it is recorded, and the take ends there, so
+        the next take is again the best URL among the ready hosts (the host is still
+        ready: no request was made).  Taking the same host's next URL instead would
+        depend on the turn being under way, which a crawl killed right after the
+        exclusion and resumed cannot know: its order would differ."""
+        taken = self.frontier.take(host_id)
+        if taken is None:
+            return None
+        seq = self._next_seq
+        self._next_seq += 1
+        if self.robots.allowed(host_id, self.registry.url(taken.url_id)):
+            self._taken += 1
+            return taken, seq
+        assert self.store is not None
+        self.store.set_outcome(taken.url_id, Outcome.ROBOTS_EXCLUDED, seq)
+        self.stats.outcomes[Outcome.ROBOTS_EXCLUDED] += 1
+        return None
 
     def _update_stats(self) -> None:
         self.stats.frontier = len(self.frontier)

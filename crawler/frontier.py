@@ -14,8 +14,12 @@ discovered).  The frontier keeps
   best is no longer ahead of the cut, the next batch of the overflow's best moves up:
   FIFO orders read it in order; after priority updates it is sorted first.  A host's
   best URL is thus always in its head, and the frontier takes exactly the URLs unbounded
-  heaps would.  Per-URL fields (priority, host, head or overflow) are numpy arrays by
-  URL id, so a frontier URL costs about 17 bytes plus its share of the heads;
+  heaps would.  Given a ``spill_dir``, overflows longer than ``spill_at`` ids go to an
+  unlinked spill file there, in order, and come back a batch at a time
+  (:mod:`webcrawl.crawler.overflow`; :meth:`Frontier.spill_overflows` keeps fewer in
+  memory under a memory budget).  Per-URL fields (priority, host, head or overflow) are
+  numpy arrays by URL id, so a frontier URL costs about 13 bytes, plus 4 for an overflow
+  id held in memory, plus its share of the heads;
 * a heap of *ready* hosts keyed by their best URL's ``(-priority, url_id)`` (entries
   are validated when popped, so a host whose best URL changed is simply re-pushed);
 * a heap of *waiting* hosts keyed by the monotonic time they may be contacted again.
@@ -58,10 +62,11 @@ import gc
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+from webcrawl.crawler.overflow import SPILL_AT, SPILL_AT_TIGHT, Overflow, SpillFile
 from webcrawl.crawler.ranks import RankIndex
-from webcrawl.crawler.seen import Column
 
 __all__ = ["Frontier", "Taken"]
 
@@ -96,16 +101,16 @@ class Taken:
 
 @dataclass(slots=True, eq=False)
 class _Overflow:
-    """A host's URLs beyond its in-memory head: ids in a growable int64 array.
+    """A host's URLs beyond its in-memory head: a FIFO of ids, spilled to disk when the
+    frontier has a spill file (:mod:`webcrawl.crawler.overflow`).
 
-    Every live entry's key is greater than ``cut``; entries from ``start`` on are in
-    ascending key order while ``ordered``.  An entry is dead once its URL left the
-    overflow (moved to the head, taken): it is skipped and dropped at the next sort.
+    Every live entry's key is greater than ``cut``; the entries are in ascending key
+    order while ``ordered``.  An entry is dead once its URL left the overflow (moved to
+    the head, taken): it is skipped and dropped at the next sort.
     """
 
     cut: _Key
-    ids: Column = field(default_factory=lambda: Column(np.uint32))
-    start: int = 0
+    fifo: Overflow = field(default_factory=Overflow)
     ordered: bool = True
     last: _Key | None = None
 
@@ -114,7 +119,8 @@ class Frontier:
     """Per-host priority queues under a ready-host heap; see the module docstring."""
 
     def __init__(self, *, record_rank: bool = True, host_order: str = "best-url",
-                 head: int = HEAD) -> None:
+                 head: int = HEAD, spill_dir: str | Path | None = None,
+                 spill_at: int = SPILL_AT) -> None:
         if host_order not in ("best-url", "most-pending"):
             raise ValueError(f"unknown host order {host_order!r}")
         if head < 1:
@@ -137,6 +143,9 @@ class Frontier:
         self._ready: list[tuple[float, ...]] = []
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
         self._ranks = RankIndex() if record_rank else None
+        # Overflows beyond spill_at ids go to an unlinked file in spill_dir (a cache: a
+        # resume rebuilds the frontier from the crawl database).
+        self._file = None if spill_dir is None else SpillFile(spill_dir, spill_at)
         self.busy = 0
         #: called with (host_id, ready_at) when a host starts waiting (module doc)
         self.on_wait: _WaitHook | None = None
@@ -170,14 +179,14 @@ class Frontier:
     @property
     def spilled(self) -> int:
         """Overflow entries (URLs beyond the hosts' heads, and dead ones not yet dropped)."""
-        return sum(len(o.ids) - o.start for o in self._over.values())
+        return sum(len(o.fifo) for o in self._over.values())
 
     @property
     def nbytes(self) -> int:
         """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
         entry, a key tuple in a heap), the rank index (12 B a key)."""
         arrays = 13 * self._top  # float64 + int32 + uint8 by URL id, as far as written
-        over = sum(o.ids.nbytes for o in self._over.values())
+        over = sum(o.fifo.nbytes for o in self._over.values())
         heads = 120 * sum(len(q) for q in self._queues.values())
         ranks = 0 if self._ranks is None else self._ranks.nbytes
         return int(arrays + over + heads + ranks)
@@ -204,6 +213,16 @@ class Frontier:
         for host_id, queue in list(self._queues.items()):
             if len(queue) > head:
                 self._compact(host_id)
+
+    def spill_overflows(self) -> None:
+        """Hold fewer overflow ids in memory from now on and write out the longer tails
+        now (no-op without a spill file)."""
+        if self._file is None:
+            return
+        self._file.tighten(SPILL_AT_TIGHT)
+        for over in self._over.values():
+            if len(over.fifo.tail) - over.fifo.start >= self._file.spill_at:
+                over.fifo.flush()
 
     # -- front side -------------------------------------------------------------
     def add(self, url_id: int, host_id: int, priority: float) -> None:
@@ -352,6 +371,8 @@ class Frontier:
         gc.disable()
         try:
             queues: dict[int, list[_Key]] = {host: [] for host in self._queues}
+            for old in self._over.values():
+                old.fifo.discard()
             overs: dict[int, _Overflow] = {}
             head = self.head
             self._where[ids] = _IN_HEAD
@@ -363,9 +384,10 @@ class Frontier:
                 if hi - lo > head:
                     rest = ids[pos[head:]]
                     self._where[rest] = _IN_OVERFLOW
-                    over = overs[host] = _Overflow(cut=queues[host][-1])
-                    over.ids.extend(rest)
+                    over = overs[host] = self._new_overflow(queues[host][-1])
+                    over.fifo.extend(rest)
             self._queues, self._over = queues, overs
+            self._compact_file()
             if self._ranks is not None:
                 self._ranks.rebuild(list(zip(negs.tolist(), ids.tolist(), strict=True)))
             self._compact_ready()
@@ -413,7 +435,7 @@ class Frontier:
             cut = live[head - 1]
             over = self._over.get(host_id)
             if over is None:
-                over = self._over[host_id] = _Overflow(cut=cut)
+                over = self._over[host_id] = self._new_overflow(cut)
             else:
                 over.cut = min(over.cut, cut)
             for key in rest:
@@ -421,13 +443,22 @@ class Frontier:
             live = live[:head]
         self._queues[host_id] = live  # sorted: a valid heap
 
+    def _new_overflow(self, cut: _Key) -> _Overflow:
+        return _Overflow(cut=cut, fifo=Overflow(self._file))
+
+    def _compact_file(self) -> None:
+        """Rewrite the spill file once most of it is garbage (ids read back)."""
+        if self._file is not None and self._file.wants_compaction():
+            self._file.compact(o.fifo for o in self._over.values())
+
     def _spill(self, over: _Overflow, url_id: int, key: _Key) -> None:
-        """Append a URL to a host's overflow."""
+        """Append a URL to a host's overflow (never empty once it has a ``last``: an
+        overflow read to its end is dropped)."""
         self._where[url_id] = _IN_OVERFLOW
-        if over.last is not None and key < over.last and len(over.ids) > over.start:
+        if over.last is not None and key < over.last:
             over.ordered = False
         over.last = key
-        over.ids.append(url_id)
+        over.fifo.append(url_id)
 
     def _refill(self, host_id: int, over: _Overflow) -> None:
         """Move the best :attr:`head` overflow URLs to the head (cut: the worst moved).
@@ -436,33 +467,29 @@ class Frontier:
         entries from ``start``; out of order it sorts the live entries by their keys
         first (O(n log n) of C-level work for n overflow URLs)."""
         head = self.head
+        fifo = over.fifo
         if not over.ordered:
-            ids = over.ids.slice(over.start)
+            ids = fifo.drain()
             ids = np.unique(ids[self._where[ids] == _IN_OVERFLOW])
             ids = ids[np.lexsort((ids, -self._prio[ids]))]
-            over.ids = Column(np.uint32)
-            over.ids.extend(ids)
-            over.start, over.ordered = 0, True
+            fifo.extend(ids)
+            over.ordered = True
             over.last = (-float(self._prio[ids[-1]]), int(ids[-1])) if len(ids) else None
-        ids_col = over.ids
-        end = len(ids_col)
-        pos, moved = over.start, np.empty(0, dtype=np.int64)
-        while len(moved) < head and pos < end:
-            chunk = ids_col.slice(pos, pos + 2 * head)
+        parts: list[np.ndarray] = []
+        need = head
+        while need > 0:
+            chunk = fifo.peek(2 * head)
+            if not len(chunk):
+                break
             live = np.flatnonzero(self._where[chunk] == _IN_OVERFLOW)
-            use = live[:head - len(moved)]
-            if len(use) < len(live):
-                pos += int(use[-1]) + 1
-            else:
-                pos += len(chunk)
-            moved = np.concatenate((moved, chunk[use]))
-        over.start = pos
-        if pos >= end:
+            use = live[:need]
+            fifo.advance(int(use[-1]) + 1 if len(use) < len(live) else len(chunk))
+            parts.append(chunk[use])
+            need -= len(use)
+        if fifo.empty:
             del self._over[host_id]
-        elif pos > end // 2:
-            tail = Column(np.uint32)
-            tail.extend(ids_col.slice(pos))
-            over.ids, over.start = tail, 0
+        self._compact_file()
+        moved = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint32)
         if not len(moved):
             return
         self._where[moved] = _IN_HEAD
@@ -590,7 +617,10 @@ class Frontier:
         self._n = 0
         self._live.clear()
         self._queues.clear()
+        for over in self._over.values():
+            over.fifo.discard()
         self._over.clear()
+        self._compact_file()
         self._ready.clear()
         self._waiting.clear()
         self._state = {h: _BUSY for h, s in self._state.items() if s == _BUSY}

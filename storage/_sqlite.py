@@ -23,16 +23,19 @@ from webcrawl.storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: Older versions read as they are and upgraded by the writer (:func:`upgrade_script`:
 #: ``schema.sql`` adds the tables they lack, ``ALTER TABLE`` the columns).
-MIGRATABLE = frozenset({1, 2, 3, 4})
+MIGRATABLE = frozenset({1, 2, 3, 4, 5})
 #: Columns added to existing tables since version ``v``: ``(v, table, column, type)``;
 #: a file older than ``v`` gets them by ``ALTER TABLE ... ADD COLUMN``.
 ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = (
     (3, "links", "fetch_id", "INTEGER"),
     (5, "urls", "duplicate_of", "INTEGER"),
 )
+#: Views whose definition changed in version ``v``: ``(v, view)``; an older file's
+#: copy is dropped and made again from ``schema.sql``.
+CHANGED_VIEWS: tuple[tuple[int, str], ...] = ((6, "edges"),)
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.
@@ -147,9 +150,11 @@ def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
 def upgrade_script(version: int, columns: dict[str, set[str]]) -> str:
     """SQL that upgrades a file of ``version`` (in :data:`MIGRATABLE`) whose tables have
     ``columns`` to :data:`SCHEMA_VERSION`, without a transaction: the columns added since
-    (those it lacks), then ``schema.sql`` (its tables are ``IF NOT EXISTS``), then the
-    new version number."""
-    steps = [f"ALTER TABLE {table} ADD COLUMN {column} {kind};"
+    (those it lacks), the views changed since (dropped, to be made again), then
+    ``schema.sql`` (its tables and views are ``IF NOT EXISTS``), then the new version
+    number."""
+    steps = [f"DROP VIEW IF EXISTS {view};" for since, view in CHANGED_VIEWS if version < since]
+    steps += [f"ALTER TABLE {table} ADD COLUMN {column} {kind};"
              for since, table, column, kind in ADDED_COLUMNS
              if version < since and column not in columns.get(table, set())]
     steps.append(schema_sql())

@@ -8,8 +8,9 @@ of a crawl that is still being written.
 Array conventions: ids are int64; SQL ``NULL`` becomes ``-1`` in integer columns and
 ``nan`` in float columns; outcomes are int8 codes into :data:`OUTCOMES` (``-1``: in
 the frontier, no outcome yet).  The link arrays come straight from the per-page int32
-BLOBs of the ``links`` table (see ``schema.sql``): one ``b"".join`` and one
-``np.frombuffer``, no Python loop over links.
+BLOBs of the ``links`` table, or from the blocks of ``link_blocks`` of an imported
+graph (see ``schema.sql``), concatenated by SQLite a range at a time into one array:
+no Python loop over links.
 """
 
 from __future__ import annotations
@@ -428,6 +429,9 @@ class CrawlReader:
         sequence numbers up to ``as_of_seq`` (from ``link_versions``; a page whose
         first links came later has none).  Default: the latest version.
         """
+        blocks = self._block_csr()
+        if blocks is not None:  # an imported graph: one version, without a fetch (seq -1)
+            return blocks if as_of_seq is None or as_of_seq >= -1 else _no_links()
         if as_of_seq is None:
             return self._blob_csr("dst")
         return self._versions_csr("dst", as_of_seq)
@@ -438,6 +442,47 @@ class CrawlReader:
         if as_of_seq is None:
             return self._blob_csr("nofollow")
         return self._versions_csr("nofollow", as_of_seq)
+
+    def _block_csr(self) -> LinkArrays | None:
+        """The links of ``link_blocks`` (None if the file has none: its links are rows).
+
+        The destinations are concatenated by SQLite :data:`BLOB_CHUNK` bytes at a time
+        into one array; the sources only counted, range by range (no array of them).
+        """
+        if not self._has_table("link_blocks"):
+            return None
+        last = self._all("SELECT first + length(dst) / 4 FROM link_blocks"
+                         " ORDER BY first DESC LIMIT 1")
+        if not last:
+            return None
+        total = int(last[0][0])
+        top = self._all("SELECT max(id) FROM urls")[0][0]
+        counts = np.zeros(1 + (-1 if top is None else int(top)), dtype=np.int64)
+        dst = np.empty(total, dtype=_LINK_DTYPE)
+        step = BLOB_CHUNK // _LINK_DTYPE.itemsize
+        sql = ("SELECT group_concat(src, ''), group_concat(dst, '') FROM link_blocks"
+               " WHERE first >= ? AND first < ?")
+        self._conn.text_factory = bytes
+        try:
+            pos = 0
+            for lo in range(0, total, step):
+                src_bytes, dst_bytes = self._run(sql, (lo, lo + step)).fetchone()
+                part = np.frombuffer(dst_bytes or b"", dtype=_LINK_DTYPE)
+                dst[pos:pos + part.size] = part
+                pos += part.size
+                src = np.frombuffer(src_bytes or b"", dtype=_LINK_DTYPE)
+                if src.size:
+                    low = int(src[0])  # ascending: count within the range only
+                    counts[low:int(src[-1]) + 1] += np.bincount(src - low)
+                del src_bytes, dst_bytes, part, src
+        finally:
+            self._conn.text_factory = str
+        if pos != total:
+            raise StoreError(f"{self.path}: link_blocks holds {pos} links, not {total}")
+        pages = np.flatnonzero(counts)
+        indptr = np.zeros(pages.size + 1, dtype=np.int64)
+        np.cumsum(counts[pages], out=indptr[1:])
+        return LinkArrays(src=pages.astype(np.int64), indptr=indptr, dst=dst)
 
     def _versions_csr(self, column: str, as_of_seq: int) -> LinkArrays:
         """Per page, the newest link version whose fetch has ``seq <= as_of_seq``."""
@@ -590,27 +635,48 @@ class CrawlReader:
     def iter_edges(self, chunk_pages: int = 5000) -> Iterator[tuple[str, str, bool]]:
         """Yield ``(src_url, dst_url, nofollow)`` for every stored link, page by page.
 
-        Memory is bounded by ``chunk_pages`` pages (their links and URLs), not by the
-        crawl's size.
+        Memory is bounded by ``chunk_pages`` pages (their links and URLs), or as many
+        blocks of an imported graph, not by the crawl's size.
         """
-        last = -1
-        while True:
-            rows = self._all("SELECT src, dst, nofollow FROM links WHERE src > ?"
-                             " ORDER BY src LIMIT ?", (last, chunk_pages))
-            if not rows:
-                return
-            last = rows[-1][0]
+        if self._has_table("link_blocks"):
+            yield from self._iter_block_edges(chunk_pages)
+        for rows in self._batches("SELECT src, dst, nofollow FROM links WHERE src > ?"
+                                  " ORDER BY src LIMIT ?", chunk_pages):
             ids = {r[0] for r in rows}
             for r in rows:
                 ids.update(np.frombuffer(r[1], dtype=_LINK_DTYPE).tolist())
-            url = dict(self._all("SELECT id, url FROM urls WHERE id IN"
-                                 " (SELECT value FROM json_each(?))",
-                                 (json.dumps(sorted(ids)),)))
+            url = self._url_map(ids)
             for src, dst, nofollow in rows:
                 nf = set(np.frombuffer(nofollow, dtype=_LINK_DTYPE).tolist()) if nofollow else ()
                 src_url = url[src]
                 for d in np.frombuffer(dst, dtype=_LINK_DTYPE).tolist():
                     yield src_url, url[d], d in nf
+
+    def _batches(self, sql: str, size: int) -> Iterator[list[Any]]:
+        """The rows of ``sql`` (``... WHERE key > ? ORDER BY key LIMIT ?``, the key its
+        first column) ``size`` at a time."""
+        last = -1
+        while True:
+            rows = self._all(sql, (last, size))
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield rows
+
+    def _url_map(self, ids: set[int]) -> dict[int, str]:
+        """The URL of each of ``ids``."""
+        return dict(self._all("SELECT id, url FROM urls WHERE id IN"
+                              " (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),)))
+
+    def _iter_block_edges(self, chunk_blocks: int) -> Iterator[tuple[str, str, bool]]:
+        """:meth:`iter_edges` of the ``link_blocks`` rows (never nofollow)."""
+        for rows in self._batches("SELECT first, src, dst FROM link_blocks WHERE first > ?"
+                                  " ORDER BY first LIMIT ?", chunk_blocks):
+            src = np.frombuffer(b"".join(r[1] for r in rows), dtype=_LINK_DTYPE).tolist()
+            dst = np.frombuffer(b"".join(r[2] for r in rows), dtype=_LINK_DTYPE).tolist()
+            url = self._url_map({*src, *dst})
+            for s, d in zip(src, dst, strict=True):
+                yield url[s], url[d], False
 
     def iter_fetches(self) -> Iterator[tuple[Any, ...]]:
         """Yield one row per fetch attempt, in insertion order, with its URL.
@@ -638,6 +704,11 @@ class CrawlReader:
             " LEFT JOIN fetches f ON f.id = (SELECT max(g.id) FROM fetches g"
             "   WHERE g.url_id = u.id AND g.seq = u.seq AND g.kind = 'crawl')"
             " ORDER BY u.id"))
+
+
+def _no_links() -> LinkArrays:
+    return LinkArrays(src=np.zeros(0, dtype=np.int64), indptr=np.zeros(1, dtype=np.int64),
+                      dst=np.zeros(0, dtype=_LINK_DTYPE))
 
 
 def _rows(cursor: sqlite3.Cursor) -> Iterator[Any]:

@@ -1,4 +1,4 @@
--- The webcrawl crawl database, schema version 5.
+-- The webcrawl crawl database, schema version 6.
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
 -- webcrawl.storage.store.CrawlStore (aiosqlite) and read by webcrawl.storage.reader.CrawlReader and
@@ -18,6 +18,9 @@
 -- 4 -> 5 added urls.duplicate_of (the content-seen test; a file of version 1 to 4
 -- gets the column, all NULL, when the writer opens it to resume: its pages were
 -- never tested, and readers of an older file see no duplicates).
+-- 5 -> 6 added the table link_blocks (an imported graph's links) and the view edges
+-- reads it too (a file of version 1 to 5 is read as it is: it has no link_blocks,
+-- and gets the table and the new view when the writer opens it to resume).
 --
 -- Connection settings (set by the writer on every open, not stored here):
 --   PRAGMA journal_mode = WAL      readers (analysis) run while the crawl writes
@@ -130,6 +133,28 @@ CREATE TABLE IF NOT EXISTS links (
     fetch_id INTEGER
 );
 
+-- The links of a graph imported from an edge list whose nodes are integer ids or
+-- plain names (meta names = 'ids' or 'names': nothing can crawl such a file, see
+-- webcrawl.storage.edgelist), instead of a links row per page: every link of the file
+-- in one sequence, grouped by source page (ascending ids), file order within a page,
+-- duplicates and self-loops kept, cut into blocks of LINK_BLOCK = 1024 links (the last
+-- one shorter).  A row per page costs an import about a microsecond a page twice over
+-- (the row, and copying it); a block costs that per 1024 links.  Blocks stay small
+-- because SQLite reads a whole value to take substr() of it: the edges view decodes
+-- one link per row (measured: 0.4 us a link from a 1 KB value, 1.9 ms from 4 MB).
+--   first  index of the block's first link in the sequence (0, 1024, 2048, ...)
+--   src    little-endian int32 array of the links' source urls.id (ascending)
+--   dst    little-endian int32 array of their destination urls.id, same length
+-- Such a file has no links rows (and no nofollow, link history or fetches), and its
+-- urls table is created without the UNIQUE constraint on url (names are distinct by
+-- construction; a look-up by URL scans): its nodes cost a row each, not an index
+-- entry.  Readers take a page's links from both tables (a file has one or the other).
+CREATE TABLE IF NOT EXISTS link_blocks (
+    first INTEGER PRIMARY KEY,
+    src   BLOB NOT NULL,
+    dst   BLOB NOT NULL
+);
+
 -- Earlier link sets of pages whose links changed (link history), one row per
 -- superseded version: the same layout as links, the fetch it came from and the fetch
 -- that replaced it.  A page's versions in time order are its link_versions rows by
@@ -174,30 +199,42 @@ INSERT OR IGNORE INTO link_positions (k)
 -- (the sqlite3 shell, sqlite-utils, DuckDB's SQLite scanner, pandas.read_sql):
 --   SELECT src_url, dst_url FROM edges;
 -- A view: it stores nothing, so it costs a crawl or an import nothing.  Its rows are
--- the links of the links table (every stored link of every page: duplicates,
--- self-loops, redirects and nofollow links included; `SELECT count(*) FROM edges`
--- is the stored link count); `position` is the link's index in its page's array
--- (document order).  It decodes the arrays in SQL (docs/results/scale.md measures
--- it); for bulk work use `webcrawl export edges --format parquet` or the Python
--- loader.  How: position = (a * 1024 + b) * 1024 + c for a, b, c in link_positions,
--- each joined by a range on its primary key (O(k) rows for a page of k links); the
--- 4 bytes at that position are read through hex() (stock SQLite has no function
--- that reads an integer from a BLOB).  Plain joins and subqueries only: DuckDB's
--- SQLite scanner re-parses a view and cannot pass on a recursive query.
+-- the links of the links table and of link_blocks (every stored link of every page:
+-- duplicates, self-loops, redirects and nofollow links included; `SELECT count(*)
+-- FROM edges` is the stored link count); `position` orders a page's links in
+-- document order: the link's index in its page's array for a links row, its index
+-- in the whole sequence for link_blocks (an imported file's order).  It decodes the
+-- arrays in SQL (docs/results/scale.md measures it); for bulk work use `webcrawl
+-- export edges --format parquet` or the Python loader.  How: position = (a * 1024 +
+-- b) * 1024 + c for a, b, c in link_positions, each joined by a range on its primary
+-- key (O(k) rows for a page of k links); the 4 bytes at that position are read
+-- through hex() (stock SQLite has no function that reads an integer from a BLOB).
+-- The two tables are read as one by joining t.k = 0 (links) and t.k = 1 (link_blocks,
+-- each block read as a page of at most 1024 links whose sources are its src array).
+-- Plain joins and subqueries only: DuckDB's SQLite scanner re-parses a view, and
+-- cannot pass on a recursive query (it rewrote one into SQL SQLite rejects) nor a
+-- UNION ALL (it puts each side in parentheses, which SQLite rejects).
 CREATE VIEW IF NOT EXISTS edges (src, dst, position, src_url, dst_url) AS
 SELECT e.src AS src, e.dst AS dst, e.position AS position,
        (SELECT url FROM urls WHERE id = e.src) AS src_url,
        (SELECT url FROM urls WHERE id = e.dst) AS dst_url
-FROM (SELECT link.src AS src,
-             (instr('123456789ABCDEF', substr(h, 1, 1)) * 16 + instr('123456789ABCDEF', substr(h, 2, 1))) * 1
-         + (instr('123456789ABCDEF', substr(h, 3, 1)) * 16 + instr('123456789ABCDEF', substr(h, 4, 1))) * 256
-         + (instr('123456789ABCDEF', substr(h, 5, 1)) * 16 + instr('123456789ABCDEF', substr(h, 6, 1))) * 65536
-         + (instr('123456789ABCDEF', substr(h, 7, 1)) * 16 + instr('123456789ABCDEF', substr(h, 8, 1))) * 16777216 AS dst,
+FROM (SELECT CASE WHEN link.src IS NOT NULL THEN link.src ELSE
+             (instr('123456789ABCDEF', substr(link.hs, 1, 1)) * 16 + instr('123456789ABCDEF', substr(link.hs, 2, 1))) * 1
+         + (instr('123456789ABCDEF', substr(link.hs, 3, 1)) * 16 + instr('123456789ABCDEF', substr(link.hs, 4, 1))) * 256
+         + (instr('123456789ABCDEF', substr(link.hs, 5, 1)) * 16 + instr('123456789ABCDEF', substr(link.hs, 6, 1))) * 65536
+         + (instr('123456789ABCDEF', substr(link.hs, 7, 1)) * 16 + instr('123456789ABCDEF', substr(link.hs, 8, 1))) * 16777216 END AS src,
+             (instr('123456789ABCDEF', substr(link.h, 1, 1)) * 16 + instr('123456789ABCDEF', substr(link.h, 2, 1))) * 1
+         + (instr('123456789ABCDEF', substr(link.h, 3, 1)) * 16 + instr('123456789ABCDEF', substr(link.h, 4, 1))) * 256
+         + (instr('123456789ABCDEF', substr(link.h, 5, 1)) * 16 + instr('123456789ABCDEF', substr(link.h, 6, 1))) * 65536
+         + (instr('123456789ABCDEF', substr(link.h, 7, 1)) * 16 + instr('123456789ABCDEF', substr(link.h, 8, 1))) * 16777216 AS dst,
              link.position AS position
-      FROM (SELECT l.src AS src, (a.k * 1024 + b.k) * 1024 + c.k AS position,
-                   hex(substr(l.dst, ((a.k * 1024 + b.k) * 1024 + c.k) * 4 + 1, 4)) AS h
-            FROM links AS l
-            JOIN link_positions AS a ON a.k <= (length(l.dst) / 4 - 1) / 1048576
-            JOIN link_positions AS b ON b.k <= (length(l.dst) / 4 - 1) / 1024 - a.k * 1024
-            JOIN link_positions AS c ON c.k < length(l.dst) / 4 - (a.k * 1024 + b.k) * 1024
-            WHERE length(l.dst) >= 4) AS link) AS e;
+      FROM (SELECT l.src AS src, ifnull(k.first, 0) + (a.k * 1024 + b.k) * 1024 + c.k AS position,
+                   hex(substr(k.src, c.k * 4 + 1, 4)) AS hs,
+                   hex(substr(ifnull(l.dst, k.dst), ((a.k * 1024 + b.k) * 1024 + c.k) * 4 + 1, 4)) AS h
+            FROM link_positions AS t
+            LEFT JOIN links AS l ON t.k = 0
+            LEFT JOIN link_blocks AS k ON t.k = 1
+            JOIN link_positions AS a ON a.k <= (length(ifnull(l.dst, k.dst)) / 4 - 1) / 1048576
+            JOIN link_positions AS b ON b.k <= (length(ifnull(l.dst, k.dst)) / 4 - 1) / 1024 - a.k * 1024
+            JOIN link_positions AS c ON c.k < length(ifnull(l.dst, k.dst)) / 4 - (a.k * 1024 + b.k) * 1024
+            WHERE t.k < 2 AND length(ifnull(l.dst, k.dst)) >= 4) AS link) AS e;

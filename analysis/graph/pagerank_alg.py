@@ -8,13 +8,16 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
-from webcrawl.analysis._compiled import compiled
+from webcrawl.analysis._compiled import compiled, run_parallel, worker_count
 from webcrawl.analysis._sparse import as_adjacency, as_distribution
 from webcrawl.storage.errors import ConfigError, PowerIterationFailedConvergence
 
 __all__ = ["PageRankResult", "pagerank", "transition_transpose"]
 
 NORMALIZATIONS = ("sum", "mean")
+#: Links a thread of the compiled step is given at the least (smaller graphs: one
+#: thread; a thread's start and its vector cost more than the links it would save).
+_LINKS_PER_THREAD = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -145,11 +148,16 @@ def pagerank(
 
     *Complexity.*  Each iteration is one sparse matrix-vector product, O(m), plus a
     few O(n) vector operations, all in float64: ``x P`` is computed as
-    ``A^T (x / w)`` (``w`` the out-weights) through the transpose *view* of the
-    adjacency (a CSC array over the same arrays), so no copy of the graph is made.
-    Memory: the adjacency as given (12 bytes per link in CSR with int32 indices) plus
-    six vectors of n floats; on a 288M-link graph, 3.5 GB less than building ``P^T``
-    (``docs/results/scale.md``).
+    ``A^T (x / w)`` (``w`` the out-weights) over the adjacency's own arrays, so no
+    copy of the graph is made: with numba (the optional extra ``webcrawl[fast]``) by
+    a compiled push over the rows, cut into one run of about equal links per CPU,
+    each run on its own thread into its own vector (summed after: results equal to
+    the one-thread sums up to rounding); without it through the transpose *view* of
+    the adjacency (a CSC array over the same arrays).  Memory: the adjacency as
+    given (12 bytes per link in CSR with int32 indices; 4 for the loader's graph,
+    whose values are one shared float) plus six vectors of n floats and one more
+    per thread past the first; on a 288M-link graph, 3.5 GB less than building
+    ``P^T`` (``docs/results/scale.md``).
 
     References
     ----------
@@ -204,38 +212,67 @@ def pagerank(
 def _walk_step(adj: sp.csr_array) -> Callable[[np.ndarray], np.ndarray]:
     """``v -> A^T v`` without copying the graph.
 
-    Through the transpose view (a CSC array over the same arrays).  When every value
-    is one stored float (the loader's collapsed graph: a zero-stride view), a
-    compiled loop over the indices alone when numba is installed; else the values
-    are written out once (8 bytes a link, as scipy's product would copy them at every
-    step).
+    With numba: a compiled push over the CSR arrays, the rows cut into one run per CPU
+    of about as many links each, every run on its own thread adding into its own
+    vector (the first run into the result), the vectors summed at the end.  A graph
+    whose values are one stored float (the loader's collapsed graph: a zero-stride
+    view) is pushed over its indices alone.  Without numba: through the transpose view
+    (a CSC array over the same arrays); a zero-stride graph's values are written out
+    once (8 bytes a link, as scipy's product would copy them at every step).
     """
     n = adj.shape[0]
-    if adj.nnz and adj.data.strides == (0,):
-        value = float(adj.data[0])
-        push = compiled(_push)
-        if push is not None:
-            indptr, indices = adj.indptr, adj.indices
+    shared = bool(adj.nnz) and adj.data.strides == (0,)
+    push = compiled(_push)
+    if push is not None:
+        indptr, indices = adj.indptr, adj.indices
+        value = float(adj.data[0]) if shared else 1.0
+        weights = adj.data[:0] if shared else adj.data
+        bounds = _row_runs(indptr, worker_count())
+        spare = [np.empty(n) for _ in bounds[2:]]
 
-            def step(v: np.ndarray) -> np.ndarray:
-                out = np.zeros(n)
-                push(indptr, indices, v, out)
-                if value != 1.0:
-                    out *= value
-                return out
-            return step
-        adj = sp.csr_array((np.full(adj.nnz, value), adj.indices, adj.indptr), shape=adj.shape)
+        def step(v: np.ndarray) -> np.ndarray:
+            out = np.zeros(n)
+            for extra in spare:
+                extra.fill(0.0)
+            targets = [out, *spare]
+            run_parallel([(push, (indptr, indices, weights, v, targets[k], bounds[k],
+                                  bounds[k + 1])) for k in range(len(targets))])
+            for extra in spare:
+                out += extra
+            if value != 1.0:
+                out *= value
+            return out
+        return step
+    if shared:
+        adj = sp.csr_array((np.full(adj.nnz, float(adj.data[0])), adj.indices, adj.indptr),
+                           shape=adj.shape)
     a_t = adj.T
     return lambda v: np.asarray(a_t @ v)
 
 
-def _push(indptr: Any, indices: Any, v: Any, out: Any) -> None:  # pragma: no cover - numba
-    """``out += A^T v`` for a 0/1 adjacency given by its CSR index arrays."""
-    for u in range(indptr.size - 1):
+def _row_runs(indptr: np.ndarray, parts: int) -> list[int]:
+    """Row boundaries ``[0, ..., n]`` cutting the rows into at most ``parts`` runs of
+    about equal link counts (fewer runs on graphs too small to be worth a thread)."""
+    n, m = indptr.size - 1, int(indptr[-1])
+    parts = max(1, min(parts, m // _LINKS_PER_THREAD))
+    cuts = np.searchsorted(indptr, np.arange(1, parts) * (m / parts), side="left")
+    return sorted({0, n, *(int(c) for c in np.clip(cuts, 0, n))})
+
+
+def _push(indptr: Any, indices: Any, weights: Any, v: Any, out: Any, lo: int,
+          hi: int) -> None:  # pragma: no cover - compiled by numba
+    """``out += A[lo:hi]^T v[lo:hi]``: each row's weight (or 1: ``weights`` empty) times
+    ``v`` of the row added to its targets."""
+    weighted = weights.size > 0
+    for u in range(lo, hi):
         x = v[u]
         if x != 0.0:
-            for k in range(indptr[u], indptr[u + 1]):
-                out[indices[k]] += x
+            if weighted:
+                for k in range(indptr[u], indptr[u + 1]):
+                    out[indices[k]] += x * weights[k]
+            else:
+                for k in range(indptr[u], indptr[u + 1]):
+                    out[indices[k]] += x
 
 
 def _mass_function(mask: np.ndarray) -> Callable[[np.ndarray], float]:

@@ -6,23 +6,32 @@ set; the result is the one the generic replay gives (same order, priorities,
 depths and discovery sequence: checked by randomised equivalence in the tests), at a
 fraction of its time and memory:
 
-* ``bfs``: every priority is 0, so the order is first-discovered-first: a
-  level-synchronous breadth-first search, vectorised with numpy (no compiler needed).
+* ``bfs``: every priority is 0, so the order is first-discovered-first: the discovery
+  sequence is a queue (compiled), or, without numba, a level-synchronous
+  breadth-first search vectorised with numpy.
   The pages of one level are taken in discovery order, and their new out-links are
   discovered in page order then link order: the first occurrences of a level's
   gathered out-links, in gather order, are the next discoveries.
 * ``random``: each URL's priority is the next uniform draw of
   ``numpy.random.default_rng(seed)`` when it is discovered (the strategy's blocks of
   draws are one stream), so the k-th discovered node gets draw k; the replay is a
-  binary heap keyed (priority descending, discovery sequence ascending).
+  4-ary heap keyed (priority descending, discovery sequence ascending) whose slots
+  hold the keys themselves (a sift reads neighbouring slots, not two arrays per
+  node compared: about three times faster than a heap of node ids).
 * ``backlink``: priority = number of fetched pages linking to the URL; a fetch raises
   its open targets' counts by one, so the heap is *indexed* (each node once, raised
   in place: O(n) memory) instead of the generic replay's lazy heap of one Python
-  tuple per update (O(m) entries, ~60 bytes each).
+  tuple per update (O(m) entries, ~60 bytes each); each slot holds its key packed in
+  one integer (count, then discovery sequence), and one array says where a node is
+  (not discovered, out of the heap, or its slot): one look-up a link.
 
-The two heap replays run in a numba-compiled loop when numba is installed (the
-optional extra ``webcrawl[fast]``); without it :func:`fast_replay` returns None and
-the generic replay runs.  State: about 40 bytes a node, nothing per link.
+The order of a heap replay depends on the keys alone (they are distinct: the
+discovery sequence breaks ties), not on the heap's shape or the order its updates
+come in, so these loops give the generic replay's order.  The two heap replays run
+in a numba-compiled loop when numba is installed (the optional extra
+``webcrawl[fast]``); without it :func:`fast_replay` returns None and the generic
+replay runs.  State: about 40 bytes a node, nothing per link.  The compiled loops
+release the GIL: several orderings can be replayed at once on threads.
 """
 
 from __future__ import annotations
@@ -36,16 +45,23 @@ __all__ = ["fast_replay", "have_compiler"]
 
 #: Links gathered at once by the breadth-first replay (bounds its temporaries).
 _GATHER = 1 << 24
-
+#: ``slot`` of the backlink replay: a node not discovered yet; one discovered and not in
+#: the heap (taken, or not fetchable).
+_UNSEEN = -2
+_OUT = -1
+#: The heap's helpers, compiled with the replays that call them.
+_HEAP = ("_before", "_put", "_sift_up", "_sift_down")
 
 
 def have_compiler() -> bool:
     """Whether numba is importable (the random and backlink replays need it)."""
-    return _compile() is not None
+    return _compile("random") is not None
 
 
-def _compile() -> Any:
-    return compiled(_heap_replay, "_before", "_sift_up", "_sift_down")
+def _compile(name: str) -> Any:
+    if name == "backlink":
+        return compiled(_backlink_replay, *_HEAP)
+    return compiled(_discovery_replay, "_discover", *_HEAP)
 
 
 def fast_replay(strategy: Any, indptr: np.ndarray, indices: np.ndarray,
@@ -62,18 +78,20 @@ def fast_replay(strategy: Any, indptr: np.ndarray, indices: np.ndarray,
     from webcrawl.analysis.ordering.strategies.bfs import BreadthFirst
     from webcrawl.analysis.ordering.strategies.random_order import RandomOrder
 
-    kind = type(strategy)
-    if kind is BreadthFirst:
+    kinds: dict[type, str] = {BreadthFirst: "bfs", RandomOrder: "random",
+                              BacklinkCount: "backlink"}
+    name = kinds.get(type(strategy), "")
+    run = _compile(name) if name else None
+    if name == "bfs" and run is None:
         return _bfs(indptr, indices, fetchable, seeds)
-    name = {RandomOrder: "random", BacklinkCount: "backlink"}.get(kind, "")
-    run = _compile()
-    if run is None or name not in ("random", "backlink"):
+    if run is None:
         return None
-    n = indptr.size - 1
-    draws = np.random.default_rng(seed).random(n) if name == "random" else np.zeros(0)
-    order, priorities, depth, discovery, fetched, found = run(
-        indptr.astype(np.int64, copy=False), indices, fetchable, seeds.astype(np.int64),
-        name == "backlink", draws)
+    arguments = [indptr.astype(np.int64, copy=False), indices, fetchable,
+                 seeds.astype(np.int64)]
+    if name != "backlink":  # bfs: no draws
+        n = (indptr.size - 1) if name == "random" else 0
+        arguments.append(np.random.default_rng(seed).random(n))
+    order, priorities, depth, discovery, fetched, found = run(*arguments)
     order, priorities = order[:fetched], priorities[:fetched]
     return order.astype(np.int64), priorities, depth[order].astype(np.int64), \
         discovery[:found].astype(np.int64)
@@ -118,107 +136,175 @@ def _bfs(indptr: np.ndarray, indices: np.ndarray, fetchable: np.ndarray,
             np.concatenate(discovery))
 
 
-def _heap_replay(indptr: Any, indices: Any, fetchable: Any, seeds: Any, backlink: bool,
-                 draws: Any) -> Any:  # pragma: no cover - compiled by numba
-    """The replay loop of the heap orderings (plain Python, compiled by numba).
+def _discovery_replay(indptr: Any, indices: Any, fetchable: Any, seeds: Any,
+                      draws: Any) -> Any:  # pragma: no cover - compiled by numba
+    """The bfs and random orderings' replay loop (plain Python, compiled by numba).
 
-    Heap entries are nodes; a node is before another when its priority is higher, or
-    equal and it was discovered first.  ``where[v]`` is v's heap slot (-1: not in
-    the heap) so that a backlink update raises v in place.
+    ``draws`` empty (bfs): every priority is 0 and ties go to the node discovered
+    first, so the discovery sequence is the queue.  Else (random) the k-th node
+    discovered has priority ``draws[k]``, and the fetchable nodes wait in a 4-ary
+    max-heap whose slots hold the keys themselves (the draw and the discovery
+    sequence, the tie-break): a sift compares neighbouring slots instead of looking
+    two arrays up per node compared.  Each node enters once and leaves once.
     """
     n = indptr.size - 1
+    ranked = draws.size > 0
     depth = np.full(n, -1, dtype=np.int32)
-    seq = np.full(n, -1, dtype=np.int64)
-    prio = np.zeros(n, dtype=np.float64)
-    taken = np.zeros(n, dtype=np.bool_)
-    where = np.full(n, -1, dtype=np.int64)
-    heap = np.empty(n, dtype=np.int64)
-    discovery = np.empty(n, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    priorities = np.empty(n, dtype=np.float64)
-    size = 0
-    found = 0
-    fetched = 0
+    discovery = np.empty(n, dtype=indices.dtype)
+    order = np.empty(n, dtype=indices.dtype)
+    priorities = np.zeros(n, dtype=np.float64)
+    key = np.empty(n if ranked else 0, dtype=np.float64)
+    seq = np.empty(n if ranked else 0, dtype=np.int64)
+    size = found = fetched = head = 0
     for s in seeds:
-        if depth[s] >= 0:
-            continue
-        depth[s] = 0
-        seq[s] = found
-        discovery[found] = s
-        prio[s] = draws[found] if not backlink else 0.0
-        found += 1
-        if fetchable[s]:
-            heap[size] = s
-            where[s] = size
-            size += 1
-            _sift_up(heap, where, prio, seq, size - 1)
-    while size > 0:
-        page = heap[0]
-        size -= 1
-        where[page] = -1
-        if size > 0:
-            last = heap[size]
-            heap[0] = last
-            where[last] = 0
-            _sift_down(heap, where, prio, seq, size, 0)
-        taken[page] = True
+        if depth[s] < 0:
+            depth[s] = 0
+            size = _discover(s, found, discovery, fetchable, draws, key, seq, size)
+            found += 1
+    while True:
+        if ranked:
+            if size == 0:
+                break
+            priorities[fetched], at = key[0], seq[0]
+            size -= 1
+            if size > 0:
+                _sift_down(key, seq, seq[:0], size, key[size], seq[size])
+            page = discovery[at]
+        else:
+            while head < found and not fetchable[discovery[head]]:
+                head += 1
+            if head == found:
+                break
+            page = discovery[head]
+            head += 1
         order[fetched] = page
-        priorities[fetched] = prio[page]
         fetched += 1
         child = depth[page] + 1
         for k in range(indptr[page], indptr[page + 1]):
             t = indices[k]
             if depth[t] < 0:
                 depth[t] = child
-                seq[t] = found
-                discovery[found] = t
-                prio[t] = draws[found] if not backlink else 0.0
+                size = _discover(t, found, discovery, fetchable, draws, key, seq, size)
                 found += 1
-                if fetchable[t]:
-                    heap[size] = t
-                    where[t] = size
-                    size += 1
-                    _sift_up(heap, where, prio, seq, size - 1)
-        if backlink:
-            for k in range(indptr[page], indptr[page + 1]):
-                t = indices[k]
-                if not taken[t] and fetchable[t]:
-                    prio[t] += 1.0
-                    _sift_up(heap, where, prio, seq, where[t])
     return order, priorities, depth, discovery, fetched, found
 
 
-def _before(prio: Any, seq: Any, a: int, b: int) -> bool:  # pragma: no cover
-    return bool(prio[a] > prio[b] or (prio[a] == prio[b] and seq[a] < seq[b]))
+def _discover(v: int, found: int, discovery: Any, fetchable: Any, draws: Any, key: Any,
+              seq: Any, size: int) -> int:  # pragma: no cover - compiled by numba
+    """Record ``v`` as the ``found``-th node discovered; into the random replay's heap
+    when it is fetchable.  The heap's new size."""
+    discovery[found] = v
+    if draws.size > 0 and fetchable[v]:
+        _sift_up(key, seq, seq[:0], size, draws[found], found)
+        return size + 1
+    return size
 
 
-def _sift_up(heap: Any, where: Any, prio: Any, seq: Any, i: int) -> None:  # pragma: no cover
-    node = heap[i]
+def _backlink_replay(indptr: Any, indices: Any, fetchable: Any,
+                     seeds: Any) -> Any:  # pragma: no cover - compiled by numba
+    """The backlink ordering's replay loop (plain Python, compiled by numba).
+
+    A 4-ary max-heap indexed by node (``slot[v]``: v's heap slot; ``_UNSEEN`` not
+    discovered; ``_OUT`` discovered, never or no longer in the heap), each slot holding
+    its node's key packed in one integer: ``count << 32 | (2**32 - 1 - sequence)``, so
+    that one integer comparison orders by backlink count, then discovery.  A link
+    from a fetched page raises its target's key by ``1 << 32`` in place: one look-up
+    of ``slot`` a link, then a sift-up among the heap's slots.
+    """
+    n = indptr.size - 1
+    depth = np.full(n, -1, dtype=np.int32)
+    slot = np.full(n, _UNSEEN, dtype=np.int64)
+    discovery = np.empty(n, dtype=indices.dtype)
+    order = np.empty(n, dtype=indices.dtype)
+    priorities = np.empty(n, dtype=np.float64)
+    key = np.empty(n, dtype=np.uint64)
+    node = np.empty(n, dtype=indices.dtype)
+    low = np.uint64(0xFFFFFFFF)
+    one = np.uint64(1) << np.uint64(32)
+    size = 0
+    found = 0
+    fetched = 0
+    for s in seeds:
+        if slot[s] != _UNSEEN:
+            continue
+        depth[s] = 0
+        discovery[found] = s
+        slot[s] = _OUT
+        if fetchable[s]:
+            _sift_up(key, node, slot, size, low - np.uint64(found), s)
+            size += 1
+        found += 1
+    while size > 0:
+        top = key[0]
+        page = node[0]
+        slot[page] = _OUT
+        size -= 1
+        if size > 0:
+            _sift_down(key, node, slot, size, key[size], node[size])
+        order[fetched] = page
+        priorities[fetched] = float(top >> np.uint64(32))
+        fetched += 1
+        child = depth[page] + 1
+        for k in range(indptr[page], indptr[page + 1]):
+            t = indices[k]
+            at = slot[t]
+            if at >= 0:
+                _sift_up(key, node, slot, at, key[at] + one, t)
+            elif at == _UNSEEN:
+                depth[t] = child
+                discovery[found] = t
+                slot[t] = _OUT
+                if fetchable[t]:  # discovered through this page: one backlink already
+                    _sift_up(key, node, slot, size, one | (low - np.uint64(found)), t)
+                    size += 1
+                found += 1
+    return order, priorities, depth, discovery, fetched, found
+
+
+def _sift_up(key: Any, aux: Any, slot: Any, i: int, value: Any,
+             a: int) -> None:  # pragma: no cover - compiled by numba
+    """Put ``(value, a)`` in the heap's slot ``i`` and move it up to its place.
+
+    The heap's order: higher ``key`` first, then lower ``aux`` (the random replay's
+    discovery sequence; the backlink replay's keys are distinct, its ``aux`` the
+    node).  ``slot[aux]`` follows each move when ``slot`` is not empty."""
     while i > 0:
-        parent = (i - 1) >> 1
-        other = heap[parent]
-        if not _before(prio, seq, node, other):
+        parent = (i - 1) >> 2
+        if not _before(value, a, key[parent], aux[parent]):
             break
-        heap[i] = other
-        where[other] = i
+        _put(key, aux, slot, i, key[parent], aux[parent])
         i = parent
-    heap[i] = node
-    where[node] = i
+    _put(key, aux, slot, i, value, a)
 
 
-def _sift_down(heap: Any, where: Any, prio: Any, seq: Any, size: int,
-               i: int) -> None:  # pragma: no cover
-    node = heap[i]
+def _sift_down(key: Any, aux: Any, slot: Any, size: int, value: Any,
+               a: int) -> None:  # pragma: no cover - compiled by numba
+    """Put ``(value, a)`` at the root of the heap of ``size`` and sift it down (the
+    order of :func:`_sift_up`)."""
+    i = 0
     while True:
-        child = 2 * i + 1
-        if child >= size:
+        first = 4 * i + 1
+        if first >= size:
             break
-        if child + 1 < size and _before(prio, seq, heap[child + 1], heap[child]):
-            child += 1
-        if not _before(prio, seq, heap[child], node):
+        best = first
+        for c in range(first + 1, min(first + 4, size)):
+            if _before(key[c], aux[c], key[best], aux[best]):
+                best = c
+        if not _before(key[best], aux[best], value, a):
             break
-        heap[i] = heap[child]
-        where[heap[i]] = i
-        i = child
-    heap[i] = node
-    where[node] = i
+        _put(key, aux, slot, i, key[best], aux[best])
+        i = best
+    _put(key, aux, slot, i, value, a)
+
+
+def _before(key: Any, aux: Any, other_key: Any,
+            other_aux: Any) -> bool:  # pragma: no cover - compiled by numba
+    return bool(key > other_key or (key == other_key and aux < other_aux))
+
+
+def _put(key: Any, aux: Any, slot: Any, i: int, value: Any,
+         a: int) -> None:  # pragma: no cover - compiled by numba
+    key[i] = value
+    aux[i] = a
+    if slot.size > 0:
+        slot[a] = i

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+import webcrawl.crawler.overflow as overflow_module
 from miniweb import MiniWeb, html, read_db
 from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.frontier import Frontier
@@ -128,6 +130,23 @@ async def test_single_host_zero_delay_order_is_bfs(mini_web: MiniWeb, tmp_path: 
     assert {(priority, rank) for *_, priority, rank, _ in rows} == {(0.0, 0)}
 
 
+async def test_a_url_robots_txt_excludes_ends_the_take(mini_web: MiniWeb,
+                                                      tmp_path: Path) -> None:
+    """After a host's best URL is excluded by robots.txt, the next take is the best URL
+    among the ready hosts, not that host's next one: the order depends on the frontier
+    alone, so a crawl killed right after the exclusion resumes in the same order."""
+    mini_web.add("a.test", "/robots.txt", "User-agent: *\nDisallow: /private/\n")
+    mini_web.add("a.test", "/", html("/private/x", mini_web.url("b.test", "/p"), "/q"))
+    mini_web.add("b.test", "/p", html())
+    mini_web.add("a.test", "/q", html())
+    db = tmp_path / "c.db"
+    settings = mini_web.settings(concurrency=1, scope_hosts=("*.test",))
+    await Crawler(db, [mini_web.url("a.test", "/")], settings).run()
+    data = read_db(db)
+    assert [url.split(str(mini_web.port))[1] for url, *_ in data["fetches"]] == ["/", "/p", "/q"]
+    assert data["outcomes"][mini_web.url("a.test", "/private/x")] == "robots_excluded"
+
+
 def test_heaps_stay_bounded_under_many_updates() -> None:
     """A million priority updates on a small frontier: heaps are compacted, order exact."""
     rng = random.Random(3)
@@ -162,11 +181,12 @@ def test_heaps_stay_bounded_under_many_updates() -> None:
 
 
 # -- bulk updates ---------------------------------------------------------------------
-def _setup(seed: int, head: int = 64,
-           host_order: str = "best-url") -> tuple[Frontier, list[int], float]:
+def _setup(seed: int, head: int = 64, host_order: str = "best-url",
+           spill_dir: Path | None = None,
+           spill_at: int = 1) -> tuple[Frontier, list[int], float]:
     """A frontier with hosts in every state: busy, waiting (future), ready, empty."""
     rng = random.Random(seed)
-    f = Frontier(head=head, host_order=host_order)
+    f = Frontier(head=head, host_order=host_order, spill_dir=spill_dir, spill_at=spill_at)
     hosts = 12
     for url_id in range(3000):
         # few distinct priorities: many ties, broken by url id
@@ -278,6 +298,41 @@ def test_spilled_heads_take_the_same_urls_as_unbounded_heaps(seed: int, head: in
     trace = _drive(seed, unbounded, busy, now)
     assert _drive(seed, spilled, busy, now) == trace
     assert len([t for kind, t in trace if kind == "take" and t is not None]) > 2900
+
+
+@pytest.mark.parametrize("host_order", ["best-url", "most-pending"])
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(("head", "spill_at"), [(1, 1), (3, 2), (17, 5), (17, 64)])
+def test_overflows_on_disk_take_the_same_urls_as_unbounded_heaps(
+        seed: int, head: int, spill_at: int, host_order: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Overflows written to a spill file (tails of ``spill_at`` ids, read back in
+    batches, the file compacted as it goes) take exactly what unbounded heaps take."""
+    monkeypatch.setattr(overflow_module, "COMPACT_MIN", 50)
+    unbounded, busy, now = _setup(seed, head=10**9, host_order=host_order)
+    spilled, _, _ = _setup(seed, head=head, host_order=host_order, spill_dir=tmp_path,
+                           spill_at=spill_at)
+    file = spilled._file
+    assert file is not None and file.live > 0 and spilled.spilled > file.live // 2
+    in_memory = sum(len(o.fifo.tail) for o in spilled._over.values())
+    assert in_memory < len(spilled._over) * spill_at
+    batch = _batch(seed, unbounded, 4000)
+    unbounded.update_many(batch)
+    spilled.update_many(batch)
+    assert spilled.priorities() == unbounded.priorities()
+    trace = _drive(seed, unbounded, busy, now)
+    compactions = 0
+    original = file.compact
+
+    def counted(overflows: Any) -> None:
+        nonlocal compactions
+        compactions += 1
+        original(overflows)
+
+    monkeypatch.setattr(file, "compact", counted)
+    assert _drive(seed, spilled, busy, now) == trace
+    assert compactions > 0 and file.live == 0
+    assert list(tmp_path.iterdir()) == []  # unlinked from the start: nothing to clean
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -249,6 +249,7 @@ def test_many_statements_give_the_same_database(tmp_path: Path,
     hub = edges[0][0]
     edges += [(hub, b) for _, b in random_edges(n=50, m=40, seed=8)]  # a page > LINK_CHUNK
     path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
+    monkeypatch.setattr(edgelist, "LINK_BLOCK", 4)  # 3 blocks a statement below
     import_edges(path, tmp_path / "one.db")
     monkeypatch.setattr(edgelist, "NODE_CHUNK", 7)
     monkeypatch.setattr(edgelist, "LINK_CHUNK", 13)
@@ -257,7 +258,7 @@ def test_many_statements_give_the_same_database(tmp_path: Path,
     assert got == stored_edges(tmp_path / "one.db")
     for src in {a for a, _ in edges}:  # each page's links in file order
         assert [d for s, d in got if s == str(src)] == [str(b) for a, b in edges if a == src]
-    for table in ("urls", "links", "hosts"):  # every row equal, outcomes and seeds included
+    for table in ("urls", "link_blocks", "hosts"):  # every row equal, outcomes, seeds too
         rows = []
         for name in ("one.db", "many.db"):
             with sqlite3.connect(tmp_path / name) as conn:
@@ -311,24 +312,44 @@ def test_an_existing_database_is_left_intact(tmp_path: Path) -> None:
     assert stored_edges(db) == [("0", "1"), ("1", "2")]
 
 
-def test_integer_names_are_written_in_text_order() -> None:
-    """The urls rows of integer ids go in the text order of their names (the unique
-    url index then grows at its end): the order equals Python's sort of the strings."""
-    from webcrawl.storage.edgelist import _url_order
-
-    rng = np.random.default_rng(1)
-    for ids in (np.arange(2000), np.unique(rng.integers(0, 2**32, 5000)),
-                np.array([0, 1, 9, 10, 11, 99, 100, 101, 2**32 - 1])):
-        order = _url_order(ids)
-        assert order is not None
-        assert [str(i) for i in ids[order]] == sorted(str(i) for i in ids)
-    assert _url_order(np.array([-3, 4])) is None and _url_order(np.array([0, 2**32])) is None
+def test_an_integer_graph_is_stored_in_link_blocks(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integer ids: the links go to link_blocks as schema.sql says (LINK_BLOCK links a
+    row, ``first`` their index, sources ascending, file order within a page), no links
+    rows, and urls without an index on url; a graph of URLs keeps a links row a page."""
+    import webcrawl.storage.edgelist as edgelist
+    monkeypatch.setattr(edgelist, "LINK_BLOCK", 4)
+    edges = [(5, 1), (5, 0), (2, 5), (9, 9), (2, 1), (5, 1), (0, 2), (2, 2), (9, 0), (0, 9)]
+    path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
+    import_edges(path, tmp_path / "g.db")
+    order = sorted(range(len(edges)), key=lambda k: edges[k][0])  # stable: file order
+    node = {v: i for i, v in enumerate(sorted({x for e in edges for x in e}))}
+    with sqlite3.connect(tmp_path / "g.db") as conn:
+        blocks = conn.execute("SELECT first, src, dst FROM link_blocks ORDER BY first").fetchall()
+        assert conn.execute("SELECT count(*) FROM links").fetchone() == (0,)
+        indexes = conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'"
+                               " AND tbl_name = 'urls'").fetchall()
+    assert indexes == []
+    assert [b[0] for b in blocks] == [0, 4, 8]
+    src = np.frombuffer(b"".join(b[1] for b in blocks), "<i4").tolist()
+    dst = np.frombuffer(b"".join(b[2] for b in blocks), "<i4").tolist()
+    assert src == [node[edges[k][0]] for k in order]
+    assert dst == [node[edges[k][1]] for k in order]
+    named = write(tmp_path / "u.txt", "http://a/ http://b/\nhttp://b/ http://a/\n")
+    import_edges(named, tmp_path / "u.db")
+    with sqlite3.connect(tmp_path / "u.db") as conn:
+        assert conn.execute("SELECT count(*) FROM links").fetchone() == (2,)
+        assert conn.execute("SELECT count(*) FROM link_blocks").fetchone() == (0,)
+        assert conn.execute("SELECT id FROM urls WHERE url = 'http://b/'").fetchall() == [(1,)]
+        with pytest.raises(sqlite3.IntegrityError):  # the crawler's seen-set index
+            conn.execute("INSERT INTO urls (url, host_id, depth, discovered_seq)"
+                         " VALUES ('http://a/', 0, 0, 0)")
 
 
 def _table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
     with sqlite3.connect(db) as conn:
         return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
-                for t in ("urls", "links", "hosts")}
+                for t in ("urls", "links", "link_blocks", "hosts")}
 
 
 @pytest.mark.parametrize("ids", ["dense", "gaps", "sparse"])
@@ -368,16 +389,20 @@ def test_parsed_in_parts_gives_the_same_database(tmp_path: Path, monkeypatch: py
     assert graph.urls[int(graph.seeds[0])] == str(edges[0][0])
 
 
+@pytest.mark.parametrize(("writer", "text"), [
+    ("_write_links", "http://a/ http://b/\nhttp://b/ http://a/\n"),
+    ("_write_blocks", "0 1\n1 2\n2 0\n")], ids=["links-rows", "link-blocks"])
 def test_a_failed_links_writer_is_one_store_error_and_leaves_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The links are written by a second thread: its SQLite error reaches the caller
-    as the mapped StoreError, and neither the database nor a temporary file is left."""
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writer: str, text: str) -> None:
+    """The links' writer (a second thread for a links row a page, after the nodes for
+    link blocks): its SQLite error reaches the caller as the mapped StoreError, and
+    neither the database nor a temporary file is left."""
     import webcrawl.storage.edgelist as edgelist
     def full(*_args: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(edgelist, "_write_links", full)
-    path = write(tmp_path / "g.txt", "0 1\n1 2\n2 0\n")
+    monkeypatch.setattr(edgelist, writer, full)
+    path = write(tmp_path / "g.txt", text)
     with pytest.raises(StoreError, match="disk full"):
         import_edges(path, tmp_path / "g.db")
     assert not (tmp_path / "g.db").exists()

@@ -28,7 +28,7 @@ async def test_version_1_file_read_then_upgraded(tmp_path: Path) -> None:
     store.add_link_cut(0, 10, 5)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "5"
+        assert reader.meta()["schema_version"] == "6"
         assert reader.link_cuts() == [(0, 10, 5)]
 
 
@@ -49,5 +49,34 @@ async def test_version_4_file_gets_duplicate_of(tmp_path: Path) -> None:
     store.set_duplicate(1, 0)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "5"
+        assert reader.meta()["schema_version"] == "6"
         assert [a.tolist() for a in reader.duplicates()] == [[1], [0]]
+
+
+async def test_version_5_file_read_then_gets_link_blocks_and_the_new_view(tmp_path: Path) -> None:
+    """A version 5 file (no link_blocks, the view over links only) reads as it is, and
+    on resume gets the table and the view that reads both: the same links either way."""
+    path = tmp_path / "v5.db"
+    store = await CrawlStore.open(path)
+    store.add_host(HostRow(0, "a.test"))
+    for i in range(3):
+        store.add_url(UrlRow(i, f"http://a.test/{i}", 0, 0, -1))
+    store.add_links(0, (1, 2, 1))
+    await store.aclose()
+    old_view = ("CREATE VIEW edges (src, dst, position, src_url, dst_url) AS"
+                " SELECT l.src, 0, 0, NULL, NULL FROM links AS l")
+    conn = sqlite3.connect(path)
+    conn.executescript(f"DROP TABLE link_blocks; DROP VIEW edges; {old_view};"
+                       " UPDATE meta SET value = '5' WHERE key = 'schema_version';")
+    conn.close()
+    with CrawlReader(path) as reader:
+        assert reader.meta()["schema_version"] == "5"
+        assert reader.links_csr().dst.tolist() == [1, 2, 1]
+    store = await CrawlStore.open(path, resume=True)
+    await store.aclose()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT src, dst, position FROM edges ORDER BY position"
+                            ).fetchall() == [(0, 1, 0), (0, 2, 1), (0, 1, 2)]
+        assert conn.execute("SELECT count(*) FROM link_blocks").fetchone() == (0,)
+    with CrawlReader(path) as reader:
+        assert reader.meta()["schema_version"] == "6"

@@ -36,7 +36,7 @@ HAND_MADE_REGIONS = {
 }
 
 
-def test_hand_made_graph_every_region():
+def test_hand_made_graph_every_region(bowtie_path):
     bt = bowtie(graph_of(HAND_MADE, 15))
     for region, nodes in HAND_MADE_REGIONS.items():
         np.testing.assert_array_equal(bt.nodes(region), nodes, err_msg=region.name)
@@ -117,9 +117,30 @@ def reference_bowtie(adj):
     return np.array(labels), sizes, nx.number_weakly_connected_components(g)
 
 
+@pytest.fixture(params=["compiled", "searches", "relabelled"])
+def bowtie_path(request, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The regions' two paths: one pass over the components in scipy's order plus
+    forward searches (numba); four searches and scipy's weak components (no numba, or
+    "relabelled": strong components numbered in a shuffled order, which the pass
+    detects)."""
+    from webcrawl.analysis.graph import bowtie_alg
+
+    if request.param == "searches":
+        monkeypatch.setattr(bowtie_alg, "compiled", lambda *_: None)
+    else:
+        pytest.importorskip("numba")
+    if request.param == "relabelled":
+        def shuffled(adj):
+            strong = components(adj, "strong")
+            order = np.random.default_rng(strong.count).permutation(strong.count)
+            return bowtie_alg._components(strong.count, order[strong.labels])
+        monkeypatch.setattr(bowtie_alg, "_strong_components", shuffled)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("density", [0.9, 1.2, 2.0], ids=["d0.9", "d1.2", "d2.0"])
-def test_agrees_with_networkx_reference(seed, density, random_digraph):
+def test_agrees_with_networkx_reference(seed, density, random_digraph, bowtie_path):
     adj = random_digraph(n=300, m=int(300 * density), seed=seed, dangling_fraction=0.2)
     bt = bowtie(adj)
     labels, sizes, n_wcc = reference_bowtie(adj)

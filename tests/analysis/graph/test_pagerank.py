@@ -65,9 +65,25 @@ GRAPHS = {
 }
 
 
+@pytest.fixture(params=["compiled", "threads", "numpy"])
+def step_path(request, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The walk step's three paths: compiled on one thread; compiled with the rows cut
+    into runs of a few links on three threads; scipy's product (no numba)."""
+    from webcrawl.analysis.graph import pagerank_alg
+
+    if request.param == "numpy":
+        monkeypatch.setattr(pagerank_alg, "compiled", lambda *_: None)
+    else:
+        pytest.importorskip("numba")
+    if request.param == "threads":
+        monkeypatch.setattr(pagerank_alg, "_LINKS_PER_THREAD", 7)
+        monkeypatch.setattr(pagerank_alg, "worker_count", lambda: 3)
+    return str(request.param)
+
+
 @pytest.mark.parametrize("spec", GRAPHS.values(), ids=GRAPHS.keys())
 @pytest.mark.parametrize("alpha", [0.85, 0.5, 0.99], ids=["a85", "a50", "a99"])
-def test_agrees_with_networkx(spec, alpha, random_digraph):
+def test_agrees_with_networkx(spec, alpha, random_digraph, step_path):
     adj = random_digraph(**spec)
     ours = pagerank(adj, alpha).scores
     assert np.abs(ours - networkx_pagerank(adj, alpha)).sum() < 1e-6
@@ -75,7 +91,7 @@ def test_agrees_with_networkx(spec, alpha, random_digraph):
 
 
 @pytest.mark.parametrize("spec", GRAPHS.values(), ids=GRAPHS.keys())
-def test_personalization_and_dangling_agree_with_networkx(spec, random_digraph):
+def test_personalization_and_dangling_agree_with_networkx(spec, random_digraph, step_path):
     adj = random_digraph(**spec)
     rng = np.random.default_rng(spec["seed"])
     p = rng.random(spec["n"]) * (rng.random(spec["n"]) < 0.5)  # zeros in places
@@ -220,17 +236,9 @@ def test_docstring_examples_run():
     assert result.failed == 0 and result.attempted > 0
 
 
-@pytest.mark.parametrize("path", ["compiled", "numpy"])
-def test_loaded_graph_values_shared_one(random_digraph, monkeypatch: pytest.MonkeyPatch,
-                                        path: str) -> None:
+def test_loaded_graph_values_shared_one(random_digraph, step_path: str) -> None:
     """The loader's collapsed graph stores its values as one shared 1.0 (zero-stride):
     PageRank on it equals PageRank on the same links with real values."""
-    from webcrawl.analysis.graph import pagerank_alg
-
-    if path == "compiled":
-        pytest.importorskip("numba")
-    else:
-        monkeypatch.setattr(pagerank_alg, "compiled", lambda *_: None)
     adj = random_digraph(300, 1200, 4)
     adj.data[:] = 1.0
     shared = sp.csr_array((np.broadcast_to(np.float64(1.0), (adj.nnz,)), adj.indices,
@@ -238,3 +246,18 @@ def test_loaded_graph_values_shared_one(random_digraph, monkeypatch: pytest.Monk
     assert shared.data.strides == (0,)
     ours = pagerank(shared, tol=1e-13).scores
     assert np.abs(ours - pagerank(adj, tol=1e-13).scores).sum() < 1e-12
+
+
+def test_row_runs_cover_the_rows_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The threads' row runs: contiguous, each row in one run, about equal links."""
+    from webcrawl.analysis.graph import pagerank_alg
+
+    indptr = np.array([0, 0, 5, 5, 6, 20, 20, 21, 30])
+    assert pagerank_alg._row_runs(indptr, 2) == [0, 8]  # 30 links: too few for a thread
+    monkeypatch.setattr(pagerank_alg, "_LINKS_PER_THREAD", 1)
+    assert pagerank_alg._row_runs(indptr, 1) == [0, 8]
+    assert pagerank_alg._row_runs(indptr, 2) == [0, 5, 8]  # rows 0-4: 20 links, 5-7: 10
+    for parts in (3, 5, 40):
+        bounds = pagerank_alg._row_runs(indptr, parts)
+        assert bounds[0] == 0 and bounds[-1] == 8 and len(bounds) <= parts + 1
+        assert (np.diff(bounds) > 0).all()
