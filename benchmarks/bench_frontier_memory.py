@@ -7,18 +7,22 @@ Usage::
     python benchmarks/bench_crawl.py --memory 10000000      # the same, all orderings
 
 Each ordering runs in a child process of its own, which discovers ``--urls`` distinct
-URLs on ``--hosts`` hosts the way the crawl engine registers a new link target: the
-URL-seen test (a miss), the registry's add (id, host, depth, URL text to the side
-file), the strategy's ``discovered`` (its per-URL state) and the frontier's add, with
-the rank index off (``frontier_record_rank``; its cost, about 120 B a frontier URL, is
-printed separately on request with ``--rank``).  Every URL stays in the frontier, the
-worst case.  Printed per ordering: the growth of the process's resident memory (RSS,
-from ``/proc/self/status``) per URL at the end and at its peak (``ru_maxrss``: the
-sorted fingerprint arrays are copied when a batch is merged in), the crawl state the
-budget accounts (:mod:`webcrawl.crawler.budget`), adds per second of wall time and
-per second of the process's CPU time (the fairer figure on a shared, loaded machine),
-and then lookups per CPU second of known URLs (a fingerprint hit confirmed by one
-``pread`` of the text).
+URLs on ``--hosts`` hosts (URL ``i`` on host ``i % hosts``), ``--links`` at a time as
+one page's links, the way the crawl engine registers a page's link targets
+(``Crawler._register_many``): the registry's batch look-up and add (one fingerprint pass
+and one vectorised search per sorted run; ids, hosts, depths, URL texts to the side
+file), the strategy's ``discovered_many`` (its per-URL state), a budget tick per new URL
+and the frontier's ``add_many``; the engine's scope test and the rows it writes to the
+database are left out (they are not crawl state).  The rank index is off
+(``frontier_record_rank``; its cost, about 12 B a frontier URL, is measured with
+``--rank``).  Every URL stays in the frontier, the worst case; a page's
+links are on ``--links`` different hosts, also the worst case for the frontier.
+Printed per ordering: the growth of the process's resident memory (RSS, from
+``/proc/self/status``) per URL at the end and at its peak (``ru_maxrss``), the crawl
+state the budget accounts (:mod:`webcrawl.crawler.budget`), adds per second of wall
+time and per second of the process's CPU time (the fairer figure on a shared, loaded
+machine), and then look-ups per CPU second of known URLs, by pages of ``--links``
+(a fingerprint hit confirmed by one ``pread`` of the text).
 The URL text file lives in ``--spill-dir`` (the current directory by default: not a
 memory-backed /tmp).
 """
@@ -47,7 +51,8 @@ def rss_bytes() -> int:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
-def child(ordering: str, n: int, hosts: int, rank: bool, spill_dir: str) -> None:
+def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: str) -> None:
+    import numpy as np
     from webcrawl.analysis.ordering.strategies import StrategyContext, get_strategy
     from webcrawl.crawler.budget import MemoryBudget
     from webcrawl.crawler.frontier import Frontier
@@ -61,15 +66,21 @@ def child(ordering: str, n: int, hosts: int, rank: bool, spill_dir: str) -> None
     gc.collect()
     before = rss_bytes()
     peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    id_of, add, discovered, enqueue = (registry.id_of, registry.add, strategy.discovered,
-                                       frontier.add)
+    add_many, discovered_many, enqueue, tick = (registry.add_many, strategy.discovered_many,
+                                                frontier.add_many, budget.tick)
     t0, c0 = time.perf_counter(), time.process_time()
-    for i in range(n):
-        url = f"http://site{i % hosts}.example.org/section{i % 97}/page{i}.html"
-        if id_of(url) is None:
-            depth = i % 20
-            new = add(url, depth)
-            enqueue(new.url_id, new.host_id, discovered(new.url_id, depth))
+    for page, start in enumerate(range(0, n, links)):
+        urls = [f"http://site{i % hosts}.example.org/section{i % 97}/page{i}.html"
+                for i in range(start, min(n, start + links))]
+        depth = page % 20
+        # The engine's registration of a page's links (Crawler._register_many), less
+        # the scope test and the rows written to the database.
+        batch = add_many(urls, depth)
+        new_ids = np.arange(batch.first_id, batch.first_id + len(batch.new))
+        priorities = discovered_many(new_ids, depth)
+        for _ in batch.new:
+            tick()
+        enqueue(new_ids, batch.host_ids, priorities)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     gc.collect()
     after = rss_bytes()
@@ -79,7 +90,8 @@ def child(ordering: str, n: int, hosts: int, rank: bool, spill_dir: str) -> None
     probes = [rng.randrange(n) for _ in range(min(n, 1_000_000))]
     urls = [f"http://site{i % hosts}.example.org/section{i % 97}/page{i}.html" for i in probes]
     c1 = time.process_time()
-    found = sum(1 for url in urls if id_of(url) is not None)
+    found = sum(int((add_many(urls[k:k + links], 1).ids >= 0).sum())
+                for k in range(0, len(urls), links))
     hits = len(urls) / (time.process_time() - c1)
     assert found == len(urls) and len(registry) == n and len(frontier) == n
     print(f"{ordering:20} {n:>11,} {(after - before) / n:>9.1f} "
@@ -91,24 +103,28 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--urls", type=int, default=1_000_000, help="URLs discovered")
     p.add_argument("--hosts", type=int, default=1000)
+    p.add_argument("--links", type=int, default=50,
+                   help="URLs registered together, as one page's links")
     p.add_argument("--orderings", default=",".join(ORDERINGS))
     p.add_argument("--rank", action="store_true", help="with the rank index on")
     p.add_argument("--spill-dir", default=".", help="folder of the URL text side file")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        child(args.child, args.urls, args.hosts, args.rank, args.spill_dir)
+        child(args.child, args.urls, args.hosts, args.links, args.rank, args.spill_dir)
         return 0
     load = os.getloadavg()
-    print(f"crawl state for {args.urls:,} discovered URLs on {args.hosts:,} hosts, all in "
-          f"the frontier (rank index {'on' if args.rank else 'off'}); load average "
+    print(f"crawl state for {args.urls:,} discovered URLs on {args.hosts:,} hosts, "
+          f"{args.links} a page, all in the frontier (rank index "
+          f"{'on' if args.rank else 'off'}); load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
     print(f"{'ordering':20} {'URLs':>11} {'RSS B/URL':>9} {'peak B/U':>9} {'state B/U':>9} "
           f"{'adds/s':>9} {'adds/cpu-s':>9} {'hits/cpu-s':>9}", flush=True)
     with tempfile.TemporaryDirectory(dir=args.spill_dir) as spill:
         for ordering in args.orderings.split(","):
             cmd = [sys.executable, __file__, "--child", ordering, "--urls", str(args.urls),
-                   "--hosts", str(args.hosts), "--spill-dir", spill]
+                   "--hosts", str(args.hosts), "--links", str(args.links),
+                   "--spill-dir", spill]
             if args.rank:
                 cmd.append("--rank")
             subprocess.run(cmd, check=True)

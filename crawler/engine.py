@@ -51,6 +51,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.budget import MemoryBudget
@@ -59,7 +60,7 @@ from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
 from webcrawl.crawler.fetcher import Fetcher
 from webcrawl.crawler.frontier import Frontier, Taken
-from webcrawl.crawler.links import PageLinks, link_ids
+from webcrawl.crawler.links import PageLinks, page_link_ids
 from webcrawl.crawler.orders import (
     Attempt,
     FetchedAnswer,
@@ -371,20 +372,38 @@ class Crawler:
     def _register(self, url: str, depth: int, found_by: int, *, follow: bool = True) -> int:
         """The id of ``url``; a new URL is recorded, announced to the strategy, and
         enqueued if ``follow`` and the scope admits it (else it is ``out_of_scope``)."""
-        known = self.registry.id_of(url)
-        if known is not None:
-            return known
+        return int(self._register_many([url], depth, found_by, [follow])[0])
+
+    def _register_many(self, urls: Sequence[str], depth: int, found_by: int,
+                       follow: Sequence[bool]) -> np.ndarray:
+        """:meth:`_register` for each of ``urls`` in order (``follow`` per URL), at once:
+        the ids (``int64``), new ones in order of first occurrence.
+
+        The registry looks the batch up and adds the new URLs in one vectorised step,
+        the strategy announces them together, and the frontier takes the admitted ones
+        together; the scope, the rows and the budget still see each new URL in order.
+        """
         assert self.store is not None and self.scope is not None
-        new = self.registry.add(url, depth)
-        self._over_budget(self.budget.tick())
-        priority = self.strategy.discovered(new.url_id, depth)
-        if follow and self.scope.admit(url, new.hostport, depth):
-            self.registry.record(self.store, new, found_by)
-            self.frontier.add(new.url_id, new.host_id, priority)
-        else:
-            self.registry.record(self.store, new, found_by, Outcome.OUT_OF_SCOPE)
-            self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
-        return new.url_id
+        batch = self.registry.add_many(urls, depth)
+        if not batch.new:
+            return batch.ids
+        new_ids = np.arange(batch.first_id, batch.first_id + len(batch.new))
+        priorities = self.strategy.discovered_many(new_ids, depth)
+        admitted: list[int] = []
+        store, scope, registry, budget = self.store, self.scope, self.registry, self.budget
+        for j, k in enumerate(batch.new):
+            self._over_budget(budget.tick())
+            new = batch.registered(j)
+            if follow[k] and scope.admit(urls[k], new.hostport, depth):
+                registry.record(store, new, found_by)
+                admitted.append(j)
+            else:
+                registry.record(store, new, found_by, Outcome.OUT_OF_SCOPE)
+                self.stats.outcomes[Outcome.OUT_OF_SCOPE] += 1
+        if admitted:
+            take = np.array(admitted)
+            self.frontier.add_many(new_ids[take], batch.host_ids[take], priorities[take])
+        return batch.ids
 
     def _over_budget(self, message: str | None) -> None:
         """The crawl state cannot fit ``memory_limit`` even spilled: stop cleanly (the
@@ -843,9 +862,10 @@ class Crawler:
             log.info("%s: %d links kept, %d more dropped (links_max_per_page)",
                      self.registry.url(url_id), len(page.urls), page.cut)
         depth = self.registry.depth(url_id) + 1
-        return link_ids(page, lambda url, follow: self._register(url, depth, seq, follow=follow),
-                        obey_meta_nofollow=s.links_obey_meta_nofollow,
-                        follow_nofollow=s.links_follow_nofollow)
+        return page_link_ids(
+            page, lambda urls, follow: self._register_many(urls, depth, seq, follow).tolist(),
+            obey_meta_nofollow=s.links_obey_meta_nofollow,
+            follow_nofollow=s.links_follow_nofollow)
 
     # -- strategy feedback --------------------------------------------------------
     def _learn(self, url_id: int, out_links: Sequence[int]) -> None:

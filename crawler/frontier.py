@@ -184,11 +184,11 @@ class Frontier:
     @property
     def nbytes(self) -> int:
         """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
-        entry, a key tuple in a heap), the rank index likewise."""
+        entry, a key tuple in a heap), the rank index (12 B a key)."""
         arrays = 13 * self._top  # float64 + int32 + uint8 by URL id, as far as written
         over = sum(o.fifo.nbytes for o in self._over.values())
         heads = 120 * sum(len(q) for q in self._queues.values())
-        ranks = 0 if self._ranks is None else 120 * self._n
+        ranks = 0 if self._ranks is None else self._ranks.nbytes
         return int(arrays + over + heads + ranks)
 
     def _grow(self, url_id: int) -> None:
@@ -243,6 +243,40 @@ class Frontier:
             self._where[url_id] = _IN_HEAD
             self._head_push(host_id, key)
         self._notify(host_id, key)
+
+    def add_many(self, url_ids: np.ndarray, host_ids: np.ndarray,
+                 priorities: np.ndarray) -> None:
+        """:meth:`add` for each ``(url_id, host_id, priority)`` in order (ids unique and
+        new): the per-URL arrays are written at once, and each host is told once."""
+        if not len(url_ids):
+            return
+        top = int(url_ids.max())
+        self._grow(top)
+        self._top = max(self._top, top + 1)
+        self._prio[url_ids] = priorities
+        self._host_of[url_ids] = host_ids
+        self._n += len(url_ids)
+        best: dict[int, _Key] = {}
+        live, overs, where = self._live, self._over, self._where
+        live_get, over_get, best_get = live.get, overs.get, best.get
+        spill, head_push = self._spill, self._head_push
+        keys = list(zip((-priorities).tolist(), url_ids.tolist(), strict=True))
+        for key, host_id in zip(keys, host_ids.tolist(), strict=True):
+            live[host_id] = live_get(host_id, 0) + 1
+            over = over_get(host_id)
+            if over is not None and key > over.cut:
+                spill(over, key[1], key)
+            else:
+                where[key[1]] = _IN_HEAD
+                head_push(host_id, key)
+            old = best_get(host_id)
+            if old is None or key < old:
+                best[host_id] = key
+        if self._ranks is not None:
+            for key in keys:
+                self._ranks.add(key)
+        for host_id, key in best.items():
+            self._notify(host_id, key)
 
     def update(self, url_id: int, priority: float) -> None:
         """Change a frontier URL's priority (ignored for URLs already taken)."""

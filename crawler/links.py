@@ -15,14 +15,14 @@ the crawler's own agent name) ``nofollow``/``noindex``/``none`` is reported for 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 from webcrawl.crawler.encodings import decode_page, page_encoding, url_encoding
 from webcrawl.crawler.urls import _SCHEME, _normalize_absolute, normalize_url
 
-__all__ = ["PageLinks", "extract_links", "link_ids"]
+__all__ = ["PageLinks", "extract_links", "link_ids", "page_link_ids"]
 
 #: Link elements and the attribute holding their target, walked tag by tag.
 _LINK_TAGS = (("a", "href"), ("area", "href"), ("frame", "src"), ("iframe", "src"))
@@ -237,24 +237,37 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
 _MAX_COUNTED_CUT = 100_000
 
 
-def link_ids(page: PageLinks, id_of: Callable[[str, bool], int], *,
-             obey_meta_nofollow: bool = True,
-             follow_nofollow: bool = False) -> tuple[list[int], list[int]]:
+def page_link_ids(page: PageLinks,
+                  ids_of: Callable[[list[str], list[bool]], Sequence[int]], *,
+                  obey_meta_nofollow: bool = True,
+                  follow_nofollow: bool = False) -> tuple[list[int], list[int]]:
     """A page's links as ids, in document order, and the ids of those flagged nofollow
     (each link's ``rel``, or the page's meta robots nofollow when
     ``obey_meta_nofollow``): the two arrays of a ``links`` row.
 
-    ``id_of(url, follow)`` gives, or makes, a URL's id; ``follow`` says whether the link
-    may be followed (not flagged nofollow, or ``follow_nofollow``), for a crawl that
-    enqueues what it registers.
+    ``ids_of(urls, follow)`` gives, or makes, the ids of all the page's targets at once;
+    ``follow[i]`` says whether the link to ``urls[i]`` may be followed (not flagged
+    nofollow, or ``follow_nofollow``), for a crawl that enqueues what it registers.
     """
     follow_none = page.meta_nofollow and obey_meta_nofollow
-    ids: list[int] = []
-    nofollow: list[int] = []
-    for url in page.urls:
-        flagged = url in page.nofollow
-        target = id_of(url, not (follow_none or (flagged and not follow_nofollow)))
-        ids.append(target)
-        if follow_none or flagged:
-            nofollow.append(target)
-    return ids, nofollow
+    urls = page.urls
+    flagged = [url in page.nofollow for url in urls] if page.nofollow else [False] * len(urls)
+    if follow_none:
+        follow = [False] * len(urls)
+    elif follow_nofollow:
+        follow = [True] * len(urls)
+    else:
+        follow = [not f for f in flagged]
+    ids = list(ids_of(urls, follow))
+    if follow_none:
+        return ids, list(ids)
+    return ids, [target for target, f in zip(ids, flagged, strict=True) if f]
+
+
+def link_ids(page: PageLinks, id_of: Callable[[str, bool], int], *,
+             obey_meta_nofollow: bool = True,
+             follow_nofollow: bool = False) -> tuple[list[int], list[int]]:
+    """:func:`page_link_ids` with ``id_of(url, follow)`` giving one URL's id at a time."""
+    return page_link_ids(
+        page, lambda urls, follow: [id_of(u, f) for u, f in zip(urls, follow, strict=True)],
+        obey_meta_nofollow=obey_meta_nofollow, follow_nofollow=follow_nofollow)

@@ -11,17 +11,19 @@ link history and the WARC import -- and writes their ``urls`` and ``hosts`` rows
 :meth:`CrawlRegistry.record`, so ids are given and rows written one way.  A resume (or
 a revisit of a stored crawl) loads the stored rows back with :meth:`CrawlRegistry.load`.
 Memory per URL is a few compact array slots (:mod:`webcrawl.crawler.seen`): the URL-seen
-test on 64-bit fingerprints (about 13 bytes), the URL text's offset in a side file (8),
-the depth and the host (4 each); the URL strings themselves are in the side file and
-the database, not in memory.  :meth:`CrawlRegistry.id_of` is a dict probe, a binary
-search and, on a fingerprint hit, one ``pread`` that confirms it; :meth:`url` one
-``pread``.
+test on 64-bit fingerprints (about 12 bytes), the URL text's offset in a side file (4),
+the depth (2; at most :data:`MAX_DEPTH`) and the host (4); the URL strings themselves
+are in the side file and the database, not in memory.  :meth:`CrawlRegistry.id_of` is
+a dict probe, a binary search per sorted run and, on a fingerprint hit, one ``pread``
+that confirms it; :meth:`url` one ``pread``.  :meth:`CrawlRegistry.add_many` looks up
+and registers a page's link targets at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +33,10 @@ from webcrawl.crawler.urls import host_key
 from webcrawl.storage.records import Outcome
 from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
 
-__all__ = ["CrawlRegistry", "Registered"]
+__all__ = ["CrawlRegistry", "Registered", "RegisteredBatch"]
+
+#: Deepest link depth a URL can have (its depth is held in 2 bytes).
+MAX_DEPTH = (1 << 16) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,27 @@ class Registered:
     new_host: bool
 
 
+@dataclass(slots=True)
+class RegisteredBatch:
+    """A page's link targets just looked up and registered by :meth:`CrawlRegistry.add_many`."""
+
+    #: the id of every given URL, in the given order (``int64``)
+    ids: np.ndarray
+    #: positions (in the given URLs) of the new ones; they got ids ``first_id``, ``+1``...
+    new: list[int]
+    first_id: int
+    #: host id of each new URL (``int32``), its ``host[:port]``, and whether the host
+    #: was met for the first time with it
+    host_ids: np.ndarray
+    hostports: list[str]
+    new_hosts: list[bool]
+
+    def registered(self, k: int) -> Registered:
+        """The :class:`Registered` of the ``k``-th new URL."""
+        return Registered(self.first_id + k, int(self.host_ids[k]), self.hostports[k],
+                          self.new_hosts[k])
+
+
 class CrawlRegistry:
     """Every URL and host of one crawl, by dense id (see the module docstring)."""
 
@@ -52,7 +78,7 @@ class CrawlRegistry:
         #: URL strings, in a side file in ``spill_dir`` (None: the temporary directory)
         self._urls = UrlTexts(spill_dir)
         self._url_id = UrlSeen(self._urls.__getitem__)
-        self._depth = Column(np.int32)
+        self._depth = Column(np.uint16)
         self._url_host = Column(np.int32)
         self._hops: dict[int, int] = {}  # only URLs reached through redirects
         self._host_id: dict[str, int] = {}
@@ -89,6 +115,7 @@ class CrawlRegistry:
 
     def add(self, url: str, depth: int) -> Registered:
         """Give a new (normalised, absolute) URL the next id; its host too if new."""
+        _check_depth(depth)
         hostport = host_key(url)
         host_id = self._host_id.get(hostport)
         new_host = host_id is None
@@ -100,6 +127,37 @@ class CrawlRegistry:
         self._depth.append(depth)
         self._url_host.append(host_id)
         return Registered(url_id, host_id, hostport, new_host)
+
+    def add_many(self, urls: Sequence[str], depth: int) -> RegisteredBatch:
+        """The ids of a page's link targets (normalised, absolute), the unknown ones
+        added at ``depth`` as :meth:`add` would, one after another in the given order
+        (a URL given twice is added once, at its first place).
+
+        One fingerprint pass and one vectorised search per sorted run for the batch
+        (:meth:`UrlSeen.add_batch`), then the new URLs' texts, depths and hosts
+        appended at once.
+        """
+        _check_depth(depth)
+        first_id = len(self._urls)
+        ids, new = self._url_id.add_batch(urls, first_id)
+        fresh = [urls[k] for k in new]
+        hostports = list(map(host_key, fresh))
+        host_id = self._host_id
+        hosts = list(map(host_id.get, hostports, repeat(-1)))
+        new_hosts = [False] * len(fresh)
+        if -1 in hosts:
+            for j, hp in enumerate(hostports):
+                if hosts[j] < 0:
+                    known = host_id.get(hp)
+                    if known is None:
+                        known = self._add_host(hp, fresh[j][: fresh[j].index(":")])
+                        new_hosts[j] = True
+                    hosts[j] = known
+        self._urls.extend(fresh)
+        self._depth.extend([depth] * len(fresh))
+        self._url_host.extend(hosts)
+        host_ids = np.array(hosts, dtype=np.int32)
+        return RegisteredBatch(ids, new, first_id, host_ids, hostports, new_hosts)
 
     def record(self, store: CrawlStore, new: Registered, found_by: int,
                outcome: Outcome | None = None) -> None:
@@ -190,10 +248,19 @@ class CrawlRegistry:
         texts = [u.url for u in rows]
         self._urls.extend(texts)
         self._url_id.extend(texts, 0)
-        self._depth.extend(np.fromiter((u.depth for u in rows), np.int32, len(rows)))
+        depths = np.fromiter((u.depth for u in rows), np.int64, len(rows))
+        if len(depths):
+            _check_depth(int(depths.max()))
+        self._depth.extend(depths)
         self._url_host.extend(np.fromiter((u.host_id for u in rows), np.int32, len(rows)))
         scheme_known = [False] * len(self._slots)
         for u in rows:
             if not scheme_known[u.host_id]:
                 scheme_known[u.host_id] = True
                 self._scheme[u.host_id] = u.url[: u.url.index(":")]
+
+
+def _check_depth(depth: int) -> None:
+    if not 0 <= depth <= MAX_DEPTH:
+        raise ValueError(f"link depth {depth} is outside 0..{MAX_DEPTH:,}, the depths the "
+                         "crawl state holds (set scope_max_depth)")

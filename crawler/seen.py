@@ -4,11 +4,16 @@ A crawl discovers URLs far faster than it fetches them, so its per-URL memory se
 far it can grow.  Mercator's answer, kept here: the URL-seen test works on 64-bit
 fingerprints, and the URL strings are not held in memory.
 
-:class:`UrlSeen` maps a normalised URL to its dense id.  Fingerprints live in a sorted
-``int64`` array with a parallel ``uint32`` array of ids (12 bytes per URL), plus a dict
-of recent additions merged into the arrays in batches (a batch is a sixteenth of the
-arrays, so merges cost O(1) amortised per URL and the dict adds at most a few bytes per
-URL).  A lookup is a dict probe and one binary search.
+:class:`UrlSeen` maps a normalised URL to its dense id.  Fingerprints live in sorted
+``int64`` arrays with parallel ``uint32`` arrays of ids (12 bytes per URL): a main run,
+and a recent run merged into it once it holds a sixteenth of it (so a merge costs O(1)
+amortised per URL); the newest additions wait in a small dict (at most
+:data:`RECENT_MAX` entries) before they join the recent run.  The main run grows in
+place (``realloc``, which moves pages rather than copying them) and the merge writes it
+from the end backwards a window at a time, so a merge needs one window of extra memory,
+not a copy of the arrays.  A lookup is a dict probe and a binary search per run;
+:meth:`UrlSeen.add_batch` looks up and registers a page's links at once (one
+fingerprint pass, one vectorised search per run).
 
 Collisions never merge two URLs: a fingerprint hit is confirmed against the URL's
 stored text (``text_of``, one ``pread``), and a URL whose fingerprint another URL
@@ -19,7 +24,8 @@ the set from the stored URLs -- and no input can be crafted to collide on purpos
 
 :class:`UrlTexts` keeps the URL strings in an unlinked temporary file beside the crawl
 database (the ``urls`` table is their durable copy): an append buffer, then the file,
-read back with ``os.pread``; memory holds 8 bytes (an end offset) per URL.  The file's
+read back with ``os.pread``; memory holds 4 bytes per URL (its end offset within its
+block of 4,096 URLs; 8 bytes per block for the block's start).  The file's
 pages are the kernel's page cache, which it drops under pressure, not the process's
 heap; a kill leaves nothing behind.
 
@@ -29,25 +35,59 @@ heap; a kill leaves nothing behind.
 from __future__ import annotations
 
 import array
+import ctypes
 import os
 import tempfile
 import weakref
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["Column", "UrlSeen", "UrlTexts"]
+__all__ = ["Column", "UrlSeen", "UrlTexts", "release_free_memory"]
 
-#: Fewest recent additions merged into the sorted arrays at once.
+#: Recent additions held in a dict before they join the recent sorted run.
+RECENT_MAX = 1 << 14
+#: Fewest fingerprints of the recent run merged into the main run at once.
 MERGE_MIN = 1 << 16
-#: Recent additions are merged once they reach this fraction of the sorted arrays.
+#: The recent run is merged into the main run once it holds this fraction of it.
 MERGE_FRACTION = 1 / 16
+#: Entries written per step of the in-place merge (its only extra memory).
+MERGE_WINDOW = 1 << 18
+#: URL ids per block of :class:`UrlTexts` (a block's text must stay under 4 GiB).
+TEXT_BLOCK_BITS = 12
+TEXT_BLOCK = 1 << TEXT_BLOCK_BITS
+_BLOCK_MASK = TEXT_BLOCK - 1
+_REL_MAX = (1 << 32) - 1
 #: Bytes of URL text buffered before one write to the side file.
 TEXT_BUFFER = 1 << 20
 #: ``array.array`` type codes of the numpy types a :class:`Column` holds.
-_TYPECODES = {"i4": "i", "u4": "I", "i8": "q", "f8": "d", "u1": "B"}
+_TYPECODES = {"i4": "i", "u4": "I", "i8": "q", "f8": "d", "u1": "B", "u2": "H"}
+
+
+def _libc_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+    return trim
+
+
+_MALLOC_TRIM = _libc_malloc_trim()
+
+
+def release_free_memory() -> None:
+    """Give the heap's free pages back to the system.
+
+    glibc keeps memory freed inside its heap resident (a growing crawl state frees
+    many mid-sized arrays as it replaces them with larger ones: 17 of 66 resident bytes
+    per URL at three million URLs, measured) until ``malloc_trim`` returns the free
+    pages; elsewhere this does nothing.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
 
 
 class Column:
@@ -72,7 +112,10 @@ class Column:
         self._a[i] = value
 
     def extend(self, values: Any) -> None:
-        self._a.frombytes(np.asarray(values, dtype=self._dtype).tobytes())
+        if isinstance(values, list):
+            self._a.extend(values)  # short lists: no numpy round trip
+        else:
+            self._a.frombytes(np.asarray(values, dtype=self._dtype).tobytes())
 
     def resize(self, n: int) -> None:
         """Grow to ``n`` entries (new ones are zero)."""
@@ -100,14 +143,19 @@ class Column:
 
 
 class UrlTexts:
-    """URL strings by dense id, in an unlinked side file (see the module docstring)."""
+    """URL strings by dense id, in an unlinked side file (see the module docstring).
+
+    A URL's end offset is held in 4 bytes: relative to the start of its block of
+    :data:`TEXT_BLOCK` ids, whose absolute start is kept once per block (8 bytes).
+    """
 
     def __init__(self, directory: str | Path | None = None) -> None:
         fd, name = tempfile.mkstemp(prefix="webcrawl-urls-", dir=directory)
         os.unlink(name)  # unlinked at once: nothing is left behind, even by a kill
         self._fd = fd
         self._closer = weakref.finalize(self, os.close, fd)
-        self._ends = Column(np.int64)
+        self._ends = Column(np.uint32)    # end offset relative to the block's start
+        self._bases = Column(np.int64)    # absolute start of each block of ids
         self._buf = bytearray()
         self._flushed = 0                 # bytes written to the file
 
@@ -116,15 +164,37 @@ class UrlTexts:
 
     def append(self, url: str) -> None:
         buf = self._buf
+        url_id = len(self._ends)
+        if not url_id & _BLOCK_MASK:
+            self._bases.append(self._flushed + len(buf))
         buf += url.encode()
-        self._ends.append(self._flushed + len(buf))
+        rel = self._flushed + len(buf) - self._bases[url_id >> TEXT_BLOCK_BITS]
+        if rel > _REL_MAX:
+            raise ValueError(f"URL text of {TEXT_BLOCK} URLs beyond 4 GiB")
+        self._ends.append(rel)
         if len(buf) >= TEXT_BUFFER:
             self.flush()
 
     def extend(self, urls: Sequence[str]) -> None:
+        if not urls:
+            return
         encoded = [u.encode() for u in urls]
-        lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-        self._ends.extend(self._flushed + len(self._buf) + np.cumsum(lengths))
+        ends, bases = self._ends, self._bases
+        pos = self._flushed + len(self._buf)  # absolute start of the next URL
+        url_id = len(ends)
+        done = 0
+        while done < len(encoded):  # block by block (one piece, unless one starts)
+            if not url_id & _BLOCK_MASK:
+                bases.append(pos)
+            take = min(len(encoded) - done, TEXT_BLOCK - (url_id & _BLOCK_MASK))
+            base = bases[url_id >> TEXT_BLOCK_BITS]
+            rel = list(accumulate(map(len, encoded[done:done + take]), initial=pos - base))
+            if rel[-1] > _REL_MAX:
+                raise ValueError(f"URL text of {TEXT_BLOCK} URLs beyond 4 GiB")
+            ends.extend(rel[1:])
+            pos = base + rel[-1]
+            url_id += take
+            done += take
         self._buf += b"".join(encoded)
         if len(self._buf) >= TEXT_BUFFER:
             self.flush()
@@ -139,9 +209,11 @@ class UrlTexts:
         self._buf = bytearray()
 
     def __getitem__(self, url_id: int) -> str:
-        ends = self._ends
-        end = ends[url_id]
-        start = ends[url_id - 1] if url_id else 0
+        if url_id < 0:
+            url_id += len(self._ends)
+        base = self._bases[url_id >> TEXT_BLOCK_BITS]
+        end = base + self._ends[url_id]
+        start = base + self._ends[url_id - 1] if url_id & _BLOCK_MASK else base
         flushed = self._flushed
         if start >= flushed:
             return self._buf[start - flushed:end - flushed].decode()
@@ -150,7 +222,7 @@ class UrlTexts:
     @property
     def nbytes(self) -> int:
         """Memory held (offsets and the append buffer; not the file)."""
-        return self._ends.nbytes + len(self._buf)
+        return self._ends.nbytes + self._bases.nbytes + len(self._buf)
 
     def close(self) -> None:
         self._closer()
@@ -167,9 +239,11 @@ class UrlSeen:
                  fingerprint: Callable[[str], int] = hash) -> None:
         self._text_of = text_of
         self._fingerprint = fingerprint
-        self._fps = np.empty(0, dtype=np.int64)     # sorted
+        self._fps = np.empty(0, dtype=np.int64)     # the main run, sorted
         self._ids = np.empty(0, dtype=np.uint32)    # parallel to _fps
-        self._recent: dict[int, int] = {}           # fingerprint -> id, not merged yet
+        self._run_fps = np.empty(0, dtype=np.int64)  # the recent run, sorted
+        self._run_ids = np.empty(0, dtype=np.uint32)
+        self._recent: dict[int, int] = {}           # fingerprint -> id, not in a run yet
         self._extra: dict[str, int] = {}            # URLs whose fingerprint is taken
         self._n = 0
         self._miss: int | None = None                # the fingerprint get() last missed
@@ -187,10 +261,10 @@ class UrlSeen:
         got = self._recent.get(fp)
         if got is not None:
             return got
-        fps = self._fps
-        i = int(fps.searchsorted(fp))
-        if i < len(fps) and fps[i] == fp:
-            return int(self._ids[i])
+        for fps, ids in ((self._run_fps, self._run_ids), (self._fps, self._ids)):
+            i = int(fps.searchsorted(fp))
+            if i < len(fps) and fps[i] == fp:
+                return int(ids[i])
         return None
 
     def get(self, url: str) -> int | None:
@@ -217,8 +291,85 @@ class UrlSeen:
             self._extra[url] = url_id
             return
         self._recent[fp] = url_id
-        if len(self._recent) >= max(MERGE_MIN, int(len(self._fps) * MERGE_FRACTION)):
-            self.merge()
+        if len(self._recent) >= RECENT_MAX:
+            self._settle()
+
+    def add_batch(self, urls: Sequence[str], first_id: int) -> tuple[np.ndarray, list[int]]:
+        """The ids of ``urls``, registering the unknown ones; and where the new ones are.
+
+        A known URL gets its id; each unknown URL, at its first occurrence in
+        ``urls``, the next id from ``first_id`` on (a repeat gets the same id).  The
+        same as :meth:`get`, then :meth:`add` for each miss, in order: one
+        fingerprint pass and one binary search per sorted run for the whole batch.
+        Returns the ids (``int64``) and the positions in ``urls`` of the new URLs.
+        """
+        n = len(urls)
+        self._miss = None
+        fps = np.fromiter(map(self._fingerprint, urls), dtype=np.int64, count=n)
+        fp_list = fps.tolist()
+        recent = self._recent
+        # Short Python lists, not numpy, below: a page has tens of links, and a numpy
+        # call costs about a microsecond whatever its size.
+        cand: list[int | None] = list(map(recent.get, fp_list)) if recent else [None] * n
+        for run_fps, run_ids in ((self._run_fps, self._run_ids), (self._fps, self._ids)):
+            if len(run_fps):
+                pos = run_fps.searchsorted(fps)
+                np.minimum(pos, len(run_fps) - 1, out=pos)
+                hit = np.flatnonzero(run_fps[pos] == fps)
+                if len(hit):
+                    for k, url_id in zip(hit.tolist(), run_ids[pos[hit]].tolist(),
+                                         strict=True):
+                        cand[k] = url_id
+        ids: list[int | None] = [None] * n
+        text_of = self._text_of
+        for k, url_id in enumerate(cand):
+            if url_id is not None and text_of(url_id) == urls[k]:  # confirmed
+                ids[k] = url_id
+        extra = self._extra
+        if extra:  # URLs kept apart, whose fingerprint another URL has
+            for k, got in enumerate(ids):
+                if got is None:
+                    ids[k] = extra.get(urls[k])
+        unknown = [k for k, got in enumerate(ids) if got is None]
+        if not unknown:
+            return np.array(ids, dtype=np.int64), []
+        new_fps = [fp_list[k] for k in unknown]
+        if len(set(new_fps)) == len(unknown) and all(cand[k] is None for k in unknown):
+            # The usual page: fingerprints new and distinct (so the URLs are distinct)
+            for url_id, k in enumerate(unknown, first_id):
+                ids[k] = url_id
+            recent.update(zip(new_fps, range(first_id, first_id + len(unknown)), strict=True))
+            new = unknown
+        else:
+            new = self._add_apart(urls, fp_list, unknown, cand, ids, first_id)
+        self._n += len(new)
+        if len(recent) >= RECENT_MAX:
+            self._settle()
+        return np.array(ids, dtype=np.int64), new
+
+    def _add_apart(self, urls: Sequence[str], fp_list: list[int], unknown: list[int],
+                   cand: list[int | None], ids: list[int | None], first_id: int) -> list[int]:
+        """:meth:`add_batch` for a batch with repeated URLs or fingerprints already
+        taken: one URL at a time."""
+        extra, recent = self._extra, self._recent
+        batch: dict[str, int] = {}
+        new: list[int] = []
+        next_id = first_id
+        for k in unknown:
+            url = urls[k]
+            got = batch.get(url)
+            if got is not None:
+                ids[k] = got
+                continue
+            ids[k] = batch[url] = next_id
+            new.append(k)
+            fp = fp_list[k]
+            if cand[k] is not None or fp in recent:
+                extra[url] = next_id
+            else:
+                recent[fp] = next_id
+            next_id += 1
+        return new
 
     def extend(self, urls: Sequence[str], first_id: int) -> None:
         """Register unknown ``urls`` with ids ``first_id``, ``first_id + 1``, ... at once."""
@@ -239,29 +390,71 @@ class UrlSeen:
             url_id = int(ids[i])
             self._extra[urls[url_id - first_id]] = url_id
         keep = ~dup
-        self._insert(fps[keep], ids[keep])
+        self._merge_main(fps[keep], ids[keep])
         self._n += len(urls)
 
     def merge(self) -> None:
-        """Merge the recent additions into the sorted arrays."""
+        """Move every recent addition into the main sorted run."""
         self._miss = None
-        recent = self._recent
-        if not recent:
-            return
-        fps = np.fromiter(recent.keys(), dtype=np.int64, count=len(recent))
-        ids = np.fromiter(recent.values(), dtype=np.uint32, count=len(recent))
-        self._recent = {}
-        order = np.argsort(fps)
-        self._insert(fps[order], ids[order])
+        self._settle(force=True)
 
-    def _insert(self, fps: np.ndarray, ids: np.ndarray) -> None:
-        """Merge sorted, new fingerprints into the sorted arrays."""
-        pos = np.searchsorted(self._fps, fps)
-        self._fps = np.insert(self._fps, pos, fps)
-        self._ids = np.insert(self._ids, pos, ids)
+    def _settle(self, force: bool = False) -> None:
+        """Move the recent dict into the recent run; the recent run into the main run
+        once it holds :data:`MERGE_FRACTION` of it (or when ``force``)."""
+        recent = self._recent
+        if recent:
+            fps = np.fromiter(recent.keys(), dtype=np.int64, count=len(recent))
+            ids = np.fromiter(recent.values(), dtype=np.uint32, count=len(recent))
+            self._recent = {}
+            self._miss = None
+            order = np.argsort(fps)
+            fps, ids = fps[order], ids[order]
+            pos = self._run_fps.searchsorted(fps)
+            self._run_fps = np.insert(self._run_fps, pos, fps)
+            self._run_ids = np.insert(self._run_ids, pos, ids)
+        run = len(self._run_fps)
+        if run and (force or run >= max(MERGE_MIN, int(len(self._fps) * MERGE_FRACTION))):
+            fps, ids = self._run_fps, self._run_ids
+            self._run_fps = np.empty(0, dtype=np.int64)
+            self._run_ids = np.empty(0, dtype=np.uint32)
+            self._merge_main(fps, ids)
+            release_free_memory()  # after each growth of a sixteenth: O(1) amortised
+
+    def _merge_main(self, fps: np.ndarray, ids: np.ndarray) -> None:
+        """Merge sorted fingerprints (none of them in the main run) into the main run,
+        in place: the arrays grow by ``realloc`` (no copy for large arrays), then the
+        merged order is written from the end backwards, a window at a time, so the
+        extra memory is one window, not a copy of the run."""
+        m = len(fps)
+        if not m:
+            return
+        n = len(self._fps)
+        if not n:
+            self._fps, self._ids = fps.copy(), ids.copy()
+            return
+        final = self._fps.searchsorted(fps) + np.arange(m)  # where each new one lands
+        self._fps.resize(n + m, refcheck=False)
+        self._ids.resize(n + m, refcheck=False)
+        main_fps, main_ids = self._fps, self._ids
+        hi = n + m
+        while hi > 0:
+            lo = max(0, hi - MERGE_WINDOW)
+            b0, b1 = np.searchsorted(final, (lo, hi)).tolist()
+            if b1 == 0:
+                break  # main[0:hi] is where it belongs already
+            at = final[b0:b1] - lo
+            old = np.ones(hi - lo, dtype=bool)
+            old[at] = False
+            for run, new in ((main_fps, fps), (main_ids, ids)):
+                window = np.empty(hi - lo, dtype=run.dtype)
+                window[at] = new[b0:b1]
+                window[old] = run[lo - b0:hi - b1]
+                run[lo:hi] = window
+            hi = lo
 
     @property
     def nbytes(self) -> int:
         """Memory held: the arrays, plus an estimate of the dicts (100 B an entry)."""
-        return (int(self._fps.nbytes + self._ids.nbytes)
+        return (int(self._fps.nbytes + self._ids.nbytes + self._run_fps.nbytes
+                    + self._run_ids.nbytes)
                 + 100 * (len(self._recent) + len(self._extra)))

@@ -256,7 +256,7 @@ class CrawlSettings:
     #: seed of randomised strategies
     frontier_seed: int = 0
     #: record each taken URL's rank among all frontier URLs (O(log n) per operation;
-    #: its index holds about 120 bytes per frontier URL, see ``memory_limit``)
+    #: its index holds about 12 bytes per frontier URL, see ``memory_limit``)
     frontier_record_rank: bool = True
     #: URLs each host keeps in its in-memory heap; the rest wait in the host's compact
     #: overflow (4 bytes a URL) and refill the heap in batches of this size

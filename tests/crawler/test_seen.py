@@ -77,3 +77,71 @@ def test_column_grows_and_reads_back() -> None:
     assert col.slice(14, 99).tolist() == [0] and col.slice(20).tolist() == []
     with pytest.raises(IndexError):
         col[15]
+
+
+@pytest.mark.parametrize("fingerprint", [hash, lambda url: len(url) % 7 - 3],
+                         ids=["siphash", "colliding"])
+def test_batches_give_the_ids_of_one_url_at_a_time(monkeypatch: pytest.MonkeyPatch,
+                                                   fingerprint: object) -> None:
+    """``add_batch`` on page-like batches (known URLs, repeats within a page, new ones)
+    gives the same ids and the same new URLs as ``get`` then ``add`` one at a time, in
+    order, through every kind of merge (dict into the recent run, the recent run into
+    the main run in windows), whatever the fingerprints."""
+    monkeypatch.setattr(seen_module, "RECENT_MAX", 40)
+    monkeypatch.setattr(seen_module, "MERGE_MIN", 100)
+    monkeypatch.setattr(seen_module, "MERGE_WINDOW", 16)
+    monkeypatch.setattr(seen_module, "TEXT_BUFFER", 500)
+    monkeypatch.setattr(seen_module, "TEXT_BLOCK_BITS", 5)  # blocks of 32 URL texts
+    monkeypatch.setattr(seen_module, "TEXT_BLOCK", 32)
+    monkeypatch.setattr(seen_module, "_BLOCK_MASK", 31)
+    pool = _urls(4000, 3)
+    rng = random.Random(4)
+    texts = UrlTexts()
+    seen = UrlSeen(texts.__getitem__, fingerprint)  # type: ignore[arg-type]
+    oracle: dict[str, int] = {}
+    preloaded = pool[:300]  # a resume's bulk load first
+    texts.extend(preloaded)
+    seen.extend(preloaded, 0)
+    oracle.update((u, i) for i, u in enumerate(preloaded))
+    for _ in range(150):
+        page = [rng.choice(pool) for _ in range(rng.randrange(0, 60))]
+        page += rng.sample(page, min(len(page), rng.randrange(3)))  # repeats
+        expected = []
+        fresh = []
+        for url in page:  # the one-at-a-time reference: a dict
+            if url not in oracle:
+                oracle[url] = len(oracle)
+                fresh.append(url)
+            expected.append(oracle[url])
+        first = len(texts)
+        ids, new = seen.add_batch(page, first)
+        assert ids.tolist() == expected
+        assert [page[k] for k in new] == fresh
+        texts.extend(fresh)
+        assert len(seen) == len(oracle) == len(texts)
+    assert [seen.get(u) for u in pool] == [oracle.get(u) for u in pool]
+    assert [texts[i] for i in range(len(texts))] == list(oracle)
+    seen.merge()
+    assert [seen.get(u) for u in pool] == [oracle.get(u) for u in pool]
+    if fingerprint is not hash:
+        assert seen.collisions == len(oracle) - len({len(u) % 7 for u in oracle})
+
+
+def test_the_in_place_merge_keeps_the_runs_sorted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The main run after in-place merges of every size against windows of every size
+    equals a plain sort of all fingerprints with their ids."""
+    rng = np.random.default_rng(5)
+    for window in (1, 3, 64, 1 << 18):
+        monkeypatch.setattr(seen_module, "MERGE_WINDOW", window)
+        seen = UrlSeen(lambda url_id: "")
+        everything = np.empty(0, dtype=np.int64)
+        oracle: dict[int, int] = {}
+        for size in (0, 1, 7, 200, 5, 1000, 1):
+            fps = np.setdiff1d(rng.integers(-2**63, 2**63 - 1, size, dtype=np.int64),
+                               everything)
+            ids = rng.integers(0, 2**32 - 1, len(fps), dtype=np.uint32)
+            seen._merge_main(fps, ids)  # sorted and new, as its callers give them
+            everything = np.concatenate((everything, fps))
+            oracle.update(zip(fps.tolist(), ids.tolist(), strict=True))
+            assert seen._fps.tolist() == sorted(oracle)
+            assert seen._ids.tolist() == [oracle[f] for f in sorted(oracle)]

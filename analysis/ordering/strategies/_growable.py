@@ -2,7 +2,9 @@
 
 URL ids are small dense non-negative integers (the crawler assigns them in discovery
 order; virtual crawls use node indices), so per-URL state lives in arrays indexed by
-id rather than dicts of objects: a few bytes per URL, amortised O(1) growth.
+id rather than dicts of objects: a few bytes per URL, amortised O(1) growth.  Arrays
+filled with zeros grow into ``calloc`` memory, whose pages become resident only when
+written, so doubling leaves no resident spare capacity.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ class GrowableArray:
 
     def __init__(self, dtype: type | np.dtype[np.generic], fill: float | int | bool = 0) -> None:
         self._fill = fill
-        self._data: np.ndarray = np.full(_INITIAL_CAPACITY, fill, dtype=dtype)
+        self._data: np.ndarray = _filled(_INITIAL_CAPACITY, fill, dtype)
 
     @property
     def data(self) -> np.ndarray:
@@ -33,10 +35,18 @@ class GrowableArray:
         size = self._data.size
         if index >= size:
             new_size = max(2 * size, index + 1)
-            grown = np.full(new_size, self._fill, dtype=self._data.dtype)
+            grown = _filled(new_size, self._fill, self._data.dtype)
             grown[:size] = self._data
             self._data = grown
         return self._data
+
+
+def _filled(size: int, fill: float | int | bool, dtype: type | np.dtype[np.generic]) -> np.ndarray:
+    """A new array of ``fill``; zeros come from ``calloc``, so the capacity not written
+    yet costs no resident memory (the spare half of a doubled array stays virtual)."""
+    if fill == 0:
+        return np.zeros(size, dtype=dtype)
+    return np.full(size, fill, dtype=dtype)
 
 
 class EdgeList:

@@ -35,6 +35,14 @@ class BacklinkCount(Strategy):
         self._fetched.ensure(url_id)
         return float(self._inlinks.data[url_id])
 
+    def discovered_many(self, url_ids: np.ndarray, depth: int) -> np.ndarray:
+        if not len(url_ids):
+            return np.empty(0)
+        top = int(url_ids.max())
+        self._fetched.ensure(top)
+        priorities: np.ndarray = self._inlinks.ensure(top)[url_ids].astype(np.float64)
+        return priorities
+
     def fetched(self, url_id: int, out_links: Sequence[int]) -> PriorityUpdates:
         fetched = self._fetched.ensure(url_id)
         fetched[url_id] = True

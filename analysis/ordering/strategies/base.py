@@ -8,7 +8,9 @@ URL ids, in the order the crawl discovers and fetches them.
 Protocol, in the order the caller drives it:
 
 1. ``discovered(url_id, depth)`` once per new URL (seeds first, then each fetched
-   page's new out-links in document order) -> the URL's initial priority.
+   page's new out-links in document order) -> the URL's initial priority; or
+   ``discovered_many(url_ids, depth)`` for a page's new out-links at once (the same
+   priorities and state as ``discovered`` for each in order).
 2. ``fetched(url_id, out_links)`` after a page was fetched and its new out-links were
    announced with ``discovered``; ``out_links`` holds every distinct out-link target
    (new or already known, fetched or not).  Returns priority updates for unfetched
@@ -138,6 +140,13 @@ class Strategy(ABC):
     @abstractmethod
     def discovered(self, url_id: int, depth: int) -> float:
         """Return the priority of a newly discovered URL."""
+
+    def discovered_many(self, url_ids: np.ndarray, depth: int) -> np.ndarray:
+        """:meth:`discovered` for each of ``url_ids`` in order (all at ``depth``): their
+        priorities (``float64``).  Strategies override it with one vectorised step."""
+        discovered = self.discovered
+        return np.fromiter((discovered(u, depth) for u in url_ids.tolist()),
+                           dtype=np.float64, count=len(url_ids))
 
     def fetched(self, url_id: int, out_links: Sequence[int]) -> PriorityUpdates:
         """Learn a fetched page's out-links; return changed priorities (default: none)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from webcrawl.analysis.ordering.strategies.base import Strategy
 from webcrawl.analysis.ordering.strategies.registry import register_strategy
 
@@ -16,3 +17,6 @@ class BreadthFirst(Strategy):
 
     def discovered(self, url_id: int, depth: int) -> float:
         return 0.0
+
+    def discovered_many(self, url_ids: np.ndarray, depth: int) -> np.ndarray:
+        return np.zeros(len(url_ids))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from webcrawl.analysis.ordering.strategies.base import Strategy
 from webcrawl.analysis.ordering.strategies.registry import register_strategy
 
@@ -29,3 +30,8 @@ class DepthFirst(Strategy):
         priority = float(self._count)
         self._count += 1
         return priority
+
+    def discovered_many(self, url_ids: np.ndarray, depth: int) -> np.ndarray:
+        start = self._count
+        self._count += len(url_ids)
+        return np.arange(start, self._count, dtype=np.float64)

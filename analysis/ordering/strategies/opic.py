@@ -53,10 +53,11 @@ class OnlinePageImportance(Strategy):
 
     def __init__(self, *, seed: int = 0) -> None:
         super().__init__(seed=seed)
+        # By URL id.  Unfetched: own cash and the offset at discovery (``base``).
+        # Fetched: ``own`` holds the history H and ``base`` is NaN (the fetched mark),
+        # so the state is 16 bytes a URL.
         self._own = GrowableArray(np.float64, 0.0)
         self._base = GrowableArray(np.float64, 0.0)
-        self._history = GrowableArray(np.float64, 0.0)
-        self._fetched = GrowableArray(np.bool_, False)
         self._offset = 0.0
         self._n_frontier = 0
         self._total_cash = 0.0
@@ -68,8 +69,6 @@ class OnlinePageImportance(Strategy):
     def discovered(self, url_id: int, depth: int) -> float:
         own = self._own.ensure(url_id)
         base = self._base.ensure(url_id)
-        self._history.ensure(url_id)
-        self._fetched.ensure(url_id)
         if depth == 0:
             own[url_id] = SEED_CASH
             self._total_cash += SEED_CASH
@@ -77,14 +76,27 @@ class OnlinePageImportance(Strategy):
         self._n_frontier += 1
         return float(own[url_id] - base[url_id])
 
+    def discovered_many(self, url_ids: np.ndarray, depth: int) -> np.ndarray:
+        if not len(url_ids):
+            return np.empty(0)
+        top = int(url_ids.max())
+        own = self._own.ensure(top)
+        base = self._base.ensure(top)
+        if depth == 0:
+            own[url_ids] = SEED_CASH
+            for _ in range(len(url_ids)):  # the same float sum as one at a time
+                self._total_cash += SEED_CASH
+        base[url_ids] = self._offset
+        self._n_frontier += len(url_ids)
+        priorities: np.ndarray = own[url_ids] - base[url_ids]
+        return priorities
+
     def fetched(self, url_id: int, out_links: Sequence[int]) -> PriorityUpdates:
         cash = self.cash(url_id)
         own, base = self._own.data, self._base.data
-        self._history.data[url_id] += cash
+        own[url_id] = self.history(url_id) + cash
+        base[url_id] = np.nan
         self.distributed += cash
-        own[url_id] = 0.0
-        base[url_id] = self._offset
-        self._fetched.data[url_id] = True
         self._n_frontier -= 1
         targets = np.unique(np.asarray(out_links, dtype=np.int64))
         if targets.size == 0:
@@ -92,7 +104,7 @@ class OnlinePageImportance(Strategy):
             self._redistribute()
             return []
         share = cash / targets.size
-        open_targets = targets[~self._fetched.data[targets]]
+        open_targets = targets[~np.isnan(base[targets])]
         own[open_targets] += share
         self.virtual_cash += share * (targets.size - open_targets.size)
         self._redistribute()
@@ -107,13 +119,16 @@ class OnlinePageImportance(Strategy):
 
     def cash(self, url_id: int) -> float:
         """Current cash C of ``url_id`` (0 once fetched)."""
-        if self._fetched.data[url_id]:
+        base = self._base.data[url_id]
+        if np.isnan(base):
             return 0.0
-        return float(self._own.data[url_id] + self._offset - self._base.data[url_id])
+        return float(self._own.data[url_id] + self._offset - base)
 
     def history(self, url_id: int) -> float:
         """Cash history H of ``url_id``: the cash it held when fetched."""
-        return float(self._history.data[url_id])
+        if np.isnan(self._base.data[url_id]):
+            return float(self._own.data[url_id])
+        return 0.0
 
     def importance(self, url_id: int) -> float:
         """Abiteboul et al.'s estimate ``(H + C) / (G + total seed cash)``."""

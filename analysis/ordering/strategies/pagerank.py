@@ -176,6 +176,9 @@ class PageRankOrder(Strategy):
                  options: Mapping[str, Any] | None = None) -> None:
         super().__init__(seed=seed, options=options)
         self.settings = settings or self.settings_from(self.options)
+        # url id <-> local node index; not held while they are equal (a live crawl
+        # announces ids 0, 1, 2, ... in order), built at the first id out of order.
+        self._identity = True
         self._local = GrowableArray(np.int32, -1)  # url id -> local node index
         self._ids = GrowableArray(np.int64, -1)  # local node index -> url id
         self._fetched = GrowableArray(np.bool_, False)  # by local index
@@ -190,12 +193,37 @@ class PageRankOrder(Strategy):
     def discovered(self, url_id: int, depth: int) -> float:
         local = self._n
         self._n += 1
-        self._local.ensure(url_id)[url_id] = local
-        self._ids.ensure(local)[local] = url_id
+        if self._identity and url_id != local:
+            self._materialise(local)
+        if not self._identity:
+            self._local.ensure(url_id)[url_id] = local
+            self._ids.ensure(local)[local] = url_id
         self._fetched.ensure(local)
         estimate = self._estimate.ensure(local)
         estimate[local] = 1.0 - self.settings.alpha
         return float(estimate[local])
+
+    def discovered_many(self, url_ids: np.ndarray, depth: int) -> np.ndarray:
+        first = self._n
+        m = len(url_ids)
+        if not m or not self._identity or not np.array_equal(
+                url_ids, np.arange(first, first + m)):
+            return super().discovered_many(url_ids, depth)
+        self._n += m
+        self._fetched.ensure(self._n - 1)
+        estimate = self._estimate.ensure(self._n - 1)
+        estimate[first:self._n] = 1.0 - self.settings.alpha
+        return estimate[first:self._n].copy()
+
+    def _materialise(self, n: int) -> None:
+        """Hold the id mapping from now on: the first ``n`` ids map to themselves."""
+        self._identity = False
+        if n:
+            self._local.ensure(n - 1)[:n] = np.arange(n)
+            self._ids.ensure(n - 1)[:n] = np.arange(n)
+
+    def _local_of(self, url_ids: np.ndarray) -> np.ndarray:
+        return url_ids if self._identity else self._local.data[url_ids]
 
     @classmethod
     def settings_from(cls, options: Mapping[str, Any]) -> PageRankOrderSettings:
@@ -206,14 +234,13 @@ class PageRankOrder(Strategy):
 
     def fetched(self, url_id: int, out_links: Sequence[int]) -> PriorityUpdates:
         self._absorb()
-        local_of = self._local.data
-        p = int(local_of[url_id])
+        p = url_id if self._identity else int(self._local.data[url_id])
         self._fetched.data[p] = True
         self._fetches += 1
         ids = np.unique(np.asarray(out_links, dtype=np.int64))
         if ids.size == 0:
             return []
-        targets = local_of[ids]
+        targets = self._local_of(ids)
         self._edges.extend(p, targets)
         if not self.settings.push:
             return []
@@ -240,7 +267,8 @@ class PageRankOrder(Strategy):
             n=n,
             src=src,
             dst=dst,
-            ids=self._ids.data[:n],  # never rewritten: a view is a snapshot
+            # never rewritten: a view is a snapshot
+            ids=np.arange(n) if self._identity else self._ids.data[:n],
             fetched=self._fetched.data[:n].copy(),
             x0=self._estimate.data[:n].copy(),
             settings=self.settings,
@@ -281,7 +309,8 @@ class PageRankOrder(Strategy):
 
     def priority(self, url_id: int) -> float:
         """Current priority estimate of ``url_id``."""
-        return float(self._estimate.data[self._local.data[url_id]])
+        local = url_id if self._identity else self._local.data[url_id]
+        return float(self._estimate.data[local])
 
 
 @register_strategy

@@ -40,3 +40,16 @@ class RandomOrder(Strategy):
         priority = float(self._block[self._next])
         self._next += 1
         return priority
+
+    def discovered_many(self, url_ids: np.ndarray, depth: int) -> np.ndarray:
+        out = np.empty(len(url_ids))
+        done = 0
+        while done < len(out):
+            if self._next >= self._block.size:
+                self._block = self._rng.random(_BLOCK)
+                self._next = 0
+            take = min(len(out) - done, self._block.size - self._next)
+            out[done:done + take] = self._block[self._next:self._next + take]
+            self._next += take
+            done += take
+        return out

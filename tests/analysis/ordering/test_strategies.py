@@ -292,3 +292,26 @@ def test_pagerank_recomputes_on_growth_for_large_crawls() -> None:
     small.discovered(1, 1)
     small.fetched(0, [1])
     assert small.wants_recompute(100, 0.0) and not small.wants_recompute(99, 0.0)
+
+
+@pytest.mark.parametrize("name", ["bfs", "dfs", "random", "backlink", "opic", "pagerank",
+                                  "batch-pagerank", "partial-pagerank",
+                                  "larger-sites-first"])
+@pytest.mark.parametrize("ids_in_order", [True, False], ids=["live", "virtual"])
+def test_discovered_many_is_discovered_one_at_a_time(name: str, ids_in_order: bool) -> None:
+    """Pages of new ids announced at once give the priorities and leave the state that
+    announcing them one by one does (checked through later fetches' updates), whether
+    ids come in order (a live crawl) or not (a virtual crawl's node indices)."""
+    rng = np.random.default_rng(8)
+    ids = np.arange(3000) if ids_in_order else rng.permutation(3000)
+    pages = np.split(ids, np.sort(rng.choice(np.arange(1, 3000), 120, replace=False)))
+    one, many = get_strategy(name)(seed=3), get_strategy(name)(seed=3)
+    known: list[int] = []
+    for depth, page in enumerate(pages):
+        depth %= 3  # seeds (depth 0) too
+        want = [one.discovered(int(u), depth) for u in page]
+        assert many.discovered_many(page, depth).tolist() == want
+        known += page.tolist()
+        src = known[int(rng.integers(len(known)))]
+        links = rng.choice(known, size=min(len(known), 5), replace=False).tolist()
+        assert list(one.fetched(src, links)) == list(many.fetched(src, links))
