@@ -9,7 +9,7 @@ resumed, lose nothing committed, take no URL twice and end with the same links a
 outcomes, in the unlimited crawl's order.  A limit the compact state cannot fit stops
 the crawl cleanly with one line, and a resume with a larger limit finishes it.  On a web
 of many hosts, the limited crawl's peak resident memory stays under its start-up size
-plus the limit plus ``budget.OVERHEAD``, which the unlimited crawl's exceeds.
+plus the limit plus ``budget.OVERHEAD``, at least half the limit under the unlimited crawl's.
 """
 
 from __future__ import annotations
@@ -269,13 +269,19 @@ def test_resident_memory_stays_under_the_limit_plus_the_stated_overhead(
         wide: str, tmp_path: Path) -> None:
     """A crawl of PAGES * LINKS discovered URLs: limited, its peak resident memory stays
     under its start-up size plus the limit plus :data:`budget.OVERHEAD`, while the same
-    crawl unlimited goes past that bound (so the bound is not met by a crawl that does
-    not spill); both fetch the same pages in the same order."""
+    crawl unlimited holds at least half the limit more (so the bound is not met by a
+    crawl that does not spill); both fetch the same pages in the same order."""
     limit = 72 * MiB
     start = peak_rss(wide_cmd(wide, tmp_path / "one.db", 1, None), tmp_path)  # start-up
     bound = start + limit + budget_module.OVERHEAD
     unlimited = peak_rss(wide_cmd(wide, tmp_path / "unlimited.db", PAGES, None), tmp_path)
     spilled = peak_rss(wide_cmd(wide, tmp_path / "limited.db", PAGES, limit), tmp_path)
-    assert spilled <= bound < unlimited, (start / MiB, spilled / MiB, unlimited / MiB)
+    figures = (start / MiB, spilled / MiB, unlimited / MiB)
+    assert spilled <= bound, figures
+    # The limit binds: spilling kept at least half the limit's worth of memory that the
+    # unlimited crawl holds (compared between the two crawls, not against ``start``: the
+    # start-up crawl's peak varied by 40 MiB on a busy machine, which only loosens the
+    # bound above but would decide a comparison of ``unlimited`` with it).
+    assert unlimited - spilled >= limit // 2, figures
     order = fetch_order(tmp_path / "limited.db")
     assert len(order) == PAGES and order == fetch_order(tmp_path / "unlimited.db")
