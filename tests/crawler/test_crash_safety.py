@@ -27,7 +27,7 @@ import pytest
 from miniweb import read_db
 from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(300)  # a hang guard: a run took over 120 s at load 13
 
 WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 #: Enough pages for PageRank's first live recomputation (after 1000 fetches: every=1000).
@@ -127,7 +127,7 @@ def served() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def baseline(served: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     db = tmp_path_factory.mktemp("base") / "c.db"
-    subprocess.run(crawl_cmd(served.seed_url, db), check=True, timeout=60)
+    subprocess.run(crawl_cmd(served.seed_url, db), check=True, timeout=180)
     data = read_db(db)
     assert None not in data["outcomes"].values()
     assert len(data["fetches"]) > 1000  # PageRank recomputed live at least once
@@ -136,7 +136,7 @@ def baseline(served: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
 
 def finish_and_compare(cmd: list[str], db: Path, baseline: dict[str, Any],
                        committed: dict[str, set[tuple[int, int]]]) -> None:
-    done = subprocess.run([*cmd, "--resume"], timeout=60, capture_output=True)
+    done = subprocess.run([*cmd, "--resume"], timeout=180, capture_output=True)
     assert done.returncode == 0, done.stderr.decode()
     integrity_ok(db)
     data = read_db(db)
