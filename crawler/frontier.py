@@ -555,23 +555,39 @@ class Frontier:
 
     def _compact(self, host_id: int) -> None:
         """Rebuild a host's head from its live entries (drop superseded ones); keep
-        the best :attr:`head` of them and spill the rest to the overflow."""
-        live = sorted({key for key in self._queues[host_id] if self._live_head(host_id, key)})
+        the best :attr:`head` of them and spill the rest to the overflow (in key
+        order, so they keep it ``ordered`` if they follow its last key).  Vectorised:
+        a host's head takes every new URL of a last-in-first-out order."""
+        queue = self._queues[host_id]
+        negs = np.fromiter((key[0] for key in queue), dtype=np.float64, count=len(queue))
+        ids = np.fromiter((key[1] for key in queue), dtype=np.int64, count=len(queue))
+        live = (self._where[ids] == _IN_HEAD) & (self._prio[ids] == -negs)
+        negs, ids = negs[live], ids[live]
+        order = np.lexsort((ids, negs))
+        negs, ids = negs[order], ids[order]
+        if len(ids) > 1:  # a key pushed twice is kept once
+            first = np.ones(len(ids), dtype=bool)
+            first[1:] = (negs[1:] != negs[:-1]) | (ids[1:] != ids[:-1])
+            negs, ids = negs[first], ids[first]
         head = self.head
-        if len(live) > head:
-            rest = live[head:]
-            cut = live[head - 1]
+        if len(ids) > head:
+            cut = (float(negs[head - 1]), int(ids[head - 1]))
             over = self._over.get(host_id)
             if over is None:
                 over = self._over[host_id] = self._new_overflow(cut)
             else:
                 over.cut = min(over.cut, cut)
             self._mark_cut(host_id, over.cut)
-            for key in rest:
-                self._spill(over, key[1], key)
-            live = live[:head]
-        self._head_entries += len(live) - len(self._queues[host_id])
-        self._queues[host_id] = live  # sorted: a valid heap
+            rest_negs, rest = negs[head:], ids[head:]
+            self._where[rest] = _IN_OVERFLOW
+            if over.last is not None and (float(rest_negs[0]), int(rest[0])) < over.last:
+                over.ordered = False
+            over.last = (float(rest_negs[-1]), int(rest[-1]))
+            over.fifo.extend(rest.astype(np.uint32))
+            negs, ids = negs[:head], ids[:head]
+        kept = list(zip(negs.tolist(), ids.tolist(), strict=True))
+        self._head_entries += len(kept) - len(queue)
+        self._queues[host_id] = kept  # sorted: a valid heap
 
     def _new_overflow(self, cut: _Key) -> _Overflow:
         return _Overflow(cut=cut, fifo=Overflow(self._file, self._meter))
