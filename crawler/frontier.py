@@ -62,6 +62,7 @@ import gc
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from heapq import heappush
 from pathlib import Path
 
 import numpy as np
@@ -342,17 +343,31 @@ class Frontier:
             self._where[spilled] = _IN_OVERFLOW
             self._pending.extend(spilled)
         if len(rest):
-            overs, where = self._over, self._where
-            over_get, spill, head_push = overs.get, self._spill, self._head_push
+            # The others one by one: to their host's head (heaps compacted once the
+            # batch is in: when does not change a take), or after its cut.
+            over_get, spill, queues = self._over.get, self._spill, self._queues
+            heads: list[int] = []
             for neg, url_id, host_id in zip(negs[rest].tolist(), ids[rest].tolist(),
                                             hosts[rest].tolist(), strict=True):
                 key = (neg, url_id)
                 over = over_get(host_id)
                 if over is not None and key > over.cut:
                     spill(over, url_id, key)
-                else:
-                    where[url_id] = _IN_HEAD
-                    head_push(host_id, key)
+                    continue
+                queue = queues.get(host_id)
+                if queue is None:
+                    queue = queues[host_id] = []
+                heappush(queue, key)
+                heads.append(url_id)
+            if heads:
+                self._where[heads] = _IN_HEAD
+                self._head_entries += len(heads)
+                pushed = np.unique(self._host_of[heads])
+                sizes = np.fromiter(map(len, map(queues.__getitem__, pushed.tolist())),
+                                    dtype=np.int64, count=len(pushed))
+                limit = 2 * np.minimum(self._live[pushed], self.head) + _SLACK
+                for host_id in pushed[sizes > limit].tolist():
+                    self._compact(host_id)
         if self._ranks is not None:
             for key in zip(negs.tolist(), ids.tolist(), strict=True):
                 self._ranks.add(key)
