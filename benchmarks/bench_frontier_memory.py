@@ -11,8 +11,8 @@ URLs on ``--hosts`` hosts (URL ``i`` on host ``i % hosts``), ``--links`` at a ti
 one page's links, the way the crawl engine registers a page's link targets
 (``Crawler._register_many``): the registry's batch look-up and add (one fingerprint pass
 and one vectorised search per sorted run; ids, hosts, depths, URL texts to the side
-file), the strategy's ``discovered_many`` (its per-URL state), a budget tick per new URL
-and the frontier's ``add_many``; the engine's scope test and the rows it writes to the
+file), the strategy's ``discovered_many`` (its per-URL state), the budget's tick for the
+page and the frontier's ``add_many``; the engine's scope test and the rows it writes to the
 database are left out (they are not crawl state).  The rank index is off
 (``frontier_record_rank``; its cost, about 12 B a frontier URL, is measured with
 ``--rank``).  Every URL stays in the frontier, the worst case; a page's
@@ -78,8 +78,7 @@ def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: 
         batch = add_many(urls, depth)
         new_ids = np.arange(batch.first_id, batch.first_id + len(batch.new))
         priorities = discovered_many(new_ids, depth)
-        for _ in batch.new:
-            tick()
+        tick(len(batch.new))
         enqueue(new_ids, batch.host_ids, priorities)
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     gc.collect()

@@ -9,6 +9,7 @@ recent fingerprints, a frontier array's growth: the old and the new array are bo
 resident for a moment).  A :class:`MemoryBudget` adds them up every :data:`CHECK_EVERY`
 new URLs, or every host count of them if that is more (a check is O(hosts): amortised
 O(1) a URL), and samples the process's resident memory (``/proc/self/statm``).
+The crawl ticks once per page, with the page's new URLs.
 
 Over the limit -- the state counted, or the resident memory grown since the budget was
 made (the crawl's start) by more than the limit -- it first spills: the registry writes
@@ -20,7 +21,7 @@ the counted state is still over the limit, what is left is the compact per-URL s
 itself (about 40-70 bytes a URL, by ordering), which cannot spill:
 :meth:`MemoryBudget.check` then returns a one-line message and the crawl stops cleanly,
 resumable with a higher limit -- never an out-of-memory kill.  Between two checks the
-state grows by at most the URLs of one check interval.
+state grows by at most the URLs of one check interval and one page's links.
 
 The process's resident memory is this state plus a fixed overhead: what it held when
 the crawl started (the interpreter and the libraries, about 85 MiB measured, see
@@ -109,9 +110,10 @@ class MemoryBudget:
         self.peak_rss = max(self.peak_rss or 0, rss)
         return rss - self.start_rss > self.limit
 
-    def tick(self) -> str | None:
-        """One new URL: check every :data:`CHECK_EVERY` of them (see :meth:`check`)."""
-        self._since += 1
+    def tick(self, new: int = 1) -> str | None:
+        """``new`` new URLs (a page's): check every :data:`CHECK_EVERY` of them, at
+        the page that reaches it (see :meth:`check`)."""
+        self._since += new
         if self._since < CHECK_EVERY or self._since < self.registry.host_count:
             return None
         return self.check()

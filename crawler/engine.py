@@ -381,7 +381,8 @@ class Crawler:
 
         The registry looks the batch up and adds the new URLs in one vectorised step,
         the strategy announces them together, and the frontier takes the admitted ones
-        together; the scope, the rows and the budget still see each new URL in order.
+        together; the budget is ticked once for the page; the scope and the rows still
+        see each new URL in order.
         """
         assert self.store is not None and self.scope is not None
         batch = self.registry.add_many(urls, depth)
@@ -390,9 +391,9 @@ class Crawler:
         new_ids = np.arange(batch.first_id, batch.first_id + len(batch.new))
         priorities = self.strategy.discovered_many(new_ids, depth)
         admitted: list[int] = []
-        store, scope, registry, budget = self.store, self.scope, self.registry, self.budget
+        store, scope, registry = self.store, self.scope, self.registry
+        self._over_budget(self.budget.tick(len(batch.new)))
         for j, k in enumerate(batch.new):
-            self._over_budget(budget.tick())
             new = batch.registered(j)
             if follow[k] and scope.admit(urls[k], new.hostport, depth):
                 registry.record(store, new, found_by)

@@ -62,11 +62,13 @@ import gc
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from heapq import heappush
 from pathlib import Path
 
 import numpy as np
-from webcrawl.crawler.overflow import SPILL_AT, SPILL_AT_TIGHT, Overflow, SpillFile
+from webcrawl.crawler.overflow import SPILL_AT, SPILL_AT_TIGHT, Meter, Overflow, SpillFile
 from webcrawl.crawler.ranks import RankIndex
+from webcrawl.crawler.seen import Column
 
 __all__ = ["Frontier", "Taken"]
 
@@ -87,6 +89,9 @@ BULK_FRACTION = 0.25
 #: about 1 s per million URLs (measured), so larger frontiers take chunked per-item
 #: updates that let fetching go on in between.
 BULK_MAX_FRONTIER = 200_000
+#: URLs :meth:`Frontier.add_many` spills in bulk that wait before they are handed to
+#: their hosts' overflows (grouped by host: one step per host, not per URL).
+PENDING_MAX = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,35 @@ class Taken:
     host_id: int
     priority: float
     rank: int | None
+
+
+def _grown(a: np.ndarray, size: int) -> np.ndarray:
+    """``a`` followed by zeros, ``size`` entries (zero-filled: capacity not yet written
+    costs no resident memory)."""
+    out = np.zeros(size, dtype=a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+class _States(dict[int, int]):
+    """Host states by host id (a dict; absent: ``_EMPTY``), mirrored in a numpy array
+    (:attr:`array`) so a batch of hosts is read at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.array = np.zeros(64, dtype=np.uint8)
+
+    def __setitem__(self, host_id: int, state: int) -> None:
+        super().__setitem__(host_id, state)
+        if host_id >= len(self.array):
+            self.grow(host_id)
+        self.array[host_id] = state
+
+    def grow(self, host_id: int) -> None:
+        """Make :attr:`array` cover ``host_id``."""
+        n = len(self.array)
+        if host_id >= n:
+            self.array = _grown(self.array, max(host_id + 1, 2 * n))
 
 
 @dataclass(slots=True, eq=False)
@@ -135,10 +169,19 @@ class Frontier:
         self._n = 0                                 # frontier URLs
         self._top = 0                               # largest URL id added, plus one
         self._queues: dict[int, list[_Key]] = {}    # host -> heap of head keys (lazy)
+        self._head_entries = 0                      # entries in all of them
+        self._meter = Meter()                       # memory of all overflows
         self._over: dict[int, _Overflow] = {}       # host -> URLs beyond its head
-        self._state: dict[int, int] = {}            # host -> _EMPTY/_WAITING/_READY/_BUSY
+        self._state = _States()                     # host -> _EMPTY/_WAITING/_READY/_BUSY
         self._ready_at: dict[int, float] = {}       # host -> monotonic time
-        self._live: dict[int, int] = {}             # host -> frontier URLs it holds
+        self._live = np.zeros(0, dtype=np.int64)    # by host: frontier URLs it holds
+        self._queued = 0                            # hosts holding any
+        # By host id, mirroring self._over: whether the host has an overflow, its cut.
+        self._has_over = np.zeros(0, dtype=bool)
+        self._cut_neg = np.zeros(0)
+        self._cut_id = np.zeros(0, dtype=np.int64)
+        # Overflow URLs add_many spilled in bulk, not yet in their hosts' FIFOs.
+        self._pending = Column(np.uint32)
         # (-prio, url_id, host), or (-pending, -prio, url_id, host) by most pending
         self._ready: list[tuple[float, ...]] = []
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
@@ -170,7 +213,7 @@ class Frontier:
     @property
     def queued_hosts(self) -> int:
         """Hosts holding at least one frontier URL."""
-        return len(self._live)
+        return self._queued
 
     def host_size(self, host_id: int) -> int:
         """Entries in a host's in-memory heap (including stale ones: an upper bound)."""
@@ -179,15 +222,15 @@ class Frontier:
     @property
     def spilled(self) -> int:
         """Overflow entries (URLs beyond the hosts' heads, and dead ones not yet dropped)."""
-        return sum(len(o.fifo) for o in self._over.values())
+        return sum(len(o.fifo) for o in self._over.values()) + len(self._pending)
 
     @property
     def nbytes(self) -> int:
         """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
         entry, a key tuple in a heap), the rank index (12 B a key)."""
         arrays = 13 * self._top  # float64 + int32 + uint8 by URL id, as far as written
-        over = sum(o.fifo.nbytes for o in self._over.values())
-        heads = 120 * sum(len(q) for q in self._queues.values())
+        over = self._meter.nbytes + self._pending.nbytes
+        heads = 120 * self._head_entries
         ranks = 0 if self._ranks is None else self._ranks.nbytes
         return int(arrays + over + heads + ranks)
 
@@ -196,13 +239,26 @@ class Frontier:
         if url_id < n:
             return
         size = max(url_id + 1, n * 3 // 2 + 1024)
-        prio = np.zeros(size)
-        prio[:n] = self._prio
-        host = np.zeros(size, dtype=np.int32)
-        host[:n] = self._host_of
-        where = np.zeros(size, dtype=np.uint8)
-        where[:n] = self._where
-        self._prio, self._host_of, self._where = prio, host, where
+        self._prio, self._host_of, self._where = (
+            _grown(a, size) for a in (self._prio, self._host_of, self._where))
+
+    def _grow_hosts(self, host_id: int) -> None:
+        n = len(self._has_over)
+        if host_id < n:
+            return
+        size = max(host_id + 1, 2 * n, 64)
+        self._has_over, self._cut_neg, self._cut_id, self._live = (
+            _grown(a, size) for a in (self._has_over, self._cut_neg, self._cut_id, self._live))
+        self._state.grow(size - 1)
+
+    def _mark_cut(self, host_id: int, cut: _Key | None) -> None:
+        """Mirror a host's overflow cut in the per-host arrays (None: no overflow)."""
+        self._grow_hosts(host_id)
+        if cut is None:
+            self._has_over[host_id] = False
+        else:
+            self._has_over[host_id] = True
+            self._cut_neg[host_id], self._cut_id[host_id] = cut
 
     def shrink_heads(self, head: int) -> None:
         """Keep at most ``head`` URLs per host in memory from now on; the others move
@@ -219,6 +275,7 @@ class Frontier:
         now (no-op without a spill file)."""
         if self._file is None:
             return
+        self._settle()
         self._file.tighten(SPILL_AT_TIGHT)
         for over in self._over.values():
             if len(over.fifo.tail) - over.fifo.start >= self._file.spill_at:
@@ -232,7 +289,10 @@ class Frontier:
         self._prio[url_id] = priority
         self._host_of[url_id] = host_id
         self._n += 1
-        self._live[host_id] = self._live.get(host_id, 0) + 1
+        self._grow_hosts(host_id)
+        if not self._live[host_id]:
+            self._queued += 1
+        self._live[host_id] += 1
         key = (-priority, url_id)
         if self._ranks is not None:
             self._ranks.add(key)
@@ -247,36 +307,114 @@ class Frontier:
     def add_many(self, url_ids: np.ndarray, host_ids: np.ndarray,
                  priorities: np.ndarray) -> None:
         """:meth:`add` for each ``(url_id, host_id, priority)`` in order (ids unique and
-        new): the per-URL arrays are written at once, and each host is told once."""
-        if not len(url_ids):
+        new), with the same takes to follow: the per-URL arrays are written at once,
+        each host is told once, and the URLs ranked after their host's cut (the usual
+        case once a host has an overflow) spill in bulk, without a Python step per URL:
+        they wait in a frontier-wide buffer that is handed to the hosts' overflows
+        grouped by host (:meth:`_settle`) before any overflow is read, or once it
+        holds :data:`PENDING_MAX` ids.  A cut only moves down while URLs are added, so
+        a URL after its host's cut before the batch is after it at its turn too."""
+        n = len(url_ids)
+        if not n:
             return
-        top = int(url_ids.max())
+        ids = np.asarray(url_ids, dtype=np.int64)
+        hosts = np.asarray(host_ids, dtype=np.int64)
+        negs = -np.asarray(priorities, dtype=np.float64)
+        top = int(ids.max())
         self._grow(top)
         self._top = max(self._top, top + 1)
-        self._prio[url_ids] = priorities
-        self._host_of[url_ids] = host_ids
-        self._n += len(url_ids)
-        best: dict[int, _Key] = {}
-        live, overs, where = self._live, self._over, self._where
-        live_get, over_get, best_get = live.get, overs.get, best.get
-        spill, head_push = self._spill, self._head_push
-        keys = list(zip((-priorities).tolist(), url_ids.tolist(), strict=True))
-        for key, host_id in zip(keys, host_ids.tolist(), strict=True):
-            live[host_id] = live_get(host_id, 0) + 1
-            over = over_get(host_id)
-            if over is not None and key > over.cut:
-                spill(over, key[1], key)
-            else:
-                where[key[1]] = _IN_HEAD
-                head_push(host_id, key)
-            old = best_get(host_id)
-            if old is None or key < old:
-                best[host_id] = key
+        self._prio[ids] = -negs
+        self._host_of[ids] = hosts
+        self._n += n
+        top_host = int(hosts.max())
+        self._grow_hosts(top_host)
+        self._state.grow(top_host)
+        cut_neg = self._cut_neg[hosts]
+        bulk = self._has_over[hosts] & (
+            (negs > cut_neg) | ((negs == cut_neg) & (ids > self._cut_id[hosts])))
+        live = self._live
+        was_empty = live[hosts] == 0
+        if was_empty.any():
+            self._queued += len(set(hosts[was_empty].tolist()))
+        np.add.at(live, hosts, 1)
+        rest = np.flatnonzero(~bulk)
+        if len(rest) < n:
+            spilled = ids[bulk]
+            self._where[spilled] = _IN_OVERFLOW
+            self._pending.extend(spilled)
+        if len(rest):
+            # The others one by one: to their host's head (heaps compacted once the
+            # batch is in: when does not change a take), or after its cut.
+            over_get, spill, queues = self._over.get, self._spill, self._queues
+            heads: list[int] = []
+            for neg, url_id, host_id in zip(negs[rest].tolist(), ids[rest].tolist(),
+                                            hosts[rest].tolist(), strict=True):
+                key = (neg, url_id)
+                over = over_get(host_id)
+                if over is not None and key > over.cut:
+                    spill(over, url_id, key)
+                    continue
+                queue = queues.get(host_id)
+                if queue is None:
+                    queue = queues[host_id] = []
+                heappush(queue, key)
+                heads.append(url_id)
+            if heads:
+                self._where[heads] = _IN_HEAD
+                self._head_entries += len(heads)
+                pushed = np.unique(self._host_of[heads])
+                sizes = np.fromiter(map(len, map(queues.__getitem__, pushed.tolist())),
+                                    dtype=np.int64, count=len(pushed))
+                limit = 2 * np.minimum(self._live[pushed], self.head) + _SLACK
+                for host_id in pushed[sizes > limit].tolist():
+                    self._compact(host_id)
         if self._ranks is not None:
-            for key in keys:
+            for key in zip(negs.tolist(), ids.tolist(), strict=True):
                 self._ranks.add(key)
-        for host_id, key in best.items():
-            self._notify(host_id, key)
+        # Each host's best new key, told in the order the hosts first appear; only an
+        # empty or a ready host has anything to do with it.
+        state = self._state.array[hosts]
+        tell = np.flatnonzero((state == _EMPTY) | (state == _READY))
+        if len(tell):
+            told = list(dict.fromkeys(hosts[tell].tolist()))
+            order = np.lexsort((ids, negs, hosts))  # by host, then key: a host's best first
+            best_at = order[np.searchsorted(hosts[order], told)].tolist()
+            for host_id, k in zip(told, best_at, strict=True):
+                self._notify(host_id, (float(negs[k]), int(ids[k])))
+        if len(self._pending) >= PENDING_MAX:
+            self._settle()
+
+    def _settle(self) -> None:
+        """Hand the URLs :meth:`add_many` spilled in bulk to their hosts' overflows,
+        one step per host, in the order they were added (a host's FIFO stays
+        ``ordered`` only if they follow its last key and one another in key order)."""
+        pending = self._pending
+        if not len(pending):
+            return
+        self._pending = Column(np.uint32)
+        fifo_ids = pending.array
+        ids = fifo_ids.astype(np.int64)
+        hosts = self._host_of[ids].astype(np.int64)
+        order = np.argsort(hosts, kind="stable")
+        fifo_ids, ids, hosts = fifo_ids[order], ids[order], hosts[order]
+        negs = -self._prio[ids]
+        m = len(ids)
+        starts = np.flatnonzero(np.concatenate(([True], hosts[1:] != hosts[:-1])))
+        ends = np.append(starts[1:], m)
+        down = ((negs[1:] < negs[:-1]) | ((negs[1:] == negs[:-1]) & (ids[1:] < ids[:-1])))
+        down &= hosts[1:] == hosts[:-1]
+        unordered = set((np.searchsorted(starts, np.flatnonzero(down), side="right")
+                         - 1).tolist())
+        overs = self._over
+        negl, idl = negs.tolist(), ids.tolist()
+        for g, (host_id, lo, hi) in enumerate(zip(hosts[starts].tolist(), starts.tolist(),
+                                                  ends.tolist(), strict=True)):
+            over = overs[host_id]
+            if g in unordered or (over.last is not None
+                                  and (negl[lo], idl[lo]) < over.last):
+                over.ordered = False
+            over.last = (negl[hi - 1], idl[hi - 1])
+            over.fifo.extend(fifo_ids[lo:hi])
 
     def update(self, url_id: int, priority: float) -> None:
         """Change a frontier URL's priority (ignored for URLs already taken)."""
@@ -373,6 +511,8 @@ class Frontier:
             queues: dict[int, list[_Key]] = {host: [] for host in self._queues}
             for old in self._over.values():
                 old.fifo.discard()
+            self._pending = Column(np.uint32)  # their ids are in _where, as the rest
+            self._has_over[:] = False
             overs: dict[int, _Overflow] = {}
             head = self.head
             self._where[ids] = _IN_HEAD
@@ -385,8 +525,10 @@ class Frontier:
                     rest = ids[pos[head:]]
                     self._where[rest] = _IN_OVERFLOW
                     over = overs[host] = self._new_overflow(queues[host][-1])
+                    self._mark_cut(host, over.cut)
                     over.fifo.extend(rest)
             self._queues, self._over = queues, overs
+            self._head_entries = sum(len(q) for q in queues.values())
             self._compact_file()
             if self._ranks is not None:
                 self._ranks.rebuild(list(zip(negs.tolist(), ids.tolist(), strict=True)))
@@ -400,7 +542,8 @@ class Frontier:
         if queue is None:
             queue = self._queues[host_id] = []
         heapq.heappush(queue, key)
-        if len(queue) > 2 * min(self._live.get(host_id, 0), self.head) + _SLACK:
+        self._head_entries += 1
+        if len(queue) > 2 * min(int(self._live[host_id]), self.head) + _SLACK:
             self._compact(host_id)
 
     def _notify(self, host_id: int, key: _Key) -> None:
@@ -427,24 +570,42 @@ class Frontier:
 
     def _compact(self, host_id: int) -> None:
         """Rebuild a host's head from its live entries (drop superseded ones); keep
-        the best :attr:`head` of them and spill the rest to the overflow."""
-        live = sorted({key for key in self._queues[host_id] if self._live_head(host_id, key)})
+        the best :attr:`head` of them and spill the rest to the overflow (in key
+        order, so they keep it ``ordered`` if they follow its last key).  Vectorised:
+        a host's head takes every new URL of a last-in-first-out order."""
+        queue = self._queues[host_id]
+        negs = np.fromiter((key[0] for key in queue), dtype=np.float64, count=len(queue))
+        ids = np.fromiter((key[1] for key in queue), dtype=np.int64, count=len(queue))
+        live = (self._where[ids] == _IN_HEAD) & (self._prio[ids] == -negs)
+        negs, ids = negs[live], ids[live]
+        order = np.lexsort((ids, negs))
+        negs, ids = negs[order], ids[order]
+        if len(ids) > 1:  # a key pushed twice is kept once
+            first = np.ones(len(ids), dtype=bool)
+            first[1:] = (negs[1:] != negs[:-1]) | (ids[1:] != ids[:-1])
+            negs, ids = negs[first], ids[first]
         head = self.head
-        if len(live) > head:
-            rest = live[head:]
-            cut = live[head - 1]
+        if len(ids) > head:
+            cut = (float(negs[head - 1]), int(ids[head - 1]))
             over = self._over.get(host_id)
             if over is None:
                 over = self._over[host_id] = self._new_overflow(cut)
             else:
                 over.cut = min(over.cut, cut)
-            for key in rest:
-                self._spill(over, key[1], key)
-            live = live[:head]
-        self._queues[host_id] = live  # sorted: a valid heap
+            self._mark_cut(host_id, over.cut)
+            rest_negs, rest = negs[head:], ids[head:]
+            self._where[rest] = _IN_OVERFLOW
+            if over.last is not None and (float(rest_negs[0]), int(rest[0])) < over.last:
+                over.ordered = False
+            over.last = (float(rest_negs[-1]), int(rest[-1]))
+            over.fifo.extend(rest.astype(np.uint32))
+            negs, ids = negs[:head], ids[:head]
+        kept = list(zip(negs.tolist(), ids.tolist(), strict=True))
+        self._head_entries += len(kept) - len(queue)
+        self._queues[host_id] = kept  # sorted: a valid heap
 
     def _new_overflow(self, cut: _Key) -> _Overflow:
-        return _Overflow(cut=cut, fifo=Overflow(self._file))
+        return _Overflow(cut=cut, fifo=Overflow(self._file, self._meter))
 
     def _compact_file(self) -> None:
         """Rewrite the spill file once most of it is garbage (ids read back)."""
@@ -466,6 +627,7 @@ class Frontier:
         In order (FIFO orders, or no update since the last sort) this reads the next
         entries from ``start``; out of order it sorts the live entries by their keys
         first (O(n log n) of C-level work for n overflow URLs)."""
+        self._settle()
         head = self.head
         fifo = over.fifo
         if not over.ordered:
@@ -488,6 +650,7 @@ class Frontier:
             need -= len(use)
         if fifo.empty:
             del self._over[host_id]
+            self._mark_cut(host_id, None)
         self._compact_file()
         moved = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint32)
         if not len(moved):
@@ -495,9 +658,12 @@ class Frontier:
         self._where[moved] = _IN_HEAD
         keys = list(zip((-self._prio[moved]).tolist(), moved.tolist(), strict=True))
         over.cut = keys[-1]
+        if host_id in self._over:
+            self._mark_cut(host_id, over.cut)
         queue = self._queues.setdefault(host_id, [])
         for key in keys:
             heapq.heappush(queue, key)
+        self._head_entries += len(keys)
 
     def _compact_ready(self) -> None:
         """Rebuild the ready-host heap: one entry per ready host, keyed by its best URL."""
@@ -518,6 +684,7 @@ class Frontier:
         while True:
             while queue and not self._live_head(host_id, queue[0]):
                 heapq.heappop(queue)  # taken, superseded, or spilled
+                self._head_entries -= 1
             over = self._over.get(host_id)
             if over is None or (queue and queue[0] <= over.cut):
                 return queue[0] if queue else None
@@ -528,7 +695,7 @@ class Frontier:
         """The ready-heap key of a host whose best URL is ``best`` (smaller first)."""
         if self.host_order == "best-url":
             return (best[0], best[1], host_id)
-        return (-float(self._live.get(host_id, 0)), best[0], best[1], host_id)
+        return (-float(self._live[host_id]), best[0], best[1], host_id)
 
     # -- back side --------------------------------------------------------------
     def _wake(self, now: float) -> None:
@@ -572,6 +739,7 @@ class Frontier:
         if best is None:
             return None
         heapq.heappop(self._queues[host_id])
+        self._head_entries -= 1
         neg, url_id = best
         rank = None
         if self._ranks is not None:
@@ -581,7 +749,7 @@ class Frontier:
         self._n -= 1
         self._live[host_id] -= 1
         if not self._live[host_id]:
-            del self._live[host_id]  # so len(self._live) counts hosts with URLs
+            self._queued -= 1
         return Taken(url_id, host_id, -neg, rank)
 
     def release(self, host_id: int, ready_at: float) -> None:
@@ -615,14 +783,21 @@ class Frontier:
         ids = np.flatnonzero(self._where).tolist()
         self._where[:] = _ABSENT
         self._n = 0
-        self._live.clear()
+        self._live[:] = 0
+        self._queued = 0
         self._queues.clear()
+        self._head_entries = 0
         for over in self._over.values():
             over.fifo.discard()
         self._over.clear()
+        self._pending = Column(np.uint32)
+        self._has_over[:] = False
         self._compact_file()
         self._ready.clear()
         self._waiting.clear()
-        self._state = {h: _BUSY for h, s in self._state.items() if s == _BUSY}
+        busy = [h for h, s in self._state.items() if s == _BUSY]
+        self._state = _States()
+        for h in busy:
+            self._state[h] = _BUSY
         self._ranks = RankIndex() if self._ranks is not None else None
         yield from ids

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from webcrawl.crawler.seen import Column
 
-__all__ = ["Overflow", "SpillFile"]
+__all__ = ["Meter", "Overflow", "SpillFile"]
 
 #: Ids a host's in-memory tail holds before it is written to the spill file.
 SPILL_AT = 1 << 12
@@ -114,6 +114,7 @@ class SpillFile:
                 ids = np.concatenate([_pread_ids(old_fd, offset, count)
                                       for offset, count in segments])
                 over.segments = [self.write(ids)]
+                over.meter.nbytes -= SEGMENT_BYTES * (len(segments) - 1)
         old_closer()
 
     def close(self) -> None:
@@ -132,17 +133,30 @@ def _pread_ids(fd: int, offset: int, count: int) -> np.ndarray:
     return np.frombuffer(data, dtype=np.uint32)
 
 
+class Meter:
+    """Memory held by a set of overflows (the sum of their :attr:`Overflow.nbytes`),
+    kept up to date as they change, so a memory check need not visit every host."""
+
+    __slots__ = ("nbytes",)
+
+    def __init__(self) -> None:
+        self.nbytes = 0
+
+
 class Overflow:
     """A FIFO of URL ids: front, segments on disk, in-memory tail (module docstring).
 
     :meth:`peek` returns the next ids of one part without consuming them;
-    :meth:`advance` then consumes some of them.
+    :meth:`advance` then consumes some of them.  Every change of :attr:`nbytes` is
+    added to ``meter``.
     """
 
-    __slots__ = ("_front", "_front_pos", "_peeked", "file", "segments", "start", "tail")
+    __slots__ = ("_front", "_front_pos", "_peeked", "file", "meter", "segments", "start",
+                 "tail")
 
-    def __init__(self, file: SpillFile | None = None) -> None:
+    def __init__(self, file: SpillFile | None = None, meter: Meter | None = None) -> None:
         self.file = file
+        self.meter = Meter() if meter is None else meter
         self.tail = Column(np.uint32)
         self.start = 0                           # tail ids before it were consumed
         self.segments: list[list[int]] = []      # [offset, count] on disk, in order
@@ -169,21 +183,32 @@ class Overflow:
     def append(self, url_id: int) -> None:
         tail = self.tail
         tail.append(url_id)
+        self.meter.nbytes += _ITEM
         file = self.file
         if file is not None and len(tail) - self.start >= file.spill_at:
             self.flush()
 
     def extend(self, ids: np.ndarray) -> None:
-        """Append ids in order (written to the spill file at once if that many)."""
+        """Append ids in order (written to the spill file at once if that many, or
+        with the tail once it holds that many)."""
         file = self.file
+        before = self.nbytes
         if file is not None and len(ids) >= file.spill_at:
-            self.flush()
+            self._flush()
             self.segments.append(file.write(ids))
         else:
             self.tail.extend(ids)
+            if file is not None and len(self.tail) - self.start >= file.spill_at:
+                self._flush()
+        self.meter.nbytes += self.nbytes - before
 
     def flush(self) -> None:
         """Write the tail to the spill file as one segment."""
+        before = self.nbytes
+        self._flush()
+        self.meter.nbytes += self.nbytes - before
+
+    def _flush(self) -> None:
         file = self.file
         if file is None or len(self.tail) <= self.start:
             return
@@ -193,6 +218,7 @@ class Overflow:
     def peek(self, n: int) -> np.ndarray:
         """Up to ``n`` of the next ids, all from one part (empty: the FIFO is empty)."""
         if self._front_pos >= len(self._front) and self.segments:
+            before = self.nbytes
             file = self.file
             assert file is not None
             seg = self.segments[0]
@@ -202,6 +228,7 @@ class Overflow:
             seg[1] -= count
             if not seg[1]:
                 del self.segments[0]
+            self.meter.nbytes += self.nbytes - before
         if self._front_pos < len(self._front):
             self._peeked = 0
             return self._front[self._front_pos:self._front_pos + n]
@@ -210,22 +237,25 @@ class Overflow:
 
     def advance(self, n: int) -> None:
         """Consume ``n`` of the ids the last :meth:`peek` returned."""
+        before = self.nbytes
         if self._peeked == 0:
             self._front_pos += n
             if self._front_pos >= len(self._front):
                 self._front, self._front_pos = np.empty(0, dtype=np.uint32), 0
-            return
-        self.start += n
-        tail = self.tail
-        if self.start >= len(tail):
-            self.tail, self.start = Column(np.uint32), 0
-        elif self.start > len(tail) // 2:  # drop the consumed half (amortised O(1))
-            rest = Column(np.uint32)
-            rest.extend(tail.slice(self.start))
-            self.tail, self.start = rest, 0
+        else:
+            self.start += n
+            tail = self.tail
+            if self.start >= len(tail):
+                self.tail, self.start = Column(np.uint32), 0
+            elif self.start > len(tail) // 2:  # drop the consumed half (amortised O(1))
+                rest = Column(np.uint32)
+                rest.extend(tail.slice(self.start))
+                self.tail, self.start = rest, 0
+        self.meter.nbytes += self.nbytes - before
 
     def drain(self) -> np.ndarray:
         """Every id not consumed yet, in order; the FIFO is then empty."""
+        self.meter.nbytes -= self.nbytes
         parts = [self._front[self._front_pos:]]
         file = self.file
         for offset, count in self.segments:
@@ -239,6 +269,7 @@ class Overflow:
 
     def discard(self) -> None:
         """Forget every id (their file space becomes garbage)."""
+        self.meter.nbytes -= self.nbytes
         if self.file is not None:
             self.file.dropped(sum(c for _, c in self.segments))
         self.segments = []

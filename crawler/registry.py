@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -140,8 +141,8 @@ class CrawlRegistry:
         _check_depth(depth)
         first_id = len(self._urls)
         ids, new = self._url_id.add_batch(urls, first_id)
-        fresh = [urls[k] for k in new]
-        hostports = list(map(host_key, fresh))
+        fresh = list(urls) if len(new) == len(urls) else [urls[k] for k in new]
+        hostports = _host_keys(fresh)
         host_id = self._host_id
         hosts = list(map(host_id.get, hostports, repeat(-1)))
         new_hosts = [False] * len(fresh)
@@ -258,6 +259,22 @@ class CrawlRegistry:
             if not scheme_known[u.host_id]:
                 scheme_known[u.host_id] = True
                 self._scheme[u.host_id] = u.url[: u.url.index(":")]
+
+
+def _host_keys(urls: list[str]) -> list[str]:
+    """:func:`~webcrawl.crawler.urls.host_key` of each URL, without a Python call per
+    URL when each is ``scheme://host[:port]...`` (a normalised URL always is): the
+    piece between the URL's first ``//`` and the next ``/``."""
+    parts = list(map(str.split, urls, repeat("/"), repeat(3)))
+    try:
+        if not any(map(_SECOND, parts)):  # each URL's first "/" starts "//"
+            return list(map(_THIRD, parts))
+    except IndexError:  # a URL with fewer than two "/"
+        pass
+    return list(map(host_key, urls))
+
+
+_SECOND, _THIRD = itemgetter(1), itemgetter(2)
 
 
 def _check_depth(depth: int) -> None:

@@ -6,7 +6,9 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+import webcrawl.crawler.frontier as frontier_module
 import webcrawl.crawler.overflow as overflow_module
 from miniweb import MiniWeb, html, read_db
 from webcrawl.crawler.engine import Crawler
@@ -397,3 +399,73 @@ def test_on_wait_names_each_host_that_starts_waiting() -> None:
     assert calls[-1] == (1, 7.0)
     assert f.pop_ready(now=4.99) is None and f.next_wakeup() == 5.0
     assert f.pop_ready(now=5.0) == 0
+
+
+@pytest.mark.parametrize("host_order", ["best-url", "most-pending"])
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(("head", "spill_at"), [(1, 0), (3, 2), (17, 5), (64, 0)])
+def test_add_many_takes_what_one_add_at_a_time_takes(
+        seed: int, head: int, spill_at: int, host_order: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of adds (hosts repeated within a batch, ties, URLs before and after
+    their host's cut, every host state) against single adds to unbounded heaps, step
+    by step: the same hosts, takes, ranks, wake-ups and waiting hosts; the overflows'
+    memory and the head entries counted as they change."""
+    monkeypatch.setattr(frontier_module, "PENDING_MAX", 7)  # bulk spills handed over often
+    monkeypatch.setattr(overflow_module, "COMPACT_MIN", 50)
+    rng = random.Random(seed)
+    single = Frontier(head=10**9, host_order=host_order)
+    batch = Frontier(head=head, host_order=host_order,
+                     spill_dir=tmp_path if spill_at else None, spill_at=spill_at or 1)
+    waits: dict[str, list[tuple[int, float]]] = {"single": [], "batch": []}
+    single.on_wait = lambda host, at: waits["single"].append((host, at))
+    batch.on_wait = lambda host, at: waits["batch"].append((host, at))
+    now, next_id, busy, bulk = 10.0, 0, [], 0
+    for step in range(2500):
+        r = rng.random()
+        if r < 0.3:
+            k = rng.choice([1, 2, 5, 30, 60])
+            ids = np.arange(next_id, next_id + k)
+            next_id += k
+            hosts = np.array([rng.randrange(7) if rng.random() < 0.9 else 7 + step % 5
+                              for _ in range(k)])
+            if rng.random() < 0.5:  # breadth-first: later URLs after the earlier ones
+                prios = np.full(k, -float(step // 100))
+            else:
+                prios = np.array([float(rng.randint(-30, 0)) for _ in range(k)])
+            for url_id, host, prio in zip(ids.tolist(), hosts.tolist(), prios.tolist(),
+                                          strict=True):
+                single.add(url_id, host, prio)
+            before = len(batch._pending)
+            batch.add_many(ids, hosts, prios)
+            bulk += len(batch._pending) > before
+        elif r < 0.38 and len(single):
+            url_id = rng.choice(sorted(single.priorities()))
+            priority = float(rng.randint(-30, 0))
+            single.update(url_id, priority)
+            batch.update(url_id, priority)
+        elif r < 0.75:
+            host = single.pop_ready(now)
+            assert batch.pop_ready(now) == host
+            if host is not None:
+                busy.append(host)
+                assert batch.take(host) == single.take(host)
+        elif busy:
+            host = busy.pop(rng.randrange(len(busy)))
+            at = now + rng.choice([0.0, 0.5, 3.0])
+            single.release(host, at)
+            batch.release(host, at)
+        else:
+            wake = single.next_wakeup()
+            assert batch.next_wakeup() == wake
+            if wake is not None:
+                now = max(now, wake)
+        assert len(batch) == len(single) and batch.queued_hosts == single.queued_hosts
+        if step % 50 == 0:
+            assert batch.priorities() == single.priorities()
+            assert batch._meter.nbytes == sum(o.fifo.nbytes for o in batch._over.values())
+            assert batch._head_entries == sum(len(q) for q in batch._queues.values())
+    assert waits["batch"] == waits["single"]
+    assert bulk > 20 and next_id > 2000
+    if spill_at:
+        assert batch._file is not None and batch._file.live + batch._file.garbage > 0

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from webcrawl.crawler.registry import CrawlRegistry
+from webcrawl.crawler.registry import CrawlRegistry, _host_keys
 from webcrawl.crawler.tasks import FetchTasks
+from webcrawl.crawler.urls import host_key
 from webcrawl.storage.store import HostRow, UrlRow
 
 
@@ -108,3 +109,22 @@ async def test_task_group_wait_until_a_deadline_and_cancel() -> None:
     assert len(tasks) == 1
     await tasks.cancel()
     assert len(tasks) == 0 and tasks.fatal is None
+
+
+@pytest.mark.parametrize("urls", [
+    ["http://a.test/x", "https://b.test:8443", "http://[::1]:8080/p//q", "http://c.test/"],
+    ["http://a.test/x", "mailto:a/b//c"],   # first "/" not a "//": one at a time
+    ["http://a.test/x", "urn:x"],           # no "/" at all
+    ["http://a.test/x", "a:/"],
+    [],
+], ids=["urls", "late-slashes", "no-slash", "one-slash", "none"])
+def test_host_keys_of_a_batch_are_host_key(urls: list[str]) -> None:
+    want = []
+    for url in urls:
+        try:
+            want.append(host_key(url))
+        except ValueError:
+            with pytest.raises(ValueError):
+                _host_keys(urls)
+            return
+    assert _host_keys(urls) == want

@@ -145,3 +145,25 @@ def test_the_in_place_merge_keeps_the_runs_sorted(monkeypatch: pytest.MonkeyPatc
             oracle.update(zip(fps.tolist(), ids.tolist(), strict=True))
             assert seen._fps.tolist() == sorted(oracle)
             assert seen._ids.tolist() == [oracle[f] for f in sorted(oracle)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 17, 1000, 40_000])
+@pytest.mark.parametrize("spread", ["uniform", "clustered"])
+def test_directory_search_is_a_bisection(n: int, spread: str) -> None:
+    """A look-up through a run's directory finds the place a bisection finds: keys
+    present, absent, before and after every fingerprint, at the extremes of int64,
+    and fingerprints far from uniform (one bucket too wide: the bisection itself)."""
+    rng = np.random.default_rng(n)
+    lo, hi = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    if spread == "uniform":
+        fps = np.unique(rng.integers(lo, hi, n, dtype=np.int64, endpoint=True))
+    else:
+        fps = np.unique(rng.integers(-1000, 1000, n, dtype=np.int64))
+    directory = seen_module._Directory(fps)
+    assert directory.nbytes <= 8 * (len(fps) // seen_module.DIR_LOAD + 2)
+    assert (directory.steps is None) == (spread == "clustered" and n >= 1000)
+    keys = np.concatenate([fps, fps - 1, fps + 1, [lo, hi, 0, -1],
+                           rng.integers(lo, hi, 500, dtype=np.int64, endpoint=True)])
+    for part in (keys, keys[:1], keys[:0]):
+        want = np.minimum(fps.searchsorted(part), len(fps) - 1)
+        assert directory.candidates(fps, part).tolist() == want.tolist()
