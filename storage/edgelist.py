@@ -71,6 +71,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 from webcrawl.storage._edgeparse import parse_int_edges
+from webcrawl.storage._idranges import IdRanges
 from webcrawl.storage._sqlite import (
     SCHEMA_VERSION,
     map_error,
@@ -700,30 +701,6 @@ def _chunks(indptr: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-#: ``urls`` rows are inserted as ``fetched`` and the nodes without out-links set back
-#: to NULL afterwards when they are at most this fraction of the nodes (a per-row
-#: CASE costs about a seventh of the insert; an UPDATE about a microsecond a row).
-FEW_UNFETCHED = 1 / 32
-
-
-def _write_id_nodes(conn: sqlite3.Connection, ids: np.ndarray, fetched: np.ndarray) -> None:
-    """The ``urls`` rows of integer-id nodes, in id order (appended: the table of a
-    graph in blocks has no index on ``url``)."""
-    unfetched = np.flatnonzero(fetched == 0)
-    few = unfetched.size <= FEW_UNFETCHED * ids.size
-    outcome = "'fetched'" if few else \
-        "CASE WHEN substr(?3, key + ?2 + 1, 1) = x'01' THEN 'fetched' END"
-    sql = ("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outcome)"
-           f" SELECT key + ?2, CAST(value AS TEXT), 0, -1, 0, {outcome} FROM json_each(?1)")
-    flags = fetched.tobytes()
-    for lo in range(0, ids.size, NODE_CHUNK):
-        text = _json_ints(ids[lo:lo + NODE_CHUNK])
-        conn.execute(sql, (text, lo) if few else (text, lo, flags))
-    if few and unfetched.size:
-        conn.execute("UPDATE urls SET outcome = NULL WHERE id IN"
-                     " (SELECT value FROM json_each(?))", (_json_ints(unfetched),))
-
-
 #: Kinds of names whose graphs are stored in ``link_blocks`` (``schema.sql``): those
 #: nothing can crawl (no URLs), so no ``links`` row a page and no url index is needed.
 BLOCKED_KINDS = frozenset({"ids", "names"})
@@ -921,8 +898,8 @@ def _write_nodes(temp: Path, db: Path, graph: _Graph, fetched: np.ndarray,
         conn.execute("BEGIN")
         conn.executemany("INSERT INTO hosts (id, name) VALUES (?, ?)",
                          [(i, h) for h, i in host_names.items()])
-        if graph.ids is not None:
-            _write_id_nodes(conn, graph.ids, fetched)
+        if graph.ids is not None:  # no urls rows: their names are the ids
+            IdRanges.from_ids(graph.ids).write(conn)
         else:
             for lo in range(0, n, NODE_CHUNK):
                 hi = min(n, lo + NODE_CHUNK)
@@ -933,8 +910,8 @@ def _write_nodes(temp: Path, db: Path, graph: _Graph, fetched: np.ndarray,
                     assert urls is not None
                     text = json.dumps(list(zip(urls[lo:hi], host_ids[lo:hi], strict=True)))
                 conn.execute(node_sql, (text, fetched[lo:hi].tobytes(), lo))
-        conn.execute("UPDATE urls SET discovered_seq = -1 WHERE id IN"
-                     " (SELECT value FROM json_each(?))", (json.dumps(seed_ids.tolist()),))
+            conn.execute("UPDATE urls SET discovered_seq = -1 WHERE id IN"
+                         " (SELECT value FROM json_each(?))", (json.dumps(seed_ids.tolist()),))
         seed_urls = [urls[i] if urls is not None else graph.name(i) for i in seed_ids.tolist()]
         meta = {"source": "edges", "edges_file": str(edges),
                 "vertices_file": "" if vertices is None else str(vertices),
