@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from webcrawl.storage._compiled import compiled
 
-__all__ = ["BLOCK_BYTES", "parse_int_edges"]
+__all__ = ["BLOCK_BYTES", "count_ids", "parse_int_edges", "remap_into", "sources_into"]
 
 #: Bytes of the file parsed by one call of the compiled loop.
 BLOCK_BYTES = 16 << 20
@@ -112,6 +112,85 @@ def parse_int_edges(path: Path, start: int, fields: int,
                 continue
             ok = collect()
     return (src, dst) if ok else None
+
+
+def count_ids(src: list[np.ndarray], dst: list[np.ndarray],
+              high: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """One compiled pass over the parsed columns (ids in ``0 .. high``): which ids occur
+    (uint8 flags), each id's out-link count (int64) and whether the sources ascend.
+    None without numba (the caller counts with numpy: index and bincount copies of
+    8 bytes a link)."""
+    kernel = compiled(_count_part)
+    if kernel is None:
+        return None
+    present = np.zeros(high + 1, np.uint8)
+    counts = np.zeros(high + 1, np.int64)
+    ascending = True
+    last = -1
+    for a, b in zip(src, dst, strict=True):
+        if a.size:
+            ascending = kernel(a, b, present, counts) and ascending and int(a[0]) >= last
+            last = int(a[-1])
+        elif b.size:
+            kernel(a, b, present, counts)
+    return present, counts, ascending
+
+
+def remap_into(out: np.ndarray, ids: np.ndarray, table: np.ndarray | None) -> None:
+    """``out[:] = table[ids]`` (``ids`` as they are if ``table`` is None), compiled
+    when numba is there: no index copy, the GIL released."""
+    if table is None:
+        out[:] = ids
+        return
+    kernel = compiled(_remap)
+    if kernel is None:
+        np.take(table, ids, out=out)
+    else:
+        kernel(out, ids, table)
+
+
+def sources_into(out: np.ndarray, indptr: np.ndarray, lo: int) -> None:
+    """The source node of links ``lo .. lo + out.size - 1`` of the CSR ``indptr``."""
+    hi = lo + out.size
+    first = int(np.searchsorted(indptr, lo, side="right")) - 1
+    last = int(np.searchsorted(indptr, hi, side="left"))
+    kernel = compiled(_sources)
+    if kernel is None:
+        sizes = np.clip(indptr[first + 1:last + 1], lo, hi) - np.clip(indptr[first:last], lo, hi)
+        out[:] = np.repeat(np.arange(first, last, dtype=out.dtype), sizes)
+    else:
+        kernel(out, indptr, first, lo)
+
+
+def _count_part(a: Any, b: Any, present: Any, counts: Any) -> bool:  # pragma: no cover
+    """Flag the ids of ``a`` and ``b``, count ``a``'s; whether ``a`` ascends."""
+    ascending = True
+    previous = a[0] if a.size else 0
+    for j in range(a.size):
+        v = a[j]
+        if v < previous:
+            ascending = False
+        previous = v
+        present[v] = 1
+        counts[v] += 1
+    for j in range(b.size):
+        present[b[j]] = 1
+    return ascending
+
+
+def _remap(out: Any, ids: Any, table: Any) -> None:  # pragma: no cover - compiled
+    for j in range(ids.size):
+        out[j] = table[ids[j]]
+
+
+def _sources(out: Any, indptr: Any, node: int, lo: int) -> None:  # pragma: no cover
+    j = 0
+    while j < out.size:
+        stop = min(indptr[node + 1] - lo, out.size)
+        while j < stop:
+            out[j] = node
+            j += 1
+        node += 1
 
 
 def _last_newline(data: np.ndarray, size: int) -> np.ndarray:

@@ -70,7 +70,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
-from webcrawl.storage._edgeparse import parse_int_edges
+from webcrawl.storage._edgeparse import count_ids, parse_int_edges, remap_into, sources_into
 from webcrawl.storage._idranges import IdRanges
 from webcrawl.storage._sqlite import (
     SCHEMA_VERSION,
@@ -454,21 +454,26 @@ def _int_graph(a: list[np.ndarray], b: list[np.ndarray]) -> _Graph:
     high = max(int(p.max()) for p in (*a, *b) if p.size)
     first_id = int(next(p[0] for p in a if p.size))
     if low >= 0 and high < 16 * m + 1024:
-        present = np.zeros(high + 1, dtype=bool)
-        for p in (*a, *b):
-            present[p] = True
+        counted = count_ids(a, b, high)  # one compiled pass, or None
+        if counted is not None:
+            present, counts, ascending = counted
+        else:
+            present = np.zeros(high + 1, dtype=np.uint8)
+            for p in (*a, *b):
+                present[p] = 1
         ids = np.flatnonzero(present)
         _check_size(ids.size)
-        if ids.size == high + 1:  # already dense: ids are nodes
-            order, counts = _group(a, ids.size, None)
-            a.clear()
-            return _Graph(list(b), counts, first_id, "ids", ids=ids, order=order)
-        remap = np.cumsum(present, dtype=np.int32) - 1
+        dense = ids.size == high + 1  # ids are nodes already
+        remap = None if dense else np.cumsum(present, dtype=np.int32) - 1
         del present
-        order, counts = _group(a, high + 1, ids)
+        if counted is None:
+            order, counts = _group(a, high + 1, None if dense else ids)
+        else:
+            counts = counts if dense else counts[ids]
+            order = None if ascending else np.argsort(np.concatenate(a), kind="stable")
         a.clear()
-        return _Graph(list(b), counts, int(remap[first_id]), "ids", ids=ids, remap=remap,
-                      order=order)
+        return _Graph(list(b), counts, first_id if remap is None else int(remap[first_id]),
+                      "ids", ids=ids, remap=remap, order=order)
     ids, inverse = np.unique(np.concatenate([*a, *b]), return_inverse=True)
     _check_size(ids.size)
     inverse = inverse.astype(np.int32)
@@ -711,24 +716,50 @@ _BLOCK_SQL = ("INSERT INTO link_blocks (first, src, dst) SELECT ?3 + value * ?5,
               " FROM json_each(?4)")
 
 
-def _write_blocks(conn: sqlite3.Connection, dst: np.ndarray, indptr: np.ndarray,
-                  stop: threading.Event) -> None:
-    """The ``link_blocks`` rows of links ``dst`` grouped by source page (``indptr``):
-    one statement a LINK_CHUNK links, its sources built for that range only.  Stops
-    between statements once ``stop`` is set, as :func:`_write_links`."""
-    dst_le = dst.astype("<i4", copy=False)
+def _write_blocks(conn: sqlite3.Connection, parts: Sequence[np.ndarray],
+                  remap: np.ndarray | None, indptr: np.ndarray) -> None:
+    """The ``link_blocks`` rows of the links grouped by source page (``indptr``), whose
+    destinations are ``parts`` (in that order) through ``remap`` (None: as they are).
+
+    One statement a LINK_CHUNK links, built into one of two reused pairs of buffers
+    by a second thread (remapped destinations, sources) while SQLite inserts the
+    previous one: both run without the GIL (compiled loops, SQLite), on two cores,
+    and no memory is first touched per chunk."""
+    total = int(indptr[-1])
     step = max(LINK_BLOCK, LINK_CHUNK - LINK_CHUNK % LINK_BLOCK)
-    for lo in range(0, dst.size, step):
-        if stop.is_set():
-            return
-        hi = min(dst.size, lo + step)
-        first = int(np.searchsorted(indptr, lo, side="right")) - 1
-        last = int(np.searchsorted(indptr, hi, side="left"))
-        sizes = np.clip(indptr[first + 1:last + 1], lo, hi) - np.clip(indptr[first:last], lo, hi)
-        src = np.repeat(np.arange(first, last, dtype="<i4"), sizes)
-        blocks = -(-(hi - lo) // LINK_BLOCK)
-        conn.execute(_BLOCK_SQL, (src.data, dst_le[lo:hi].data, lo,
-                                  _json_ints(np.arange(blocks)), LINK_BLOCK))
+    buffers = [(np.empty(min(step, total), "<i4"), np.empty(min(step, total), "<i4"))
+               for _ in range(2)]
+    bounds = np.cumsum([0] + [p.size for p in parts])
+
+    def build(lo: int, slot: int) -> tuple[Any, Any]:
+        hi = min(total, lo + step)
+        src, dst = (b[:hi - lo] for b in buffers[slot])
+        sources_into(src, indptr, lo)
+        k = int(np.searchsorted(bounds, lo, side="right")) - 1
+        pos = lo
+        while pos < hi:  # the destinations, from the parts the range spans
+            take = min(hi, int(bounds[k + 1])) - pos
+            start = pos - int(bounds[k])
+            remap_into(dst[pos - lo:pos - lo + take], parts[k][start:start + take], remap)
+            pos += take
+            k += 1
+        return src, dst
+
+    starts = list(range(0, total, step))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-blocks") as pool:
+        ahead = pool.submit(build, 0, 0) if starts else None
+        for i, lo in enumerate(starts):
+            assert ahead is not None
+            src, dst = ahead.result()
+            if i + 1 < len(starts):
+                ahead = pool.submit(build, starts[i + 1], (i + 1) % 2)
+            blocks = -(-src.size // LINK_BLOCK)
+            try:
+                conn.execute(_BLOCK_SQL, (src.data, dst.data, lo,
+                                          _json_ints(np.arange(blocks)), LINK_BLOCK))
+            except BaseException:
+                ahead.cancel()
+                raise
 
 
 def _write_links(conn: sqlite3.Connection, dst: np.ndarray, indptr: np.ndarray,
@@ -844,17 +875,13 @@ def _write_blocked(temp: Path, db: Path, graph: _Graph, indptr: np.ndarray,
     nodes and copying them in cost more (30M links at load 7: 5.9 CPU-s and 21 s
     wall for the whole import, against 4.3 and 13).  Returns the host count.
     """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-links") as pool:
-        remapped = pool.submit(graph.grouped_dst)
-        try:
-            hosts = _write_nodes(temp, db, graph, fetched, seed_ids, edges, vertices,
-                                 blocked=True)
-            say(f"wrote {graph.n:,} nodes")
-            dst = remapped.result()
-        except BaseException:
-            remapped.cancel()
-            raise
-    graph.dst = [dst]  # the parsed parts are no longer needed: free them
+    hosts = _write_nodes(temp, db, graph, fetched, seed_ids, edges, vertices, blocked=True)
+    say(f"wrote {graph.n:,} nodes")
+    if graph.order is None:  # grouped already: the parts through the remap
+        parts, remap = graph.dst, graph.remap
+    else:
+        parts, remap = [graph.grouped_dst()], None
+        graph.dst = parts  # the parsed parts are no longer needed: free them
     try:
         with closing(sqlite3.connect(sqlite_uri(temp, "rw"), uri=True,
                                      isolation_level=None)) as conn:
@@ -862,7 +889,7 @@ def _write_blocked(temp: Path, db: Path, graph: _Graph, indptr: np.ndarray,
             conn.execute("PRAGMA synchronous = OFF")
             conn.execute(f"PRAGMA cache_size = {XFER_CACHE_KB}")
             conn.execute("BEGIN")
-            _write_blocks(conn, dst, indptr, threading.Event())
+            _write_blocks(conn, parts, remap, indptr)
             conn.execute("COMMIT")
             # The file's readers and writers use WAL (schema.sql), as a crawl would.
             conn.execute("PRAGMA journal_mode = WAL")
