@@ -57,16 +57,20 @@ def parse_int_edges(path: Path, start: int, fields: int,
               np.empty(BLOCK_BYTES // 4, np.int32)) for _ in range(_THREADS + 1)]
     src: list[np.ndarray] = []
     dst: list[np.ndarray] = []
-    pending: deque[Future[int]] = deque()
-    order: deque[int] = deque()
+    pending: deque[Future[tuple[np.ndarray, np.ndarray] | None]] = deque()
+
+    def parse(data: np.ndarray, a: np.ndarray,
+              b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        # The copies out are made here too: on the parsing threads, not the reader.
+        count = kernel(data, fields, quoted, a, b)
+        return None if count < 0 else (a[:count].copy(), b[:count].copy())
 
     def collect() -> bool:
-        count = pending.popleft().result()
-        _, a, b = slots[order.popleft()]
-        if count < 0:
+        parsed = pending.popleft().result()
+        if parsed is None:
             return False
-        src.append(a[:count].copy())
-        dst.append(b[:count].copy())
+        src.append(parsed[0])
+        dst.append(parsed[1])
         return True
 
     with open(path, "rb", buffering=0) as f, ThreadPoolExecutor(_THREADS, "edge-parse") as pool:
@@ -100,9 +104,7 @@ def parse_int_edges(path: Path, start: int, fields: int,
                     continue
                 cut = size - int(newline[0])
             carry = data[cut:size].copy()
-            pending.append(pool.submit(kernel, data[:cut], fields, quoted, slots[slot][1],
-                                       slots[slot][2]))
-            order.append(slot)
+            pending.append(pool.submit(parse, data[:cut], slots[slot][1], slots[slot][2]))
             slot = (slot + 1) % len(slots)
             if got == 0:
                 break
