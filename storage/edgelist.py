@@ -47,9 +47,9 @@ per distinct name (ids dense from 0, in the order of the input ids, or first app
 for names; a ``urls`` row each, or implied by ``id_ranges``), each node's out-links
 in ``link_blocks`` or ``links`` in file order, duplicates and self-loops kept (the
 loader drops or collapses them). Nodes with out-links have outcome ``fetched`` (their
-links are known, so a virtual crawl can fetch them); the others stay discovered (outcome NULL). There is no fetch order
-(``urls.seq`` NULL, no ``fetches`` rows): the graph was not crawled by us. Depth is -1
-(unknown). Seeds (``discovered_seq = -1``) are the names given, else the first source
+links are known, so a virtual crawl can fetch them); the others stay discovered
+(outcome NULL). There is no fetch order (``urls.seq`` NULL, no ``fetches`` rows): the
+graph was not crawled by us. Depth is -1 (unknown). Seeds (``discovered_seq = -1``) are the names given, else the first source
 node of the file. ``meta`` records ``source = edges``, the file names and the counts.
 """
 
