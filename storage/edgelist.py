@@ -50,7 +50,8 @@ loader drops or collapses them). Nodes with out-links have outcome ``fetched`` (
 links are known, so a virtual crawl can fetch them); the others stay discovered
 (outcome NULL). There is no fetch order (``urls.seq`` NULL, no ``fetches`` rows): the
 graph was not crawled by us. Depth is -1 (unknown). Seeds (``discovered_seq = -1``)
-are the names given, else the first source node of the file. ``meta`` records ``source = edges``, the file names and the counts.
+are the names given, else the first source node of the file. ``meta`` records
+``source = edges``, the file names and the counts.
 """
 
 from __future__ import annotations
