@@ -97,15 +97,6 @@ def test_imported_graph(tmp_path: Path) -> None:
     assert _rows(db, "SELECT count(*) FROM edges") == [(result.edges,)] == [(4000,)]
     pairs = _rows(db, "SELECT src_url, dst_url FROM edges ORDER BY src, position")
     assert pairs == [(str(a), str(b)) for a, b in zip(src.tolist(), dst.tolist(), strict=True)]
-    # Ids past the nodes name nothing (a range's count bounds it), as a missing urls row.
-    view = _rows(db, "SELECT sql FROM sqlite_master WHERE name = 'edges'")[0][0]
-    lookup = view[view.index("(SELECT CASE WHEN e.src"):view.index(")) AS src_url") + 1]
-    top = _rows(db, "SELECT sum(count) FROM id_ranges")[0][0]
-    with sqlite3.connect(db) as conn:
-        names = [conn.execute(f"SELECT {lookup} FROM (SELECT ? AS src) AS e", (node,)).fetchone()[0]
-                 for node in (0, top - 1, top, top + 5)]
-    nodes = np.union1d(src, dst)
-    assert names == [str(nodes[0]), str(nodes[-1]), None, None]
 
 
 async def test_version_3_file_is_read_then_gets_the_view(small_db: Path) -> None:

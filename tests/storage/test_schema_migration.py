@@ -102,7 +102,8 @@ async def test_version_6_imported_graph_read_then_upgraded(tmp_path: Path) -> No
                                strict=True)]
     conn = sqlite3.connect(path)
     view = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'edges'").fetchone()[0]
-    old_view = re.sub(r"ifnull\(\(SELECT url FROM urls WHERE id = e\.(\w+)\),.*?LIMIT 1\)\)",
+    old_view = re.sub(r"\(SELECT ifnull\(\(SELECT url FROM urls WHERE id = x\.v\),.*?"
+                      r"FROM \(SELECT e\.(\w+) AS v\) AS x\)",
                       r"(SELECT url FROM urls WHERE id = e.\1)", view, flags=re.S)
     assert old_view.count("id_ranges") == 0 < view.count("id_ranges")
     conn.executemany("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outcome)"
