@@ -23,10 +23,10 @@ from webcrawl.storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: Older versions read as they are and upgraded by the writer (:func:`upgrade_script`:
 #: ``schema.sql`` adds the tables they lack, ``ALTER TABLE`` the columns).
-MIGRATABLE = frozenset({1, 2, 3, 4, 5})
+MIGRATABLE = frozenset({1, 2, 3, 4, 5, 6})
 #: Columns added to existing tables since version ``v``: ``(v, table, column, type)``;
 #: a file older than ``v`` gets them by ``ALTER TABLE ... ADD COLUMN``.
 ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = (
@@ -35,7 +35,7 @@ ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = (
 )
 #: Views whose definition changed in version ``v``: ``(v, view)``; an older file's
 #: copy is dropped and made again from ``schema.sql``.
-CHANGED_VIEWS: tuple[tuple[int, str], ...] = ((6, "edges"),)
+CHANGED_VIEWS: tuple[tuple[int, str], ...] = ((6, "edges"), (7, "edges"))
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.

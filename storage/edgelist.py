@@ -30,26 +30,28 @@ and none per node for integer ids.
 
 A graph whose nodes are integer ids or plain names (nothing can crawl it: no URLs)
 keeps its links in ``link_blocks`` (``schema.sql``): 1,024 links a row as two int32
-arrays (sources, destinations), written after the ``urls`` rows (a row a node, in id
-order, without an index on ``url``) while a second thread remaps the destinations
-(:func:`_write_blocked`).  A graph of URLs or reversed hosts, which a crawl may resume,
-has the crawl's layout, a ``links`` row a page: its two tables with a row per node are
-written at once, on two cores, ``urls`` by the calling thread, ``links`` by a second
-one into a private temporary database, then copied in by SQLite's transfer
-optimisation (see :func:`_write`).  The database
+arrays (sources, destinations), built a chunk at a time by a second thread while
+SQLite inserts the previous chunk (:func:`_write_blocks`).  Its nodes are a row per
+run of consecutive ids in ``id_ranges`` for integer ids (no ``urls`` rows: the reader
+implies them), else ``urls`` rows without an index on ``url``.  A graph of URLs or
+reversed hosts, which a crawl may resume, has the crawl's layout, a ``links`` row a
+page: its two tables with a row per node are written at once, on two cores, ``urls``
+by the calling thread, ``links`` by a second one into a private temporary database,
+then copied in by SQLite's transfer optimisation (see :func:`_write`).  The database
 is written with no journal into a temporary file beside the target (64 KB pages:
 fewer page splits in the bulk insert) and renamed into place when complete, so a
 failed or killed import never leaves a partial database.
 
-The database it writes is what every analysis reads (see ``schema.sql``): one row per
-node in ``urls`` (ids dense from 0, in the order of the input ids, or first appearance
-for names), each node's out-links in ``link_blocks`` or ``links`` in file order,
-duplicates and self-loops kept (the loader drops or collapses them). Nodes with
-out-links have outcome ``fetched`` (their links are known, so a virtual crawl can fetch
-them); the others stay discovered (outcome NULL). There is no fetch order
-(``urls.seq`` NULL, no ``fetches`` rows): the graph was not crawled by us. Depth is -1
-(unknown). Seeds (``discovered_seq = -1``) are the names given, else the first source
-node of the file. ``meta`` records ``source = edges``, the file names and the counts.
+The database it writes is what every analysis reads (see ``schema.sql``): one node
+per distinct name (ids dense from 0, in the order of the input ids, or first appearance
+for names; a ``urls`` row each, or implied by ``id_ranges``), each node's out-links
+in ``link_blocks`` or ``links`` in file order, duplicates and self-loops kept (the
+loader drops or collapses them). Nodes with out-links have outcome ``fetched`` (their
+links are known, so a virtual crawl can fetch them); the others stay discovered
+(outcome NULL). There is no fetch order (``urls.seq`` NULL, no ``fetches`` rows): the
+graph was not crawled by us. Depth is -1 (unknown). Seeds (``discovered_seq = -1``)
+are the names given, else the first source node of the file. ``meta`` records
+``source = edges``, the file names and the counts.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
-from webcrawl.storage._edgeparse import parse_int_edges
+from webcrawl.storage._edgeparse import count_ids, parse_int_edges, remap_into, sources_into
+from webcrawl.storage._idranges import IdRanges
 from webcrawl.storage._sqlite import (
     SCHEMA_VERSION,
     map_error,
@@ -453,21 +456,26 @@ def _int_graph(a: list[np.ndarray], b: list[np.ndarray]) -> _Graph:
     high = max(int(p.max()) for p in (*a, *b) if p.size)
     first_id = int(next(p[0] for p in a if p.size))
     if low >= 0 and high < 16 * m + 1024:
-        present = np.zeros(high + 1, dtype=bool)
-        for p in (*a, *b):
-            present[p] = True
+        counted = count_ids(a, b, high)  # one compiled pass, or None
+        if counted is not None:
+            present, counts, ascending = counted
+        else:
+            present = np.zeros(high + 1, dtype=np.uint8)
+            for p in (*a, *b):
+                present[p] = 1
         ids = np.flatnonzero(present)
         _check_size(ids.size)
-        if ids.size == high + 1:  # already dense: ids are nodes
-            order, counts = _group(a, ids.size, None)
-            a.clear()
-            return _Graph(list(b), counts, first_id, "ids", ids=ids, order=order)
-        remap = np.cumsum(present, dtype=np.int32) - 1
+        dense = ids.size == high + 1  # ids are nodes already
+        remap = None if dense else np.cumsum(present, dtype=np.int32) - 1
         del present
-        order, counts = _group(a, high + 1, ids)
+        if counted is None:
+            order, counts = _group(a, high + 1, None if dense else ids)
+        else:
+            counts = counts if dense else counts[ids]
+            order = None if ascending else np.argsort(np.concatenate(a), kind="stable")
         a.clear()
-        return _Graph(list(b), counts, int(remap[first_id]), "ids", ids=ids, remap=remap,
-                      order=order)
+        return _Graph(list(b), counts, first_id if remap is None else int(remap[first_id]),
+                      "ids", ids=ids, remap=remap, order=order)
     ids, inverse = np.unique(np.concatenate([*a, *b]), return_inverse=True)
     _check_size(ids.size)
     inverse = inverse.astype(np.int32)
@@ -700,58 +708,70 @@ def _chunks(indptr: np.ndarray) -> list[tuple[int, int]]:
     return out
 
 
-#: ``urls`` rows are inserted as ``fetched`` and the nodes without out-links set back
-#: to NULL afterwards when they are at most this fraction of the nodes (a per-row
-#: CASE costs about a seventh of the insert; an UPDATE about a microsecond a row).
-FEW_UNFETCHED = 1 / 32
-
-
-def _write_id_nodes(conn: sqlite3.Connection, ids: np.ndarray, fetched: np.ndarray) -> None:
-    """The ``urls`` rows of integer-id nodes, in id order (appended: the table of a
-    graph in blocks has no index on ``url``)."""
-    unfetched = np.flatnonzero(fetched == 0)
-    few = unfetched.size <= FEW_UNFETCHED * ids.size
-    outcome = "'fetched'" if few else \
-        "CASE WHEN substr(?3, key + ?2 + 1, 1) = x'01' THEN 'fetched' END"
-    sql = ("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outcome)"
-           f" SELECT key + ?2, CAST(value AS TEXT), 0, -1, 0, {outcome} FROM json_each(?1)")
-    flags = fetched.tobytes()
-    for lo in range(0, ids.size, NODE_CHUNK):
-        text = _json_ints(ids[lo:lo + NODE_CHUNK])
-        conn.execute(sql, (text, lo) if few else (text, lo, flags))
-    if few and unfetched.size:
-        conn.execute("UPDATE urls SET outcome = NULL WHERE id IN"
-                     " (SELECT value FROM json_each(?))", (_json_ints(unfetched),))
-
-
 #: Kinds of names whose graphs are stored in ``link_blocks`` (``schema.sql``): those
 #: nothing can crawl (no URLs), so no ``links`` row a page and no url index is needed.
 BLOCKED_KINDS = frozenset({"ids", "names"})
 #: Links a ``link_blocks`` row holds (``schema.sql``).
 LINK_BLOCK = 1024
+#: ``link_blocks`` rows an INSERT statement writes.
+BLOCKS_A_STATEMENT = 64
 _BLOCK_SQL = ("INSERT INTO link_blocks (first, src, dst) SELECT ?3 + value * ?5,"
               " substr(?1, value * ?5 * 4 + 1, ?5 * 4), substr(?2, value * ?5 * 4 + 1, ?5 * 4)"
               " FROM json_each(?4)")
 
 
-def _write_blocks(conn: sqlite3.Connection, dst: np.ndarray, indptr: np.ndarray,
-                  stop: threading.Event) -> None:
-    """The ``link_blocks`` rows of links ``dst`` grouped by source page (``indptr``):
-    one statement a LINK_CHUNK links, its sources built for that range only.  Stops
-    between statements once ``stop`` is set, as :func:`_write_links`."""
-    dst_le = dst.astype("<i4", copy=False)
+def _write_blocks(conn: sqlite3.Connection, parts: Sequence[np.ndarray],
+                  remap: np.ndarray | None, indptr: np.ndarray) -> None:
+    """The ``link_blocks`` rows of the links grouped by source page (``indptr``), whose
+    destinations are ``parts`` (in that order) through ``remap`` (None: as they are).
+
+    LINK_CHUNK links at a time are built into one of two reused pairs of buffers by a
+    second thread (remapped destinations, sources) while SQLite inserts the previous
+    chunk, :data:`BLOCKS_A_STATEMENT` rows a statement: both run without the GIL
+    (compiled loops, SQLite), on two cores, and no memory is first touched per chunk."""
+    total = int(indptr[-1])
     step = max(LINK_BLOCK, LINK_CHUNK - LINK_CHUNK % LINK_BLOCK)
-    for lo in range(0, dst.size, step):
-        if stop.is_set():
-            return
-        hi = min(dst.size, lo + step)
-        first = int(np.searchsorted(indptr, lo, side="right")) - 1
-        last = int(np.searchsorted(indptr, hi, side="left"))
-        sizes = np.clip(indptr[first + 1:last + 1], lo, hi) - np.clip(indptr[first:last], lo, hi)
-        src = np.repeat(np.arange(first, last, dtype="<i4"), sizes)
-        blocks = -(-(hi - lo) // LINK_BLOCK)
-        conn.execute(_BLOCK_SQL, (src.data, dst_le[lo:hi].data, lo,
-                                  _json_ints(np.arange(blocks)), LINK_BLOCK))
+    buffers = [(np.empty(min(step, total), "<i4"), np.empty(min(step, total), "<i4"))
+               for _ in range(2)]
+    bounds = np.cumsum([0] + [p.size for p in parts])
+
+    def build(lo: int, slot: int) -> tuple[Any, Any]:
+        hi = min(total, lo + step)
+        src, dst = (b[:hi - lo] for b in buffers[slot])
+        sources_into(src, indptr, lo)
+        k = int(np.searchsorted(bounds, lo, side="right")) - 1
+        pos = lo
+        while pos < hi:  # the destinations, from the parts the range spans
+            take = min(hi, int(bounds[k + 1])) - pos
+            start = pos - int(bounds[k])
+            remap_into(dst[pos - lo:pos - lo + take], parts[k][start:start + take], remap)
+            pos += take
+            k += 1
+        return src, dst
+
+    starts = list(range(0, total, step))
+    # Each statement binds BLOCKS_A_STATEMENT blocks: SQLite copies a bound value, and
+    # a copy of 32 MB is fresh memory each time (30M links: 55k page faults, 0.2 s of
+    # system time, against 4k for 256 KB values).
+    per = BLOCKS_A_STATEMENT * LINK_BLOCK
+    keys = _json_ints(np.arange(BLOCKS_A_STATEMENT))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-blocks") as pool:
+        ahead = pool.submit(build, 0, 0) if starts else None
+        for i, lo in enumerate(starts):
+            assert ahead is not None
+            src, dst = ahead.result()
+            if i + 1 < len(starts):
+                ahead = pool.submit(build, starts[i + 1], (i + 1) % 2)
+            try:
+                for at in range(0, src.size, per):
+                    size = min(per, src.size - at)
+                    blocks = -(-size // LINK_BLOCK)
+                    conn.execute(_BLOCK_SQL, (src[at:at + size].data, dst[at:at + size].data,
+                                              lo + at, keys if blocks == BLOCKS_A_STATEMENT
+                                              else _json_ints(np.arange(blocks)), LINK_BLOCK))
+            except BaseException:
+                ahead.cancel()
+                raise
 
 
 def _write_links(conn: sqlite3.Connection, dst: np.ndarray, indptr: np.ndarray,
@@ -859,25 +879,23 @@ def _write(temp: Path, db: Path, graph: _Graph, seed_ids: np.ndarray,
 def _write_blocked(temp: Path, db: Path, graph: _Graph, indptr: np.ndarray,
                    fetched: np.ndarray, seed_ids: np.ndarray, edges: Path,
                    vertices: str | Path | None, say: Callable[[str], None]) -> int:
-    """Write a graph of :data:`BLOCKED_KINDS` into ``temp``: its ``urls`` rows (this
-    thread) while a second thread remaps the destinations, then its ``link_blocks``.
+    """Write a graph of :data:`BLOCKED_KINDS` into ``temp``: its nodes (``id_ranges``
+    rows, or ``urls`` rows for names), then its ``link_blocks``.
 
     The blocks are a few hundred rows a million links, so they are written straight
     into ``temp`` after the nodes: writing them into a second database beside the
     nodes and copying them in cost more (30M links at load 7: 5.9 CPU-s and 21 s
-    wall for the whole import, against 4.3 and 13).  Returns the host count.
+    wall for the whole import, against 4.3 and 13).  A file grouped by source page
+    already (as published files are) is remapped part by part as the blocks are
+    built; another is grouped first.  Returns the host count.
     """
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-links") as pool:
-        remapped = pool.submit(graph.grouped_dst)
-        try:
-            hosts = _write_nodes(temp, db, graph, fetched, seed_ids, edges, vertices,
-                                 blocked=True)
-            say(f"wrote {graph.n:,} nodes")
-            dst = remapped.result()
-        except BaseException:
-            remapped.cancel()
-            raise
-    graph.dst = [dst]  # the parsed parts are no longer needed: free them
+    hosts = _write_nodes(temp, db, graph, fetched, seed_ids, edges, vertices, blocked=True)
+    say(f"wrote {graph.n:,} nodes")
+    if graph.order is None:  # grouped already: the parts through the remap
+        parts, remap = graph.dst, graph.remap
+    else:
+        parts, remap = [graph.grouped_dst()], None
+        graph.dst = parts  # the parsed parts are no longer needed: free them
     try:
         with closing(sqlite3.connect(sqlite_uri(temp, "rw"), uri=True,
                                      isolation_level=None)) as conn:
@@ -885,7 +903,7 @@ def _write_blocked(temp: Path, db: Path, graph: _Graph, indptr: np.ndarray,
             conn.execute("PRAGMA synchronous = OFF")
             conn.execute(f"PRAGMA cache_size = {XFER_CACHE_KB}")
             conn.execute("BEGIN")
-            _write_blocks(conn, dst, indptr, threading.Event())
+            _write_blocks(conn, parts, remap, indptr)
             conn.execute("COMMIT")
             # The file's readers and writers use WAL (schema.sql), as a crawl would.
             conn.execute("PRAGMA journal_mode = WAL")
@@ -921,8 +939,8 @@ def _write_nodes(temp: Path, db: Path, graph: _Graph, fetched: np.ndarray,
         conn.execute("BEGIN")
         conn.executemany("INSERT INTO hosts (id, name) VALUES (?, ?)",
                          [(i, h) for h, i in host_names.items()])
-        if graph.ids is not None:
-            _write_id_nodes(conn, graph.ids, fetched)
+        if graph.ids is not None:  # no urls rows: their names are the ids
+            IdRanges.from_ids(graph.ids).write(conn)
         else:
             for lo in range(0, n, NODE_CHUNK):
                 hi = min(n, lo + NODE_CHUNK)
@@ -933,8 +951,8 @@ def _write_nodes(temp: Path, db: Path, graph: _Graph, fetched: np.ndarray,
                     assert urls is not None
                     text = json.dumps(list(zip(urls[lo:hi], host_ids[lo:hi], strict=True)))
                 conn.execute(node_sql, (text, fetched[lo:hi].tobytes(), lo))
-        conn.execute("UPDATE urls SET discovered_seq = -1 WHERE id IN"
-                     " (SELECT value FROM json_each(?))", (json.dumps(seed_ids.tolist()),))
+            conn.execute("UPDATE urls SET discovered_seq = -1 WHERE id IN"
+                         " (SELECT value FROM json_each(?))", (json.dumps(seed_ids.tolist()),))
         seed_urls = [urls[i] if urls is not None else graph.name(i) for i in seed_ids.tolist()]
         meta = {"source": "edges", "edges_file": str(edges),
                 "vertices_file": "" if vertices is None else str(vertices),

@@ -10,7 +10,8 @@ Array conventions: ids are int64; SQL ``NULL`` becomes ``-1`` in integer columns
 the frontier, no outcome yet).  The link arrays come straight from the per-page int32
 BLOBs of the ``links`` table, or from the blocks of ``link_blocks`` of an imported
 graph (see ``schema.sql``), concatenated by SQLite a range at a time into one array:
-no Python loop over links.
+no Python loop over links.  An imported graph of integer ids has no ``urls`` rows
+(``id_ranges`` names its nodes): every method reads it as if it had them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from types import TracebackType
 from typing import Any
 
 import numpy as np
+from webcrawl.storage._idranges import IdRanges
 from webcrawl.storage._sqlite import check_crawl_db, map_error, sqlite_uri
 from webcrawl.storage.arrays import FloatArray, Int8Array, IntArray, ObjectArray
 from webcrawl.storage.errors import StoreError
@@ -223,6 +225,7 @@ class CrawlReader:
             raise StoreError(f"no crawl database at {self.path}")
         #: opened with ``immutable=1``: the folder is read-only (see :func:`_open`)
         self.immutable = False
+        self._ranges: IdRanges | bool | None = False  # False: not read yet
         try:
             self._conn = self._open(immutable=False)
         except StoreError:
@@ -337,8 +340,24 @@ class CrawlReader:
         pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
         return pairs[:, 0].copy(), pairs[:, 1].copy()
 
+    def _id_ranges(self) -> IdRanges | None:
+        """The ``id_ranges`` of an imported graph of integer ids (None: its nodes are
+        ``urls`` rows).  Read once: only the importer writes the table."""
+        if self._ranges is False:
+            try:
+                self._ranges = IdRanges.read(self._conn)
+            except sqlite3.Error as exc:
+                raise map_error(exc, self.path, "reading") from exc
+        assert self._ranges is not True
+        return self._ranges
+
     def seeds(self) -> np.ndarray:
         """URL ids of the seeds (``discovered_seq = -1``), ascending."""
+        ranges = self._id_ranges()
+        if ranges is not None:  # the seeds' ids are in meta
+            names = [int(u) for u in json.loads(self.meta().get("seeds", "[]"))]
+            nodes = ranges.nodes(np.array(names, dtype=np.int64))
+            return np.unique(nodes[nodes >= 0])
         rows = self._all("SELECT id FROM urls WHERE discovered_seq = -1 ORDER BY id")
         return np.array([r[0] for r in rows], dtype=np.int64)
 
@@ -362,6 +381,9 @@ class CrawlReader:
         outcome = _code_sql("outcome", tuple(o.value for o in OUTCOMES))
         exprs = ["id", "host_id", "depth", "discovered_seq", outcome, "ifnull(seq, -1)"]
         urls = UrlStrings.from_list([])
+        ranges = self._id_ranges()
+        if ranges is not None:
+            return self._implied_urls(ranges, text=text)
         if text:
             ints, urls = self._url_strings(exprs, "urls NOT INDEXED")
         else:
@@ -374,6 +396,23 @@ class CrawlReader:
             urls = urls.take(order) if text else urls
         return UrlTable(ids=ids, urls=urls, host_ids=host, depth=depth.astype(np.int32),
                         discovered_seq=dseq, outcome=code.astype(np.int8), seq=seq)
+
+    def _implied_urls(self, ranges: IdRanges, *, text: bool) -> UrlTable:
+        """:meth:`urls` of a file whose nodes are ``id_ranges`` (``schema.sql`` says
+        what each column is): the outcome from the out-links, the URL from the id."""
+        import pyarrow as pa
+
+        n = ranges.n
+        fetched = self._out_degrees(n) > 0
+        outcome = np.where(fetched, outcome_code(Outcome.FETCHED), -1).astype(np.int8)
+        discovered = np.zeros(n, dtype=np.int64)
+        discovered[self.seeds()] = -1
+        urls = UrlStrings(pa.array(ranges.names()).cast(pa.large_string())) if text else \
+            UrlStrings.from_list([])
+        return UrlTable(ids=np.arange(n, dtype=np.int64), urls=urls,
+                        host_ids=np.zeros(n, dtype=np.int64),
+                        depth=np.full(n, -1, dtype=np.int32), discovered_seq=discovered,
+                        outcome=outcome, seq=np.full(n, -1, dtype=np.int64))
 
     def _columns(self, exprs: list[str], source: str,
                  text: str | None = None) -> tuple[list[np.ndarray], list[str]]:
@@ -416,6 +455,9 @@ class CrawlReader:
     def url_strings(self, ids: np.ndarray | list[int]) -> list[str]:
         """The URLs of the given ids, in the given order (KeyError if one is unknown)."""
         id_list = [int(i) for i in ids]
+        if self._id_ranges() is not None:
+            found = self._url_map(set(id_list))
+            return [found[i] for i in id_list]
         found = dict(self._all("SELECT id, url FROM urls WHERE id IN"
                                " (SELECT value FROM json_each(?))", (json.dumps(id_list),)))
         return [found[i] for i in id_list]
@@ -449,40 +491,60 @@ class CrawlReader:
         The destinations are concatenated by SQLite :data:`BLOB_CHUNK` bytes at a time
         into one array; the sources only counted, range by range (no array of them).
         """
+        total = self._block_total()
+        if total is None:
+            return None
+        ranges = self._id_ranges()
+        if ranges is not None:
+            nodes = ranges.n
+        else:
+            top = self._all("SELECT max(id) FROM urls")[0][0]
+            nodes = 1 + (-1 if top is None else int(top))
+        dst = np.empty(total, dtype=_LINK_DTYPE)
+        counts = self._out_degrees(nodes, dst)
+        pages = np.flatnonzero(counts)
+        indptr = np.zeros(pages.size + 1, dtype=np.int64)
+        np.cumsum(counts[pages], out=indptr[1:])
+        return LinkArrays(src=pages.astype(np.int64), indptr=indptr, dst=dst)
+
+    def _block_total(self) -> int | None:
+        """The number of links in ``link_blocks`` (None: the file has no blocks)."""
         if not self._has_table("link_blocks"):
             return None
         last = self._all("SELECT first + length(dst) / 4 FROM link_blocks"
                          " ORDER BY first DESC LIMIT 1")
-        if not last:
-            return None
-        total = int(last[0][0])
-        top = self._all("SELECT max(id) FROM urls")[0][0]
-        counts = np.zeros(1 + (-1 if top is None else int(top)), dtype=np.int64)
-        dst = np.empty(total, dtype=_LINK_DTYPE)
+        return int(last[0][0]) if last else None
+
+    def _out_degrees(self, nodes: int, dst: np.ndarray | None = None) -> np.ndarray:
+        """Out-link count of each of ``nodes`` nodes in ``link_blocks`` (int64), the
+        sources only counted, range by range (no array of them); with ``dst`` (as long
+        as the blocks' links), their destinations are copied into it."""
+        counts = np.zeros(nodes, dtype=np.int64)
+        total = self._block_total() or 0
         step = BLOB_CHUNK // _LINK_DTYPE.itemsize
-        sql = ("SELECT group_concat(src, ''), group_concat(dst, '') FROM link_blocks"
+        column = "''" if dst is None else "group_concat(dst, '')"
+        sql = (f"SELECT group_concat(src, ''), {column} FROM link_blocks"
                " WHERE first >= ? AND first < ?")
         self._conn.text_factory = bytes
         try:
             pos = 0
             for lo in range(0, total, step):
                 src_bytes, dst_bytes = self._run(sql, (lo, lo + step)).fetchone()
-                part = np.frombuffer(dst_bytes or b"", dtype=_LINK_DTYPE)
-                dst[pos:pos + part.size] = part
-                pos += part.size
                 src = np.frombuffer(src_bytes or b"", dtype=_LINK_DTYPE)
+                if dst is not None:
+                    part = np.frombuffer(dst_bytes or b"", dtype=_LINK_DTYPE)
+                    dst[pos:pos + part.size] = part
+                    del part
                 if src.size:
                     low = int(src[0])  # ascending: count within the range only
                     counts[low:int(src[-1]) + 1] += np.bincount(src - low)
-                del src_bytes, dst_bytes, part, src
+                pos += src.size
+                del src_bytes, dst_bytes, src
         finally:
             self._conn.text_factory = str
         if pos != total:
             raise StoreError(f"{self.path}: link_blocks holds {pos} links, not {total}")
-        pages = np.flatnonzero(counts)
-        indptr = np.zeros(pages.size + 1, dtype=np.int64)
-        np.cumsum(counts[pages], out=indptr[1:])
-        return LinkArrays(src=pages.astype(np.int64), indptr=indptr, dst=dst)
+        return counts
 
     def _versions_csr(self, column: str, as_of_seq: int) -> LinkArrays:
         """Per page, the newest link version whose fetch has ``seq <= as_of_seq``."""
@@ -664,7 +726,13 @@ class CrawlReader:
             yield rows
 
     def _url_map(self, ids: set[int]) -> dict[int, str]:
-        """The URL of each of ``ids``."""
+        """The URL of each of ``ids`` (those that are nodes)."""
+        ranges = self._id_ranges()
+        if ranges is not None:
+            nodes = np.array(sorted(ids), dtype=np.int64)
+            nodes = nodes[(nodes >= 0) & (nodes < ranges.n)]
+            names = ranges.names_of(nodes)
+            return dict(zip(nodes.tolist(), (str(v) for v in names.tolist()), strict=True))
         return dict(self._all("SELECT id, url FROM urls WHERE id IN"
                               " (SELECT value FROM json_each(?))", (json.dumps(sorted(ids)),)))
 
@@ -696,6 +764,9 @@ class CrawlReader:
 
         Columns: :data:`PAGE_COLUMNS`; fetch fields are None for URLs never fetched.
         """
+        if self._id_ranges() is not None:  # imported: no fetches, a page per node
+            yield from self._implied_pages()
+            return
         yield from _rows(self._run(
             "SELECT u.url, f.status, u.seq, f.ended_at, u.depth, u.outcome, h.name,"
             " f.content_type, f.size, f.digest, f.etag, f.last_modified, f.error,"
@@ -704,6 +775,21 @@ class CrawlReader:
             " LEFT JOIN fetches f ON f.id = (SELECT max(g.id) FROM fetches g"
             "   WHERE g.url_id = u.id AND g.seq = u.seq AND g.kind = 'crawl')"
             " ORDER BY u.id"))
+
+
+    def _implied_pages(self, chunk: int = 1 << 16) -> Iterator[tuple[Any, ...]]:
+        """:meth:`iter_pages` of a file whose nodes are ``id_ranges``."""
+        table = self.urls()
+        host = dict(zip(*self.hosts(), strict=True)).get(0)
+        for lo in range(0, len(table), chunk):
+            hi = min(len(table), lo + chunk)
+            outcomes = [OUTCOMES[c].value if c >= 0 else None
+                        for c in table.outcome[lo:hi].tolist()]
+            for url, outcome, discovered, node in zip(
+                    table.urls[lo:hi], outcomes, table.discovered_seq[lo:hi].tolist(),
+                    range(lo, hi), strict=True):
+                yield (url, None, None, None, -1, outcome, host, None, None, None, None,
+                       None, None, None, discovered, node)
 
 
 def _no_links() -> LinkArrays:

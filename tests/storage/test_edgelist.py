@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import random
 import sqlite3
@@ -258,7 +259,7 @@ def test_many_statements_give_the_same_database(tmp_path: Path,
     assert got == stored_edges(tmp_path / "one.db")
     for src in {a for a, _ in edges}:  # each page's links in file order
         assert [d for s, d in got if s == str(src)] == [str(b) for a, b in edges if a == src]
-    for table in ("urls", "link_blocks", "hosts"):  # every row equal, outcomes, seeds too
+    for table in ("id_ranges", "link_blocks", "hosts"):  # every row equal
         rows = []
         for name in ("one.db", "many.db"):
             with sqlite3.connect(tmp_path / name) as conn:
@@ -349,7 +350,7 @@ def test_an_integer_graph_is_stored_in_link_blocks(tmp_path: Path,
 def _table_rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
     with sqlite3.connect(db) as conn:
         return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall()
-                for t in ("urls", "links", "link_blocks", "hosts")}
+                for t in ("urls", "id_ranges", "links", "link_blocks", "hosts")}
 
 
 @pytest.mark.parametrize("ids", ["dense", "gaps", "sparse"])
@@ -409,22 +410,51 @@ def test_a_failed_links_writer_is_one_store_error_and_leaves_nothing(
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".g.db")]
 
 
-def test_outcomes_by_case_or_by_update_are_the_same(tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Nodes without out-links are left NULL either by a per-row CASE or, when they are
-    few, by an UPDATE after inserting every row as fetched: the same rows either way."""
-    import webcrawl.storage.edgelist as edgelist
-    edges = random_edges(n=80, m=150, seed=4)  # many nodes without out-links
+@pytest.mark.parametrize("ids", ["dense", "gaps", "sparse", "negative"])
+def test_id_graph_nodes_are_implied_by_their_ids(tmp_path: Path, ids: str) -> None:
+    """An integer-id graph stores no urls rows, a row per run of consecutive ids, yet
+    every reader sees the rows a crawl would have: the id as URL, 'fetched' exactly for
+    the nodes with out-links, the seeds, the empty host (truth: the edge list itself)."""
+    rng = random.Random(11)
+    names = {"dense": list(range(50)), "gaps": [i for i in range(70) if i % 9 != 4],
+             "sparse": rng.sample(range(10, 10_000), 50),
+             "negative": list(range(-30, 20))}[ids]
+    edges = [(rng.choice(names[:30]), rng.choice(names)) for _ in range(200)]
+    edges += [(names[1], v) for v in names]  # every name a node
+    nodes = sorted({v for e in edges for v in e})
     path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
-    for name, fraction in (("case.db", 0.0), ("update.db", 1.0)):
-        monkeypatch.setattr(edgelist, "FEW_UNFETCHED", fraction)
-        import_edges(path, tmp_path / name)
-    rows = _table_rows(tmp_path / "case.db")
-    assert rows == _table_rows(tmp_path / "update.db")
-    sources = {str(a) for a, _ in edges}
-    # urls columns: id, url, host_id, depth, discovered_seq, outcome, seq, duplicate_of
-    assert {url for _, url, _, _, _, outcome, *_ in rows["urls"] if outcome == "fetched"} == sources
-    assert any(outcome is None for *_, outcome, _, _ in rows["urls"])
+    seeds = [str(nodes[3]), str(edges[5][0])]
+    import_edges(path, tmp_path / "g.db", seeds=seeds)
+    runs = 1 + sum(b != a + 1 for a, b in itertools.pairwise(nodes))
+    with sqlite3.connect(tmp_path / "g.db") as conn:
+        assert conn.execute("SELECT count(*) FROM urls").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM id_ranges").fetchone() == (runs,)
+        assert (runs == 1) == (ids in ("dense", "negative"))
+    sources = {a for a, _ in edges}
+    with CrawlReader(tmp_path / "g.db") as reader:
+        table = reader.urls()
+        assert table.ids.tolist() == list(range(len(nodes)))
+        assert list(table.urls) == [str(v) for v in nodes]
+        assert [bool(f) for f in table.has_outcome("fetched")] == [v in sources for v in nodes]
+        assert table.in_frontier.tolist() == [v not in sources for v in nodes]
+        assert table.host_ids.tolist() == [0] * len(nodes)
+        assert table.depth.tolist() == [-1] * len(nodes) and table.seq.tolist() == [-1] * len(nodes)
+        seed_nodes = sorted({nodes.index(int(s)) for s in seeds})
+        assert reader.seeds().tolist() == seed_nodes
+        assert np.flatnonzero(table.discovered_seq == -1).tolist() == seed_nodes
+        assert reader.urls(text=False).outcome.tolist() == table.outcome.tolist()
+        picked = [7, 0, len(nodes) - 1, 7]
+        assert reader.url_strings(picked) == [str(nodes[i]) for i in picked]
+        with pytest.raises(KeyError):
+            reader.url_strings([len(nodes)])
+        pages = list(reader.iter_pages())
+        assert [(p[0], p[5], p[6], p[14], p[15]) for p in pages] == [
+            (str(v), "fetched" if v in sources else None, "", -1 if k in seed_nodes else 0, k)
+            for k, v in enumerate(nodes)]
+    graph = load_graph(tmp_path / "g.db", graph="all", drop_self_loops=False,
+                       collapse_duplicates=False)
+    assert list(graph.urls) == [str(v) for v in nodes]
+    assert sorted(int(graph.urls[int(s)]) for s in graph.seeds) == sorted({int(s) for s in seeds})
 
 
 def test_the_links_writer_stops_between_chunks_when_told(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ import pytest
 import webcrawl.storage._edgeparse as edgeparse
 from webcrawl.storage import edgelist
 from webcrawl.storage.edgelist import import_edges
+from webcrawl.storage.reader import CrawlReader
 
 pytest.importorskip("numba")
 
@@ -113,25 +114,39 @@ def test_import_falls_back_to_pyarrow(tmp_path: Path, body: str) -> None:
     assert result.names == ("names" if "x" in body else "ids")
 
 
-def test_import_same_database_either_path(tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    edges = lines(5000, seed=3, top=2000)
+@pytest.mark.parametrize("dense", [False, True], ids=["gaps", "dense"])
+@pytest.mark.parametrize("by_source", [False, True], ids=["unsorted", "sorted"])
+def test_import_same_database_either_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          by_source: bool, dense: bool) -> None:
+    """Compiled (parser, id counting, remapping, sources) or numpy and pyarrow only:
+    the same rows, in many statements too (small LINK_CHUNK and LINK_BLOCK)."""
+    import sqlite3
+
+    edges = [(abs(a), b) for a, b in lines(5000, seed=3, top=2000)]  # ids with gaps
+    edges += [(7, v) for v in range(2000)] if dense else []  # every id 0..1999 a node
+    edges = sorted(edges, key=lambda e: e[0]) if by_source else edges
     path = tmp_path / "g.txt"
     path.write_text("".join(f"{a} {b}\n" for a, b in edges))
+    monkeypatch.setattr(edgelist, "LINK_CHUNK", 700)
+    monkeypatch.setattr(edgelist, "LINK_BLOCK", 64)
     fast = import_edges(path, tmp_path / "fast.db")
     monkeypatch.setattr(edgeparse, "compiled", lambda *_: None)
     assert edgelist._parse_ids(path) is None
     slow = import_edges(path, tmp_path / "slow.db")
     assert (fast.nodes, fast.edges, fast.pages_with_links) == \
         (slow.nodes, slow.edges, slow.pages_with_links)
-    import sqlite3
     rows = {}
     for name in ("fast", "slow"):
         with sqlite3.connect(tmp_path / f"{name}.db") as conn:
-            rows[name] = (conn.execute("SELECT id, url, outcome FROM urls ORDER BY id").fetchall(),
-                          conn.execute("SELECT src, dst FROM links ORDER BY src").fetchall())
+            rows[name] = [conn.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+                          for table in ("urls", "id_ranges", "link_blocks", "links", "meta")
+                          ][:4]
         conn.close()
     assert rows["fast"] == rows["slow"]
+    assert rows["fast"][1] and rows["fast"][2]  # id ranges and blocks
+    with CrawlReader(tmp_path / "fast.db") as reader:
+        got = [(int(a), int(b)) for a, b, _ in reader.iter_edges()]
+    assert got == sorted(edges, key=lambda e: e[0])  # grouped by source, file order kept
 
 
 def reference(text: str) -> tuple[list[int], list[int]] | None:

@@ -33,16 +33,32 @@ def test_view_lists_every_stored_link(small_db: Path) -> None:
     assert _rows(small_db, "SELECT count(*) FROM edges") == [(len(EXPECTED),)]
 
 
-def test_sqlite_utils_reads_the_view(small_db: Path) -> None:
+@pytest.fixture(params=["crawl", "imported-ids"])
+def viewed(request: pytest.FixtureRequest, small_db: Path,
+           tmp_path: Path) -> tuple[Path, list[tuple[str, str]]]:
+    """A database and its links' (src_url, dst_url) in view order: the hand-made crawl,
+    or an imported graph of integer ids with gaps (its names in ``id_ranges``)."""
+    if request.param == "crawl":
+        return small_db, [e[3:] for e in EXPECTED]
+    edges = [(5, 9), (5, 5), (5, 12), (9, 2), (12, 9), (12, 2), (12, 40), (40, 5)]
+    path = tmp_path / "ids.txt"
+    path.write_text("".join(f"{a}\t{b}\n" for a, b in edges))
+    import_edges(path, tmp_path / "ids.db")
+    return tmp_path / "ids.db", [(str(a), str(b)) for a, b in edges]
+
+
+def test_sqlite_utils_reads_the_view(viewed: tuple[Path, list[tuple[str, str]]]) -> None:
     sqlite_utils = pytest.importorskip("sqlite_utils")
-    db = sqlite_utils.Database(small_db)
+    path, expected = viewed
+    db = sqlite_utils.Database(path)
     assert "edges" in db.view_names()
-    assert db["edges"].count == len(EXPECTED)
+    assert db["edges"].count == len(expected)
     rows = list(db.query("SELECT src_url, dst_url FROM edges ORDER BY src, position"))
-    assert [(r["src_url"], r["dst_url"]) for r in rows] == [e[3:] for e in EXPECTED]
+    assert [(r["src_url"], r["dst_url"]) for r in rows] == expected
 
 
-def test_duckdb_sqlite_scanner_reads_the_view(small_db: Path) -> None:
+def test_duckdb_sqlite_scanner_reads_the_view(viewed: tuple[Path, list[tuple[str, str]]]) -> None:
+    small_db, expected = viewed
     duckdb = pytest.importorskip("duckdb")
     scanner = pytest.importorskip("duckdb_extension_sqlite_scanner")
     binary = next(Path(scanner.__file__).parent.glob(
@@ -51,8 +67,8 @@ def test_duckdb_sqlite_scanner_reads_the_view(small_db: Path) -> None:
     con.execute(f"LOAD '{binary}'")
     con.execute(f"ATTACH '{small_db}' AS crawl (TYPE sqlite, READ_ONLY)")
     rows = con.execute("SELECT src_url, dst_url FROM crawl.edges ORDER BY src, position")
-    assert [tuple(map(str, r)) for r in rows.fetchall()] == [e[3:] for e in EXPECTED]
-    assert con.execute("SELECT count(*) FROM crawl.edges").fetchone() == (len(EXPECTED),)
+    assert [tuple(map(str, r)) for r in rows.fetchall()] == expected
+    assert con.execute("SELECT count(*) FROM crawl.edges").fetchone() == (len(expected),)
 
 
 async def test_large_pages_and_ids(tmp_path: Path) -> None:
@@ -95,4 +111,4 @@ async def test_version_3_file_is_read_then_gets_the_view(small_db: Path) -> None
     await store.aclose()
     assert _rows(small_db, "SELECT count(*) FROM edges") == [(len(EXPECTED),)]
     with CrawlReader(small_db) as reader:
-        assert reader.meta()["schema_version"] == "6"
+        assert reader.meta()["schema_version"] == "7"
