@@ -7,8 +7,9 @@ bytes (``nbytes``: numpy arrays exactly, Python containers at a stated per-entry
 estimate), plus :data:`COPY_BYTES` a URL for the copy a growing array makes (a merge of
 recent fingerprints, a frontier array's growth: the old and the new array are both
 resident for a moment).  A :class:`MemoryBudget` adds them up every :data:`CHECK_EVERY`
-new URLs, or every host count of them if that is more (a check is O(hosts): amortised
-O(1) a URL), and samples the process's resident memory (``/proc/self/statm``).
+new URLs, or every host count of them if that is more (the parts keep their sums as
+they change, so a check costs O(1); a spill is O(hosts), amortised O(1) a URL), and
+samples the process's resident memory (``/proc/self/statm``).
 The crawl ticks once per page, with the page's new URLs.
 
 Over the limit -- the state counted, or the resident memory grown since the budget was
