@@ -29,7 +29,11 @@ the crawl started (the interpreter and the libraries, about 85 MiB measured, see
 ``docs/results/frontier.md``) and :data:`OVERHEAD` (160 MiB) for the caches and buffers
 whose size does not grow with the URLs: SQLite's page cache of the crawl database (64
 MiB), the URL normalisation caches (64 MiB), the store's batches, the URL text buffer,
-pages being fetched and parsed and the allocator's free lists (32 MiB).
+pages being fetched and parsed and the allocator's free lists (32 MiB).  A crawl that
+passes :data:`~webcrawl.crawler.seen.COMPILED_MIN` URLs with numba installed (the
+``fast`` extra) also loads the URL-seen test's compiled loops: numba and LLVM, about
+140 MiB more of fixed overhead (138 MiB measured), after which the first check of the
+resident memory may spill the frontier once.
 """
 
 from __future__ import annotations

@@ -48,8 +48,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from webcrawl.storage._compiled import compiled
 
-__all__ = ["Column", "UrlSeen", "UrlTexts", "release_free_memory"]
+__all__ = ["Column", "UrlSeen", "UrlTexts", "compile_loops", "release_free_memory"]
 
 #: Recent additions held in a dict before they join the recent sorted run.
 RECENT_MAX = 1 << 14
@@ -73,6 +74,11 @@ _BLOCK_MASK = TEXT_BLOCK - 1
 _REL_MAX = (1 << 32) - 1
 #: Bytes of URL text buffered before one write to the side file.
 TEXT_BUFFER = 1 << 20
+#: Fingerprints a :class:`UrlSeen` holds before its look-ups, merges and directories
+#: run as compiled loops (numba, the optional ``fast`` extra) instead of numpy calls:
+#: below it a crawl never waits for a compiler, and numpy's cost per call (about a
+#: microsecond, whatever the size) is not yet what an add costs most.
+COMPILED_MIN = 1 << 20
 #: ``array.array`` type codes of the numpy types a :class:`Column` holds.
 _TYPECODES = {"i4": "i", "u4": "I", "i8": "q", "f8": "d", "u1": "B", "u2": "H"}
 
@@ -100,6 +106,18 @@ def release_free_memory() -> None:
         _MALLOC_TRIM(0)
 
 
+def compile_loops() -> bool:
+    """Compile the URL-seen test's loops now (or load them from numba's cache on disk)
+    rather than at the first add past :data:`COMPILED_MIN`; False without numba."""
+    if compiled(_find, "_find_one") is None:
+        return False
+    seen = UrlSeen(str, compiled_from=0)  # each loop runs once, on types a crawl's have
+    for first, urls in enumerate((["a", "b"], ["c"])):
+        seen.add_batch(urls, 2 * first)
+        seen.merge()
+    return True
+
+
 class _Directory:
     """Where each bucket of a sorted run of fingerprints starts, bucket ``b`` holding
     those whose top bits, as a signed number, are ``b - buckets / 2`` (the order of
@@ -112,14 +130,18 @@ class _Directory:
 
     __slots__ = ("half", "shift", "starts", "steps")
 
-    def __init__(self, fps: np.ndarray) -> None:
+    def __init__(self, fps: np.ndarray, fast: bool = False) -> None:
         n = len(fps)
         bits = max(1, (n // DIR_LOAD).bit_length())
         self.half, self.shift = 1 << (bits - 1), 64 - bits
         starts = np.empty((1 << bits) + 1, dtype=np.uint32 if n < 1 << 32 else np.int64)
-        starts[0], starts[-1] = 0, n
-        starts[1:-1] = fps.searchsorted(
-            np.arange(1 - self.half, self.half, dtype=np.int64) << self.shift)
+        kernel = compiled(_bucket_starts) if fast else None
+        if kernel is not None:  # one pass over the run, not a bisection per bucket
+            kernel(fps, self.shift, self.half, starts)
+        else:
+            starts[0], starts[-1] = 0, n
+            starts[1:-1] = fps.searchsorted(
+                np.arange(1 - self.half, self.half, dtype=np.int64) << self.shift)
         width = int(np.diff(starts).max())
         self.starts = starts
         #: offsets of a bucket's fingerprints (None: too wide a bucket, bisect)
@@ -291,11 +313,14 @@ class UrlSeen:
 
     ``text_of(url_id)`` gives the URL of a known id; it confirms fingerprint hits.
     ``fingerprint`` maps a URL to a signed 64-bit integer (tests pass a colliding one).
+    ``compiled_from``: the size from which the compiled loops run, when numba is there.
     """
 
     def __init__(self, text_of: Callable[[int], str],
-                 fingerprint: Callable[[str], int] = hash) -> None:
+                 fingerprint: Callable[[str], int] = hash,
+                 compiled_from: int = COMPILED_MIN) -> None:
         self._text_of = text_of
+        self._compiled_from = compiled_from
         self._fingerprint = fingerprint
         self._fps = np.empty(0, dtype=np.int64)     # the main run, sorted
         self._ids = np.empty(0, dtype=np.uint32)    # parallel to _fps
@@ -371,15 +396,7 @@ class UrlSeen:
         # Short Python lists, not numpy, below: a page has tens of links, and a numpy
         # call costs about a microsecond whatever its size.
         cand: list[int | None] = list(map(recent.get, fp_list)) if recent else [None] * n
-        for run_fps, run_ids, directory in ((self._run_fps, self._run_ids, self._run_dir),
-                                            (self._fps, self._ids, self._dir)):
-            if len(run_fps):
-                pos = directory.candidates(run_fps, fps)
-                hit = np.flatnonzero(run_fps[pos] == fps)
-                if len(hit):
-                    for k, url_id in zip(hit.tolist(), run_ids[pos[hit]].tolist(),
-                                         strict=True):
-                        cand[k] = url_id
+        self._find_in_runs(fps, cand)
         if not self._extra and cand.count(None) == n and len(set(fp_list)) == n:
             # The usual page: no fingerprint known, none twice, no URL kept apart (so
             # every URL is new, and distinct)
@@ -414,6 +431,36 @@ class UrlSeen:
         if len(recent) >= RECENT_MAX:
             self._settle()
         return np.array(ids, dtype=np.int64), new
+
+    def _find_in_runs(self, fps: np.ndarray, cand: list[int | None]) -> None:
+        """Set ``cand[k]`` to the id of each fingerprint ``fps[k]`` found in the sorted
+        runs: one compiled pass over the batch at scale, else one vectorised search per
+        run."""
+        runs = ((self._run_fps, self._run_ids, self._run_dir), (self._fps, self._ids, self._dir))
+        kernel = compiled(_find, "_find_one") if self._fast else None
+        if kernel is not None:
+            found = np.empty(len(fps), dtype=np.int64)
+            (rf, ri, rd), (mf, mi, md) = runs
+            if kernel(fps, rf, ri, rd.starts, rd.shift, rd.half,
+                      mf, mi, md.starts, md.shift, md.half, found):
+                hit = np.flatnonzero(found >= 0)
+                for k, url_id in zip(hit.tolist(), found[hit].tolist(), strict=True):
+                    cand[k] = url_id
+            return
+        for run_fps, run_ids, directory in runs:
+            if len(run_fps):
+                pos = directory.candidates(run_fps, fps)
+                hit = np.flatnonzero(run_fps[pos] == fps)
+                if len(hit):
+                    for k, url_id in zip(hit.tolist(), run_ids[pos[hit]].tolist(),
+                                         strict=True):
+                        cand[k] = url_id
+
+    @property
+    def _fast(self) -> bool:
+        """Whether the compiled loops run (when numba is there): from
+        ``compiled_from`` fingerprints on (:data:`COMPILED_MIN` by default)."""
+        return self._n >= self._compiled_from
 
     def _add_apart(self, urls: Sequence[str], fp_list: list[int], unknown: list[int],
                    cand: list[int | None], ids: list[int | None], first_id: int) -> list[int]:
@@ -477,10 +524,17 @@ class UrlSeen:
             self._miss = None
             order = np.argsort(fps)
             fps, ids = fps[order], ids[order]
-            pos = self._run_fps.searchsorted(fps)
-            self._run_fps = np.insert(self._run_fps, pos, fps)
-            self._run_ids = np.insert(self._run_ids, pos, ids)
-            self._run_dir = _Directory(self._run_fps)
+            merge = compiled(_merge_back) if self._fast else None
+            if merge is not None and len(self._run_fps):
+                n = len(self._run_fps)
+                self._run_fps.resize(n + len(fps), refcheck=False)
+                self._run_ids.resize(n + len(fps), refcheck=False)
+                merge(self._run_fps, self._run_ids, n, fps, ids)
+            else:
+                pos = self._run_fps.searchsorted(fps)
+                self._run_fps = np.insert(self._run_fps, pos, fps)
+                self._run_ids = np.insert(self._run_ids, pos, ids)
+            self._run_dir = _Directory(self._run_fps, self._fast)
         run = len(self._run_fps)
         if run and (force or run >= max(MERGE_MIN, int(len(self._fps) * MERGE_FRACTION))):
             fps, ids = self._run_fps, self._run_ids
@@ -501,12 +555,17 @@ class UrlSeen:
         n = len(self._fps)
         if not n:
             self._fps, self._ids = fps.copy(), ids.copy()
-            self._dir = _Directory(self._fps)
+            self._dir = _Directory(self._fps, self._fast)
             return
-        final = self._fps.searchsorted(fps) + np.arange(m)  # where each new one lands
         self._fps.resize(n + m, refcheck=False)
         self._ids.resize(n + m, refcheck=False)
         main_fps, main_ids = self._fps, self._ids
+        merge = compiled(_merge_back) if self._fast else None
+        if merge is not None:  # one backward pass, no extra memory
+            merge(main_fps, main_ids, n, fps, ids)
+            self._dir = _Directory(main_fps, True)
+            return
+        final = main_fps[:n].searchsorted(fps) + np.arange(m)  # where each new one lands
         hi = n + m
         while hi > 0:
             lo = max(0, hi - MERGE_WINDOW)
@@ -530,3 +589,71 @@ class UrlSeen:
         return (int(self._fps.nbytes + self._ids.nbytes + self._run_fps.nbytes
                     + self._run_ids.nbytes + self._dir.nbytes + self._run_dir.nbytes)
                 + 100 * (len(self._recent) + len(self._extra)))
+
+
+# -- compiled loops (numba, when installed: see COMPILED_MIN) ----------------------
+
+def _bucket_starts(fps: Any, shift: int, half: int,
+                   starts: Any) -> None:  # pragma: no cover - compiled by numba
+    """A :class:`_Directory`'s ``starts`` for the sorted ``fps``, in one pass."""
+    buckets = len(starts) - 1
+    b = 0
+    starts[0] = 0
+    for i in range(len(fps)):
+        bucket = (fps[i] >> shift) + half
+        while b < bucket:
+            b += 1
+            starts[b] = i
+    while b < buckets:
+        b += 1
+        starts[b] = len(fps)
+
+
+def _find_one(key: int, fps: Any, ids: Any, starts: Any, shift: int,
+              half: int) -> Any:  # pragma: no cover - compiled by numba
+    """The id under fingerprint ``key`` in one sorted run, or -1: a bisection of its
+    directory bucket."""
+    b = (key >> shift) + half
+    lo, hi = np.int64(starts[b]), np.int64(starts[b + 1])
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if fps[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < len(fps) and fps[lo] == key:
+        return np.int64(ids[lo])
+    return -1
+
+
+def _find(keys: Any, a_fps: Any, a_ids: Any, a_starts: Any, a_shift: int, a_half: int,
+          b_fps: Any, b_ids: Any, b_starts: Any, b_shift: int, b_half: int,
+          out: Any) -> int:  # pragma: no cover - compiled by numba
+    """``out[k]``: the id under fingerprint ``keys[k]`` in run a or run b, or -1; returns
+    how many were found."""
+    hits = 0
+    for k in range(len(keys)):
+        got = _find_one(keys[k], a_fps, a_ids, a_starts, a_shift, a_half)
+        if got < 0:
+            got = _find_one(keys[k], b_fps, b_ids, b_starts, b_shift, b_half)
+        out[k] = got
+        if got >= 0:
+            hits += 1
+    return hits
+
+
+def _merge_back(run_fps: Any, run_ids: Any, n: int, fps: Any,
+                ids: Any) -> None:  # pragma: no cover - compiled by numba
+    """Merge sorted ``fps`` (and their ``ids``), none of them in ``run_fps[:n]``, into
+    the run, which has room for them after its ``n`` entries: from the end backwards,
+    so nothing is overwritten before it is read."""
+    i, j = n - 1, len(fps) - 1
+    k = n + j
+    while j >= 0:
+        if i >= 0 and run_fps[i] > fps[j]:
+            run_fps[k], run_ids[k] = run_fps[i], run_ids[i]
+            i -= 1
+        else:
+            run_fps[k], run_ids[k] = fps[j], ids[j]
+            j -= 1
+        k -= 1

@@ -9,6 +9,17 @@ import pytest
 import webcrawl.crawler.seen as seen_module
 from webcrawl.crawler.seen import Column, UrlSeen, UrlTexts
 
+#: The sizes from which UrlSeen runs its compiled loops: the default (these small sets
+#: stay on numpy) and 0 (compiled throughout, when numba is installed).
+PATHS = pytest.mark.parametrize("compiled_from", [seen_module.COMPILED_MIN, 0],
+                                ids=["numpy", "compiled"])
+
+
+def _path(compiled_from: int) -> int:
+    if compiled_from == 0:
+        pytest.importorskip("numba")
+    return compiled_from
+
 
 def _urls(n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
@@ -17,10 +28,11 @@ def _urls(n: int, seed: int) -> list[str]:
     return sorted(out)
 
 
+@PATHS
 @pytest.mark.parametrize("fingerprint", [hash, lambda url: len(url) % 7],
                          ids=["siphash", "colliding"])
 def test_url_seen_is_exact_against_a_dict(monkeypatch: pytest.MonkeyPatch,
-                                          fingerprint: object) -> None:
+                                          fingerprint: object, compiled_from: int) -> None:
     """Whatever the fingerprints (here also one where nearly every URL collides), the
     set answers as a dict of the URLs would: hits are confirmed against the text."""
     monkeypatch.setattr(seen_module, "MERGE_MIN", 50)  # many batch merges
@@ -30,7 +42,8 @@ def test_url_seen_is_exact_against_a_dict(monkeypatch: pytest.MonkeyPatch,
     rng.shuffle(urls)
     known, unknown = urls[:2000], urls[2000:]
     texts = UrlTexts()
-    seen = UrlSeen(texts.__getitem__, fingerprint)  # type: ignore[arg-type]
+    seen = UrlSeen(texts.__getitem__, fingerprint,  # type: ignore[arg-type]
+                   compiled_from=_path(compiled_from))
     oracle: dict[str, int] = {}
     preloaded = known[:700]  # a resume's bulk load, then live adds
     texts.extend(preloaded)
@@ -79,10 +92,12 @@ def test_column_grows_and_reads_back() -> None:
         col[15]
 
 
+@PATHS
 @pytest.mark.parametrize("fingerprint", [hash, lambda url: len(url) % 7 - 3],
                          ids=["siphash", "colliding"])
 def test_batches_give_the_ids_of_one_url_at_a_time(monkeypatch: pytest.MonkeyPatch,
-                                                   fingerprint: object) -> None:
+                                                   fingerprint: object,
+                                                   compiled_from: int) -> None:
     """``add_batch`` on page-like batches (known URLs, repeats within a page, new ones)
     gives the same ids and the same new URLs as ``get`` then ``add`` one at a time, in
     order, through every kind of merge (dict into the recent run, the recent run into
@@ -97,7 +112,8 @@ def test_batches_give_the_ids_of_one_url_at_a_time(monkeypatch: pytest.MonkeyPat
     pool = _urls(4000, 3)
     rng = random.Random(4)
     texts = UrlTexts()
-    seen = UrlSeen(texts.__getitem__, fingerprint)  # type: ignore[arg-type]
+    seen = UrlSeen(texts.__getitem__, fingerprint,  # type: ignore[arg-type]
+                   compiled_from=_path(compiled_from))
     oracle: dict[str, int] = {}
     preloaded = pool[:300]  # a resume's bulk load first
     texts.extend(preloaded)
@@ -127,13 +143,16 @@ def test_batches_give_the_ids_of_one_url_at_a_time(monkeypatch: pytest.MonkeyPat
         assert seen.collisions == len(oracle) - len({len(u) % 7 for u in oracle})
 
 
-def test_the_in_place_merge_keeps_the_runs_sorted(monkeypatch: pytest.MonkeyPatch) -> None:
+@PATHS
+def test_the_in_place_merge_keeps_the_runs_sorted(monkeypatch: pytest.MonkeyPatch,
+                                                  compiled_from: int) -> None:
     """The main run after in-place merges of every size against windows of every size
-    equals a plain sort of all fingerprints with their ids."""
+    (or the compiled backward merge) equals a plain sort of all fingerprints with their
+    ids."""
     rng = np.random.default_rng(5)
     for window in (1, 3, 64, 1 << 18):
         monkeypatch.setattr(seen_module, "MERGE_WINDOW", window)
-        seen = UrlSeen(lambda url_id: "")
+        seen = UrlSeen(lambda url_id: "", compiled_from=_path(compiled_from))
         everything = np.empty(0, dtype=np.int64)
         oracle: dict[int, int] = {}
         for size in (0, 1, 7, 200, 5, 1000, 1):
@@ -160,6 +179,8 @@ def test_directory_search_is_a_bisection(n: int, spread: str) -> None:
     else:
         fps = np.unique(rng.integers(-1000, 1000, n, dtype=np.int64))
     directory = seen_module._Directory(fps)
+    if seen_module.compile_loops():  # the compiled one-pass build gives the same starts
+        assert seen_module._Directory(fps, True).starts.tolist() == directory.starts.tolist()
     assert directory.nbytes <= 8 * (len(fps) // seen_module.DIR_LOAD + 2)
     assert (directory.steps is None) == (spread == "clustered" and n >= 1000)
     keys = np.concatenate([fps, fps - 1, fps + 1, [lo, hi, 0, -1],
