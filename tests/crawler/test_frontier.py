@@ -412,6 +412,8 @@ def test_add_many_takes_what_one_add_at_a_time_takes(
     by step: the same hosts, takes, ranks, wake-ups and waiting hosts; the overflows'
     memory and the head entries counted as they change."""
     monkeypatch.setattr(frontier_module, "PENDING_MAX", 7)  # bulk spills handed over often
+    # Heads over their limit compacted at once, or left waiting for others (seed 2).
+    monkeypatch.setattr(frontier_module, "COMPACT_HOSTS", [1, 3, 16][seed])
     monkeypatch.setattr(overflow_module, "COMPACT_MIN", 50)
     rng = random.Random(seed)
     single = Frontier(head=10**9, host_order=host_order)
@@ -465,6 +467,7 @@ def test_add_many_takes_what_one_add_at_a_time_takes(
             assert batch.priorities() == single.priorities()
             assert batch._meter.nbytes == sum(o.fifo.nbytes for o in batch._over.values())
             assert batch._head_entries == sum(len(q) for q in batch._queues.values())
+            assert max(map(len, batch._queues.values()), default=0) <= 2 * head + 2 * 64
     assert waits["batch"] == waits["single"]
     assert bulk > 20 and next_id > 2000
     if spill_at:
