@@ -110,6 +110,19 @@ class Taken:
     rank: int | None
 
 
+def _group_key_order(group: np.ndarray, negs: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``np.lexsort((ids, negs, group))`` for ids below 2**32, without lexsort's
+    indirect multi-key merge sort (several times slower): the keys ``(-priority,
+    url_id)`` become one integer (the priority's rank, then the id) for one quicksort,
+    then a stable sort by group."""
+    _, rank = np.unique(negs, return_inverse=True)
+    order = np.argsort((rank.astype(np.uint64) << np.uint64(32)) | ids.astype(np.uint64))
+    by = group[order]
+    if len(by) and by[-1] < 1 << 16 and by.max() < 1 << 16:
+        by = by.astype(np.uint16)  # a radix sort
+    return order[np.argsort(by, kind="stable")]
+
+
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
     """``a`` followed by zeros, ``size`` entries (zero-filled: capacity not yet written
     costs no resident memory)."""
@@ -610,23 +623,30 @@ class Frontier:
         # Only the ids are read (one C-level pass): a URL in a head has its current key
         # among its host's entries, so the live keys are its ids in the head with their
         # current priorities, each once; every other entry is superseded or gone.
-        ids = np.array(list(map(_URL_ID, chain.from_iterable(heaps))), dtype=np.int64)
-        group = np.repeat(np.arange(len(hosts)), sizes)
-        live = self._where[ids] == _IN_HEAD
-        ids, group = ids[live], group[live]
+        entries = list(chain.from_iterable(heaps))
+        ids = np.array(list(map(_URL_ID, entries)), dtype=np.int64)
+        group = np.repeat(np.arange(len(hosts), dtype=np.int64), sizes)
+        pos = np.flatnonzero(self._where[ids] == _IN_HEAD)
+        ids, group = ids[pos], group[pos]
         negs = -self._prio[ids]
-        order = np.lexsort((ids, negs, group))
-        negs, ids, group = negs[order], ids[order], group[order]
+        order = _group_key_order(group, negs, ids)
+        negs, ids, group, pos = negs[order], ids[order], group[order], pos[order]
+        fresh = True  # no id twice: every live entry holds its URL's current key
         if len(ids) > 1:  # an id pushed more than once (an update) is kept once
             first = np.ones(len(ids), dtype=bool)
             first[1:] = ids[1:] != ids[:-1]
-            negs, ids, group = negs[first], ids[first], group[first]
+            if not first.all():
+                fresh = False
+                negs, ids, group = negs[first], ids[first], group[first]
         head = self.head
         counts = np.bincount(group, minlength=len(hosts))
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         rank = np.arange(len(ids)) - starts[group]
         keep = rank < head
-        kept = list(zip(negs[keep].tolist(), ids[keep].tolist(), strict=True))
+        if fresh:  # the entries themselves, no new tuples
+            kept = list(map(entries.__getitem__, pos[keep].tolist()))
+        else:
+            kept = list(zip(negs[keep].tolist(), ids[keep].tolist(), strict=True))
         bounds = np.concatenate(([0], np.cumsum(np.minimum(counts, head)))).tolist()
         unheaped = self._unheaped
         for h, lo, hi in zip(hosts, bounds[:-1], bounds[1:], strict=True):
