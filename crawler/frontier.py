@@ -7,7 +7,11 @@ discovered).  The frontier keeps
   pushes a new entry and the old one is skipped when it surfaces (its priority no
   longer matches), so updates cost O(log n); when stale entries outnumber live ones
   the heap is rebuilt from its live entries (amortised O(1) per update), so memory
-  stays proportional to the frontier however often priorities change;
+  stays proportional to the frontier however often priorities change.  New entries
+  are appended, and the heap order is restored when the host's best is next read (a
+  last-in-first-out order sends every new URL to its host's head, where a push would
+  sift it to the root); heads over their limit are compacted together, several hosts in
+  one vectorised pass, each waiting at most :data:`_SLACK` entries beyond its limit;
 * per host, only the best :data:`HEAD` URLs in that heap (its *head*); the others wait
   in the host's *overflow*, a growable array of 4-byte ids, every one ranked after the
   host's *cut* (the worst key moved to the head at its last refill).  When the head's
@@ -78,6 +82,7 @@ _WaitHook = Callable[[int, float], None]
 _URL_ID = itemgetter(1)  # of a _Key
 
 _EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
+_TOLD = np.array([True, False, True, False])  # by state: told of a new URL (_notify)
 _ABSENT, _IN_HEAD, _IN_OVERFLOW = 0, 1, 2
 #: URLs a host keeps in its in-memory heap by default; the rest wait in its overflow.
 HEAD = 64
@@ -338,38 +343,41 @@ class Frontier:
         n = len(url_ids)
         if not n:
             return
+        # (a batch is typically a page's links: each numpy call here costs as much as
+        # a Python step per URL, so they are kept few)
         ids = np.asarray(url_ids, dtype=np.int64)
         hosts = np.asarray(host_ids, dtype=np.int64)
-        negs = -np.asarray(priorities, dtype=np.float64)
+        prios = np.asarray(priorities, dtype=np.float64)
+        negs = -prios
         top = int(ids.max())
         self._grow(top)
         self._top = max(self._top, top + 1)
-        self._prio[ids] = -negs
+        self._prio[ids] = prios
         self._host_of[ids] = hosts
         self._n += n
         top_host = int(hosts.max())
         self._grow_hosts(top_host)
         self._state.grow(top_host)
         cut_neg = self._cut_neg[hosts]
-        bulk = self._has_over[hosts] & (
-            (negs > cut_neg) | ((negs == cut_neg) & (ids > self._cut_id[hosts])))
+        bulk = self._has_over[hosts] & np.where(negs == cut_neg, ids > self._cut_id[hosts],
+                                                negs > cut_neg)
         live = self._live
-        was_empty = live[hosts] == 0
-        if was_empty.any():
-            self._queued += len(set(hosts[was_empty].tolist()))
+        held = live[hosts]
         np.add.at(live, hosts, 1)
-        rest = np.flatnonzero(~bulk)
-        if len(rest) < n:
-            spilled = ids[bulk]
+        if not held.all():
+            self._queued += len(set(hosts[held == 0].tolist()))
+        in_bulk = int(np.count_nonzero(bulk))
+        if in_bulk:
+            spilled = ids if in_bulk == n else ids[bulk]
             self._where[spilled] = _IN_OVERFLOW
             self._pending.extend(spilled)
-        if len(rest):
+        if in_bulk < n:
+            rest = slice(None) if not in_bulk else np.flatnonzero(~bulk)
             # The others go to their host's head: a URL not after its host's cut at the
             # start of the batch is not after it at its turn (cuts only move when heads
             # are compacted or refilled, not within this loop).  They are appended;
             # heap order is restored when the host's best is next read (_heap_order).
             queues, unheaped = self._queues, self._unheaped
-            mark = unheaped.setdefault
             cap = 2 * self.head + _SLACK  # the head limit of a host holding `head` URLs
             full: list[int] = []
             rest_ids = ids[rest]
@@ -378,12 +386,13 @@ class Frontier:
                 queue = queues.get(host_id)
                 if queue is None:
                     queue = queues[host_id] = []
-                mark(host_id, len(queue))
+                if host_id not in unheaped:
+                    unheaped[host_id] = len(queue)
                 queue.append(key)
                 if len(queue) > cap:
                     full.append(host_id)
             self._where[rest_ids] = _IN_HEAD
-            self._head_entries += len(rest)
+            self._head_entries += n - in_bulk
             if full:
                 overfull = self._overfull
                 overfull.update(full)
@@ -395,8 +404,7 @@ class Frontier:
                 self._ranks.add(key)
         # Each host's best new key, told in the order the hosts first appear; only an
         # empty or a ready host has anything to do with it.
-        state = self._state.array[hosts]
-        tell = np.flatnonzero((state == _EMPTY) | (state == _READY))
+        tell = np.flatnonzero(_TOLD[self._state.array[hosts]])
         if len(tell):
             told = list(dict.fromkeys(hosts[tell].tolist()))
             order = np.lexsort((ids, negs, hosts))  # by host, then key: a host's best first
