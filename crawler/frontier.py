@@ -618,10 +618,9 @@ class Frontier:
     def _compact(self, hosts: list[int]) -> None:
         """Rebuild these hosts' heads from their live entries (drop superseded ones);
         keep the best :attr:`head` of each and spill the rest to its overflow (in key
-        order, through the pending buffer :meth:`_settle` hands over, so a FIFO stays
-        ``ordered`` if they follow its last key).  One vectorised pass for all the
-        hosts: a group sort by (host, key); a host's head takes every new URL of a
-        last-in-first-out order, so this runs often."""
+        order, so they keep it ``ordered`` if they follow its last key).  One
+        vectorised pass for all the hosts, a group sort by (host, key): a host's head
+        takes every new URL of a last-in-first-out order, so this runs often."""
         if not hosts:
             return
         queues = self._queues
@@ -665,26 +664,32 @@ class Frontier:
         big = np.flatnonzero(counts > head)
         if not len(big):
             return
-        at = starts[big] + head - 1
+        at = starts[big] + head - 1  # each spilling host's cut, then its rest
+        ends = starts[big] + counts[big]
         spilled_hosts = [hosts[g] for g in big.tolist()]
+        k = len(big)
+        pick = np.concatenate((at, at + 1, ends - 1))  # cut, first and last spilled
+        keys = list(zip(negs[pick].tolist(), ids[pick].tolist(), strict=True))
+        rest_ids = ids.astype(np.uint32)
         overs = self._over
-        cuts = zip(negs[at].tolist(), ids[at].tolist(), strict=True)
-        for h, cut in zip(spilled_hosts, cuts, strict=True):
+        for j, (h, lo, hi) in enumerate(zip(spilled_hosts, (at + 1).tolist(), ends.tolist(),
+                                            strict=True)):
+            cut = keys[j]
             over = overs.get(h)
             if over is None:
-                overs[h] = self._new_overflow(cut)
+                over = overs[h] = self._new_overflow(cut)
             elif cut < over.cut:
                 over.cut = cut
+            if over.last is not None and keys[k + j] < over.last:
+                over.ordered = False
+            over.last = keys[2 * k + j]
+            over.fifo.extend(rest_ids[lo:hi])
         self._grow_hosts(max(spilled_hosts))
         where = np.asarray(spilled_hosts, dtype=np.int64)
         self._has_over[where] = True
         self._cut_neg[where] = [overs[h].cut[0] for h in spilled_hosts]
         self._cut_id[where] = [overs[h].cut[1] for h in spilled_hosts]
-        rest = ids[~keep]
-        self._where[rest] = _IN_OVERFLOW
-        self._pending.extend(rest.astype(np.uint32))
-        if len(self._pending) >= PENDING_MAX:
-            self._settle()
+        self._where[ids[~keep]] = _IN_OVERFLOW
 
     def _new_overflow(self, cut: _Key) -> _Overflow:
         return _Overflow(cut=cut, fifo=Overflow(self._file, self._meter))
