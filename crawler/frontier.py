@@ -339,7 +339,9 @@ class Frontier:
         they wait in a frontier-wide buffer that is handed to the hosts' overflows
         grouped by host (:meth:`_settle`) before any overflow is read, or once it
         holds :data:`PENDING_MAX` ids.  A cut only moves down while URLs are added, so
-        a URL after its host's cut before the batch is after it at its turn too."""
+        a URL after its host's cut before the batch is after it at its turn too.  The
+        others are appended to their hosts' heads, one Python step each; heads then
+        over their limit are compacted together (see the module docstring)."""
         n = len(url_ids)
         if not n:
             return
