@@ -7,7 +7,11 @@ discovered).  The frontier keeps
   pushes a new entry and the old one is skipped when it surfaces (its priority no
   longer matches), so updates cost O(log n); when stale entries outnumber live ones
   the heap is rebuilt from its live entries (amortised O(1) per update), so memory
-  stays proportional to the frontier however often priorities change;
+  stays proportional to the frontier however often priorities change.  New entries
+  are appended, and the heap order is restored when the host's best is next read (a
+  last-in-first-out order sends every new URL to its host's head, where a push would
+  sift it to the root); heads over their limit are compacted together, several hosts in
+  one vectorised pass, each waiting at most :data:`_SLACK` entries beyond its limit;
 * per host, only the best :data:`HEAD` URLs in that heap (its *head*); the others wait
   in the host's *overflow*, a growable array of 4-byte ids, every one ranked after the
   host's *cut* (the worst key moved to the head at its last refill).  When the head's
@@ -62,7 +66,8 @@ import gc
 import heapq
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from heapq import heappush
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -74,13 +79,19 @@ __all__ = ["Frontier", "Taken"]
 
 _Key = tuple[float, int]  # (-priority, url_id): smaller is better
 _WaitHook = Callable[[int, float], None]
+_URL_ID = itemgetter(1)  # of a _Key
 
 _EMPTY, _WAITING, _READY, _BUSY = 0, 1, 2, 3
+_TOLD = np.array([True, False, True, False])  # by state: told of a new URL (_notify)
 _ABSENT, _IN_HEAD, _IN_OVERFLOW = 0, 1, 2
 #: URLs a host keeps in its in-memory heap by default; the rest wait in its overflow.
 HEAD = 64
 #: Stale heap entries tolerated beyond twice the live ones before a rebuild.
 _SLACK = 64
+#: Hosts whose heads passed their limit that :meth:`Frontier.add_many` lets wait (each
+#: at most :data:`_SLACK` entries beyond it) so that one vectorised pass compacts them
+#: all: a compaction's fixed cost (some twenty numpy calls) is paid once for them.
+COMPACT_HOSTS = 16
 #: :meth:`Frontier.update_many` rebuilds for batches of at least this many pairs ...
 BULK_MIN = 1000
 #: ... covering at least this fraction of the frontier (see :meth:`Frontier.rebuilds`).
@@ -102,6 +113,19 @@ class Taken:
     host_id: int
     priority: float
     rank: int | None
+
+
+def _group_key_order(group: np.ndarray, negs: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``np.lexsort((ids, negs, group))`` for ids below 2**32, without lexsort's
+    indirect multi-key merge sort (several times slower): the keys ``(-priority,
+    url_id)`` become one integer (the priority's rank, then the id) for one quicksort,
+    then a stable sort by group."""
+    _, rank = np.unique(negs, return_inverse=True)
+    order = np.argsort((rank.astype(np.uint64) << np.uint64(32)) | ids.astype(np.uint64))
+    by = group[order]
+    if len(by) and by[-1] < 1 << 16 and by.max() < 1 << 16:
+        by = by.astype(np.uint16)  # a radix sort
+    return order[np.argsort(by, kind="stable")]
 
 
 def _grown(a: np.ndarray, size: int) -> np.ndarray:
@@ -170,6 +194,10 @@ class Frontier:
         self._top = 0                               # largest URL id added, plus one
         self._queues: dict[int, list[_Key]] = {}    # host -> heap of head keys (lazy)
         self._head_entries = 0                      # entries in all of them
+        # host -> length of its queue's heap-ordered prefix, for queues with entries
+        # appended after it (heap order is restored when the host's best is read)
+        self._unheaped: dict[int, int] = {}
+        self._overfull: set[int] = set()            # hosts over their head limit
         self._meter = Meter()                       # memory of all overflows
         self._over: dict[int, _Overflow] = {}       # host -> URLs beyond its head
         self._state = _States()                     # host -> _EMPTY/_WAITING/_READY/_BUSY
@@ -266,9 +294,7 @@ class Frontier:
         if head < 1:
             raise ValueError(f"head must be at least 1, not {head}")
         self.head = head
-        for host_id, queue in list(self._queues.items()):
-            if len(queue) > head:
-                self._compact(host_id)
+        self._compact([h for h, queue in self._queues.items() if len(queue) > head])
 
     def spill_overflows(self) -> None:
         """Hold fewer overflow ids in memory from now on and write out the longer tails
@@ -313,68 +339,74 @@ class Frontier:
         they wait in a frontier-wide buffer that is handed to the hosts' overflows
         grouped by host (:meth:`_settle`) before any overflow is read, or once it
         holds :data:`PENDING_MAX` ids.  A cut only moves down while URLs are added, so
-        a URL after its host's cut before the batch is after it at its turn too."""
+        a URL after its host's cut before the batch is after it at its turn too.  The
+        others are appended to their hosts' heads, one Python step each; heads then
+        over their limit are compacted together (see the module docstring)."""
         n = len(url_ids)
         if not n:
             return
+        # (a batch is typically a page's links: each numpy call here costs as much as
+        # a Python step per URL, so they are kept few)
         ids = np.asarray(url_ids, dtype=np.int64)
         hosts = np.asarray(host_ids, dtype=np.int64)
-        negs = -np.asarray(priorities, dtype=np.float64)
+        prios = np.asarray(priorities, dtype=np.float64)
+        negs = -prios
         top = int(ids.max())
         self._grow(top)
         self._top = max(self._top, top + 1)
-        self._prio[ids] = -negs
+        self._prio[ids] = prios
         self._host_of[ids] = hosts
         self._n += n
         top_host = int(hosts.max())
         self._grow_hosts(top_host)
         self._state.grow(top_host)
         cut_neg = self._cut_neg[hosts]
-        bulk = self._has_over[hosts] & (
-            (negs > cut_neg) | ((negs == cut_neg) & (ids > self._cut_id[hosts])))
+        bulk = self._has_over[hosts] & np.where(negs == cut_neg, ids > self._cut_id[hosts],
+                                                negs > cut_neg)
         live = self._live
-        was_empty = live[hosts] == 0
-        if was_empty.any():
-            self._queued += len(set(hosts[was_empty].tolist()))
+        held = live[hosts]
         np.add.at(live, hosts, 1)
-        rest = np.flatnonzero(~bulk)
-        if len(rest) < n:
-            spilled = ids[bulk]
+        if not held.all():
+            self._queued += len(set(hosts[held == 0].tolist()))
+        in_bulk = int(np.count_nonzero(bulk))
+        if in_bulk:
+            spilled = ids if in_bulk == n else ids[bulk]
             self._where[spilled] = _IN_OVERFLOW
             self._pending.extend(spilled)
-        if len(rest):
-            # The others one by one: to their host's head (heaps compacted once the
-            # batch is in: when does not change a take), or after its cut.
-            over_get, spill, queues = self._over.get, self._spill, self._queues
-            heads: list[int] = []
-            for neg, url_id, host_id in zip(negs[rest].tolist(), ids[rest].tolist(),
-                                            hosts[rest].tolist(), strict=True):
-                key = (neg, url_id)
-                over = over_get(host_id)
-                if over is not None and key > over.cut:
-                    spill(over, url_id, key)
-                    continue
+        if in_bulk < n:
+            rest = slice(None) if not in_bulk else np.flatnonzero(~bulk)
+            # The others go to their host's head: a URL not after its host's cut at the
+            # start of the batch is not after it at its turn (cuts only move when heads
+            # are compacted or refilled, not within this loop).  They are appended;
+            # heap order is restored when the host's best is next read (_heap_order).
+            queues, unheaped = self._queues, self._unheaped
+            cap = 2 * self.head + _SLACK  # the head limit of a host holding `head` URLs
+            full: list[int] = []
+            rest_ids = ids[rest]
+            keys = zip(negs[rest].tolist(), rest_ids.tolist(), strict=True)
+            for key, host_id in zip(keys, hosts[rest].tolist(), strict=True):
                 queue = queues.get(host_id)
                 if queue is None:
                     queue = queues[host_id] = []
-                heappush(queue, key)
-                heads.append(url_id)
-            if heads:
-                self._where[heads] = _IN_HEAD
-                self._head_entries += len(heads)
-                pushed = np.unique(self._host_of[heads])
-                sizes = np.fromiter(map(len, map(queues.__getitem__, pushed.tolist())),
-                                    dtype=np.int64, count=len(pushed))
-                limit = 2 * np.minimum(self._live[pushed], self.head) + _SLACK
-                for host_id in pushed[sizes > limit].tolist():
-                    self._compact(host_id)
+                if host_id not in unheaped:
+                    unheaped[host_id] = len(queue)
+                queue.append(key)
+                if len(queue) > cap:
+                    full.append(host_id)
+            self._where[rest_ids] = _IN_HEAD
+            self._head_entries += n - in_bulk
+            if full:
+                overfull = self._overfull
+                overfull.update(full)
+                if (len(overfull) >= COMPACT_HOSTS
+                        or any(len(queues[h]) > cap + _SLACK for h in full)):
+                    self._compact(sorted(overfull))
         if self._ranks is not None:
             for key in zip(negs.tolist(), ids.tolist(), strict=True):
                 self._ranks.add(key)
         # Each host's best new key, told in the order the hosts first appear; only an
         # empty or a ready host has anything to do with it.
-        state = self._state.array[hosts]
-        tell = np.flatnonzero((state == _EMPTY) | (state == _READY))
+        tell = np.flatnonzero(_TOLD[self._state.array[hosts]])
         if len(tell):
             told = list(dict.fromkeys(hosts[tell].tolist()))
             order = np.lexsort((ids, negs, hosts))  # by host, then key: a host's best first
@@ -528,6 +560,8 @@ class Frontier:
                     self._mark_cut(host, over.cut)
                     over.fifo.extend(rest)
             self._queues, self._over = queues, overs
+            self._unheaped.clear()
+            self._overfull.clear()
             self._head_entries = sum(len(q) for q in queues.values())
             self._compact_file()
             if self._ranks is not None:
@@ -541,10 +575,25 @@ class Frontier:
         queue = self._queues.get(host_id)
         if queue is None:
             queue = self._queues[host_id] = []
-        heapq.heappush(queue, key)
+        self._unheaped.setdefault(host_id, len(queue))
+        queue.append(key)
         self._head_entries += 1
         if len(queue) > 2 * min(int(self._live[host_id]), self.head) + _SLACK:
-            self._compact(host_id)
+            self._compact([host_id])
+
+    def _heap_order(self, host_id: int, queue: list[_Key] | None) -> None:
+        """Restore the heap order of a host's queue after entries were appended: push
+        them one by one, or heapify the whole queue if that takes fewer comparisons."""
+        valid = self._unheaped.pop(host_id)
+        if not queue:
+            return
+        appended = queue[valid:]
+        if len(appended) * max(valid.bit_length(), 1) > len(queue):
+            heapq.heapify(queue)
+            return
+        del queue[valid:]
+        for key in appended:
+            heapq.heappush(queue, key)
 
     def _notify(self, host_id: int, key: _Key) -> None:
         """A host gained a URL or a better priority: its place in the host heaps."""
@@ -568,41 +617,81 @@ class Frontier:
         # (an entry only ever enters its own host's heap)
         return bool(self._where[url_id] == _IN_HEAD and self._prio[url_id] == -neg)
 
-    def _compact(self, host_id: int) -> None:
-        """Rebuild a host's head from its live entries (drop superseded ones); keep
-        the best :attr:`head` of them and spill the rest to the overflow (in key
-        order, so they keep it ``ordered`` if they follow its last key).  Vectorised:
-        a host's head takes every new URL of a last-in-first-out order."""
-        queue = self._queues[host_id]
-        negs = np.fromiter((key[0] for key in queue), dtype=np.float64, count=len(queue))
-        ids = np.fromiter((key[1] for key in queue), dtype=np.int64, count=len(queue))
-        live = (self._where[ids] == _IN_HEAD) & (self._prio[ids] == -negs)
-        negs, ids = negs[live], ids[live]
-        order = np.lexsort((ids, negs))
-        negs, ids = negs[order], ids[order]
-        if len(ids) > 1:  # a key pushed twice is kept once
+    def _compact(self, hosts: list[int]) -> None:
+        """Rebuild these hosts' heads from their live entries (drop superseded ones);
+        keep the best :attr:`head` of each and spill the rest to its overflow (in key
+        order, so they keep it ``ordered`` if they follow its last key).  One
+        vectorised pass for all the hosts, a group sort by (host, key): a host's head
+        takes every new URL of a last-in-first-out order, so this runs often."""
+        if not hosts:
+            return
+        queues = self._queues
+        heaps = [queues[h] for h in hosts]
+        sizes = np.fromiter(map(len, heaps), dtype=np.int64, count=len(heaps))
+        total = int(sizes.sum())
+        # Only the ids are read (one C-level pass): a URL in a head has its current key
+        # among its host's entries, so the live keys are its ids in the head with their
+        # current priorities, each once; every other entry is superseded or gone.
+        entries = list(chain.from_iterable(heaps))
+        ids = np.array(list(map(_URL_ID, entries)), dtype=np.int64)
+        group = np.repeat(np.arange(len(hosts), dtype=np.int64), sizes)
+        pos = np.flatnonzero(self._where[ids] == _IN_HEAD)
+        ids, group = ids[pos], group[pos]
+        negs = -self._prio[ids]
+        order = _group_key_order(group, negs, ids)
+        negs, ids, group, pos = negs[order], ids[order], group[order], pos[order]
+        fresh = True  # no id twice: every live entry holds its URL's current key
+        if len(ids) > 1:  # an id pushed more than once (an update) is kept once
             first = np.ones(len(ids), dtype=bool)
-            first[1:] = (negs[1:] != negs[:-1]) | (ids[1:] != ids[:-1])
-            negs, ids = negs[first], ids[first]
+            first[1:] = ids[1:] != ids[:-1]
+            if not first.all():
+                fresh = False
+                negs, ids, group = negs[first], ids[first], group[first]
         head = self.head
-        if len(ids) > head:
-            cut = (float(negs[head - 1]), int(ids[head - 1]))
-            over = self._over.get(host_id)
+        counts = np.bincount(group, minlength=len(hosts))
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        rank = np.arange(len(ids)) - starts[group]
+        keep = rank < head
+        if fresh:  # the entries themselves, no new tuples
+            kept = list(map(entries.__getitem__, pos[keep].tolist()))
+        else:
+            kept = list(zip(negs[keep].tolist(), ids[keep].tolist(), strict=True))
+        bounds = np.concatenate(([0], np.cumsum(np.minimum(counts, head)))).tolist()
+        unheaped = self._unheaped
+        for h, lo, hi in zip(hosts, bounds[:-1], bounds[1:], strict=True):
+            queues[h] = kept[lo:hi]  # sorted: a valid heap
+            unheaped.pop(h, None)
+        self._head_entries += len(kept) - total
+        self._overfull.difference_update(hosts)
+        big = np.flatnonzero(counts > head)
+        if not len(big):
+            return
+        at = starts[big] + head - 1  # each spilling host's cut, then its rest
+        ends = starts[big] + counts[big]
+        spilled_hosts = [hosts[g] for g in big.tolist()]
+        k = len(big)
+        pick = np.concatenate((at, at + 1, ends - 1))  # cut, first and last spilled
+        keys = list(zip(negs[pick].tolist(), ids[pick].tolist(), strict=True))
+        rest_ids = ids.astype(np.uint32)
+        overs = self._over
+        for j, (h, lo, hi) in enumerate(zip(spilled_hosts, (at + 1).tolist(), ends.tolist(),
+                                            strict=True)):
+            cut = keys[j]
+            over = overs.get(h)
             if over is None:
-                over = self._over[host_id] = self._new_overflow(cut)
-            else:
-                over.cut = min(over.cut, cut)
-            self._mark_cut(host_id, over.cut)
-            rest_negs, rest = negs[head:], ids[head:]
-            self._where[rest] = _IN_OVERFLOW
-            if over.last is not None and (float(rest_negs[0]), int(rest[0])) < over.last:
+                over = overs[h] = self._new_overflow(cut)
+            elif cut < over.cut:
+                over.cut = cut
+            if over.last is not None and keys[k + j] < over.last:
                 over.ordered = False
-            over.last = (float(rest_negs[-1]), int(rest[-1]))
-            over.fifo.extend(rest.astype(np.uint32))
-            negs, ids = negs[:head], ids[:head]
-        kept = list(zip(negs.tolist(), ids.tolist(), strict=True))
-        self._head_entries += len(kept) - len(queue)
-        self._queues[host_id] = kept  # sorted: a valid heap
+            over.last = keys[2 * k + j]
+            over.fifo.extend(rest_ids[lo:hi])
+        self._grow_hosts(max(spilled_hosts))
+        where = np.asarray(spilled_hosts, dtype=np.int64)
+        self._has_over[where] = True
+        self._cut_neg[where] = [overs[h].cut[0] for h in spilled_hosts]
+        self._cut_id[where] = [overs[h].cut[1] for h in spilled_hosts]
+        self._where[ids[~keep]] = _IN_OVERFLOW
 
     def _new_overflow(self, cut: _Key) -> _Overflow:
         return _Overflow(cut=cut, fifo=Overflow(self._file, self._meter))
@@ -681,6 +770,8 @@ class Frontier:
         """The host's best key (its head's top), refilling the head from the overflow
         when the head is empty or its top is not below the cut."""
         queue = self._queues.get(host_id)
+        if host_id in self._unheaped:
+            self._heap_order(host_id, queue)
         while True:
             while queue and not self._live_head(host_id, queue[0]):
                 heapq.heappop(queue)  # taken, superseded, or spilled
@@ -786,6 +877,8 @@ class Frontier:
         self._live[:] = 0
         self._queued = 0
         self._queues.clear()
+        self._unheaped.clear()
+        self._overfull.clear()
         self._head_entries = 0
         for over in self._over.values():
             over.fifo.discard()

@@ -412,6 +412,8 @@ def test_add_many_takes_what_one_add_at_a_time_takes(
     by step: the same hosts, takes, ranks, wake-ups and waiting hosts; the overflows'
     memory and the head entries counted as they change."""
     monkeypatch.setattr(frontier_module, "PENDING_MAX", 7)  # bulk spills handed over often
+    # Heads over their limit compacted at once, or left waiting for others (seed 2).
+    monkeypatch.setattr(frontier_module, "COMPACT_HOSTS", [1, 3, 16][seed])
     monkeypatch.setattr(overflow_module, "COMPACT_MIN", 50)
     rng = random.Random(seed)
     single = Frontier(head=10**9, host_order=host_order)
@@ -465,7 +467,26 @@ def test_add_many_takes_what_one_add_at_a_time_takes(
             assert batch.priorities() == single.priorities()
             assert batch._meter.nbytes == sum(o.fifo.nbytes for o in batch._over.values())
             assert batch._head_entries == sum(len(q) for q in batch._queues.values())
+            assert max(map(len, batch._queues.values()), default=0) <= 2 * head + 2 * 64
     assert waits["batch"] == waits["single"]
     assert bulk > 20 and next_id > 2000
     if spill_at:
         assert batch._file is not None and batch._file.live + batch._file.garbage > 0
+
+
+@pytest.mark.parametrize("groups", [3, 70_000], ids=["radix", "wide"])
+def test_compaction_order_is_lexsort_by_host_then_key(groups: int) -> None:
+    """The compaction's sort (hosts' live entries by host, then ``(-priority, id)``)
+    against numpy's lexsort: ties in priority, signed zeros, ids up to 2**32 - 1."""
+    rng = np.random.default_rng(groups)
+    n = 5000
+    group = np.sort(rng.integers(0, groups, n))
+    negs = rng.integers(-4, 4, n) / 2.0
+    negs[rng.random(n) < 0.2] = -0.0
+    ids = rng.integers(0, 2**32, n)
+    ids[::7] = ids[1::7][: len(ids[::7])]  # repeated ids, as an updated URL's entries
+    order = frontier_module._group_key_order(group, negs, ids)
+    expected = np.lexsort((ids, negs, group))
+    assert sorted(order.tolist()) == list(range(n))
+    for column in (group, negs, ids):
+        assert column[order].tolist() == column[expected].tolist()
