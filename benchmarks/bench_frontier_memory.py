@@ -17,6 +17,11 @@ database are left out (they are not crawl state).  The rank index is off
 (``frontier_record_rank``; its cost, about 12 B a frontier URL, is measured with
 ``--rank``).  Every URL stays in the frontier, the worst case; a page's
 links are on ``--links`` different hosts, also the worst case for the frontier.
+The clocks run around the registration only: each page's URL strings are made outside
+them (they are the link extractor's output, not crawl state).  With numba installed the
+URL-seen test's compiled loops are loaded before the clocks start (its fixed ~140 MiB
+is not counted per URL); ``--numpy-only`` measures without them, ``--split`` prints each
+step's CPU time a URL too.
 Printed per ordering: the growth of the process's resident memory (RSS, from
 ``/proc/self/status``) per URL at the end and at its peak (``ru_maxrss``), the crawl
 state the budget accounts (:mod:`webcrawl.crawler.budget`), adds per second of wall
@@ -52,7 +57,7 @@ def rss_bytes() -> int:
 
 
 def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: str,
-          numpy_only: bool) -> None:
+          numpy_only: bool, split: bool) -> None:
     import numpy as np
     from webcrawl.analysis.ordering.strategies import StrategyContext, get_strategy
     from webcrawl.crawler import seen
@@ -77,6 +82,7 @@ def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: 
                                                 frontier.add_many, budget.tick)
     wall, cpu = time.perf_counter, time.process_time
     elapsed = used = 0.0
+    parts = [0.0, 0.0, 0.0, 0.0]  # registry, strategy, budget, frontier (CPU-s)
     for page, start in enumerate(range(0, n, links)):
         # The page's links, made outside the clocks: the link extractor's output.
         urls = [f"http://site{i % hosts}.example.org/section{i % 97}/page{i}.html"
@@ -87,11 +93,22 @@ def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: 
         # the scope test and the rows written to the database.
         batch = add_many(urls, depth)
         new_ids = np.arange(batch.first_id, batch.first_id + len(batch.new))
+        if split:
+            c1 = cpu()
         priorities = discovered_many(new_ids, depth)
+        if split:
+            c2 = cpu()
         tick(len(batch.new))
+        if split:
+            c3 = cpu()
         enqueue(new_ids, batch.host_ids, priorities)
         elapsed += wall() - t0
         used += cpu() - c0
+        if split:
+            parts[0] += c1 - c0
+            parts[1] += c2 - c1
+            parts[2] += c3 - c2
+            parts[3] += cpu() - c3
     gc.collect()
     after = rss_bytes()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -107,6 +124,10 @@ def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: 
     print(f"{ordering:20} {n:>11,} {(after - before) / n:>9.1f} "
           f"{(max(peak, peak_before) - before) / n:>9.1f} {state / n:>9.1f} "
           f"{n / elapsed:>9,.0f} {n / used:>9,.0f} {hits:>9,.0f}", flush=True)
+    if split:
+        print(f"{'':20} CPU us a URL: registry {parts[0] / n * 1e6:.2f}, strategy "
+              f"{parts[1] / n * 1e6:.2f}, budget {parts[2] / n * 1e6:.2f}, frontier "
+              f"{parts[3] / n * 1e6:.2f}", flush=True)
 
 
 def loops(numpy_only: bool) -> str:
@@ -129,13 +150,15 @@ def main() -> int:
     p.add_argument("--orderings", default=",".join(ORDERINGS))
     p.add_argument("--rank", action="store_true", help="with the rank index on")
     p.add_argument("--spill-dir", default=".", help="folder of the URL text side file")
+    p.add_argument("--split", action="store_true",
+                   help="also the CPU time of each step (registry, strategy, budget, frontier)")
     p.add_argument("--numpy-only", action="store_true",
                    help="without the compiled loops (as without the fast extra)")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         child(args.child, args.urls, args.hosts, args.links, args.rank, args.spill_dir,
-              args.numpy_only)
+              args.numpy_only, args.split)
         return 0
     load = os.getloadavg()
     print(f"crawl state for {args.urls:,} discovered URLs on {args.hosts:,} hosts, "
@@ -151,8 +174,9 @@ def main() -> int:
                    "--spill-dir", spill]
             if args.rank:
                 cmd.append("--rank")
-            if args.numpy_only:
-                cmd.append("--numpy-only")
+            for flag in ("numpy_only", "split"):
+                if getattr(args, flag):
+                    cmd.append("--" + flag.replace("_", "-"))
             subprocess.run(cmd, check=True)
     return 0
 

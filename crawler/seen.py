@@ -313,14 +313,15 @@ class UrlSeen:
 
     ``text_of(url_id)`` gives the URL of a known id; it confirms fingerprint hits.
     ``fingerprint`` maps a URL to a signed 64-bit integer (tests pass a colliding one).
-    ``compiled_from``: the size from which the compiled loops run, when numba is there.
+    ``compiled_from``: the size from which the compiled loops run, when numba is there
+    (None: :data:`COMPILED_MIN` as it is when the set is made).
     """
 
     def __init__(self, text_of: Callable[[int], str],
                  fingerprint: Callable[[str], int] = hash,
-                 compiled_from: int = COMPILED_MIN) -> None:
+                 compiled_from: int | None = None) -> None:
         self._text_of = text_of
-        self._compiled_from = compiled_from
+        self._compiled_from = COMPILED_MIN if compiled_from is None else compiled_from
         self._fingerprint = fingerprint
         self._fps = np.empty(0, dtype=np.int64)     # the main run, sorted
         self._ids = np.empty(0, dtype=np.uint32)    # parallel to _fps
