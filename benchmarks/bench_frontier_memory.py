@@ -19,9 +19,9 @@ database are left out (they are not crawl state).  The rank index is off
 links are on ``--links`` different hosts, also the worst case for the frontier.
 The clocks run around the registration only: each page's URL strings are made outside
 them (they are the link extractor's output, not crawl state).  With numba installed the
-URL-seen test's compiled loops are loaded before the clocks start (its fixed ~140 MiB
-is not counted per URL); ``--numpy-only`` measures without them, ``--split`` prints each
-step's CPU time a URL too.
+compiled loops of the URL-seen test and the frontier are loaded before the clocks start
+(their fixed ~140 MiB is not counted per URL); ``--numpy-only`` measures without them,
+``--split`` prints each step's CPU time a URL too.
 Printed per ordering: the growth of the process's resident memory (RSS, from
 ``/proc/self/status``) per URL at the end and at its peak (``ru_maxrss``), the crawl
 state the budget accounts (:mod:`webcrawl.crawler.budget`), adds per second of wall
@@ -60,15 +60,17 @@ def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: 
           numpy_only: bool, split: bool) -> None:
     import numpy as np
     from webcrawl.analysis.ordering.strategies import StrategyContext, get_strategy
+    from webcrawl.crawler import frontier as frontier_module
     from webcrawl.crawler import seen
     from webcrawl.crawler.budget import MemoryBudget
     from webcrawl.crawler.frontier import Frontier
     from webcrawl.crawler.registry import CrawlRegistry
 
     if numpy_only:
-        seen.COMPILED_MIN = 1 << 62
-    else:
-        seen.compile_loops()  # once per install: numba caches the machine code on disk
+        seen.COMPILED_MIN = frontier_module.COMPILED_MIN = 1 << 62
+    else:  # once per install: numba caches the machine code on disk
+        seen.compile_loops()
+        frontier_module.compile_loops()
 
     registry = CrawlRegistry(spill_dir=spill_dir)
     strategy = get_strategy(ordering)(seed=0)
@@ -131,7 +133,7 @@ def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: 
 
 
 def loops(numpy_only: bool) -> str:
-    """Which URL-seen loops run: compiled (numba) or numpy."""
+    """Which loops the URL-seen test and the frontier run: compiled (numba) or numpy."""
     if numpy_only:
         return "numpy loops (--numpy-only)"
     try:

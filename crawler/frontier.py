@@ -7,11 +7,15 @@ discovered).  The frontier keeps
   pushes a new entry and the old one is skipped when it surfaces (its priority no
   longer matches), so updates cost O(log n); when stale entries outnumber live ones
   the heap is rebuilt from its live entries (amortised O(1) per update), so memory
-  stays proportional to the frontier however often priorities change.  New entries
-  are appended, and the heap order is restored when the host's best is next read (a
+  stays proportional to the frontier however often priorities change.  New URLs that
+  belong in a head wait as ids in a frontier-wide buffer until one of their hosts' heads
+  is read (or :data:`PENDING_MAX` wait), then are appended to their heads, one step per
+  host, and the heap order is restored when the host's best is next read (a
   last-in-first-out order sends every new URL to its host's head, where a push would
   sift it to the root); heads over their limit are compacted together, several hosts in
-  one vectorised pass, each waiting at most :data:`_SLACK` entries beyond its limit;
+  one vectorised pass, each waiting at most :data:`_SLACK` entries beyond its limit.
+  Past ``compiled_from`` URLs (:data:`~webcrawl.crawler.seen.COMPILED_MIN`) and with
+  numba installed, :meth:`Frontier.add_many`'s per-URL work is one compiled loop;
 * per host, only the best :data:`HEAD` URLs in that heap (its *head*); the others wait
   in the host's *overflow*, a growable array of 4-byte ids, every one ranked after the
   host's *cut* (the worst key moved to the head at its last refill).  When the head's
@@ -69,13 +73,15 @@ from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from webcrawl.crawler.overflow import SPILL_AT, SPILL_AT_TIGHT, Meter, Overflow, SpillFile
 from webcrawl.crawler.ranks import RankIndex
-from webcrawl.crawler.seen import Column
+from webcrawl.crawler.seen import COMPILED_MIN, Column
+from webcrawl.storage._compiled import compiled
 
-__all__ = ["Frontier", "Taken"]
+__all__ = ["Frontier", "Taken", "compile_loops"]
 
 _Key = tuple[float, int]  # (-priority, url_id): smaller is better
 _WaitHook = Callable[[int, float], None]
@@ -178,7 +184,7 @@ class Frontier:
 
     def __init__(self, *, record_rank: bool = True, host_order: str = "best-url",
                  head: int = HEAD, spill_dir: str | Path | None = None,
-                 spill_at: int = SPILL_AT) -> None:
+                 spill_at: int = SPILL_AT, compiled_from: int | None = None) -> None:
         if host_order not in ("best-url", "most-pending"):
             raise ValueError(f"unknown host order {host_order!r}")
         if head < 1:
@@ -210,6 +216,10 @@ class Frontier:
         self._cut_id = np.zeros(0, dtype=np.int64)
         # Overflow URLs add_many spilled in bulk, not yet in their hosts' FIFOs.
         self._pending = Column(np.uint32)
+        # Head URLs add_many buffered, not yet in their hosts' queues; by host, whether
+        # it has any.
+        self._fresh = Column(np.uint32)
+        self._has_fresh = np.zeros(0, dtype=bool)
         # (-prio, url_id, host), or (-pending, -prio, url_id, host) by most pending
         self._ready: list[tuple[float, ...]] = []
         self._waiting: list[tuple[float, int]] = []      # (ready_at, host)
@@ -217,6 +227,10 @@ class Frontier:
         # Overflows beyond spill_at ids go to an unlinked file in spill_dir (a cache: a
         # resume rebuilds the frontier from the crawl database).
         self._file = None if spill_dir is None else SpillFile(spill_dir, spill_at)
+        # From this many URLs on, add_many's per-URL pass is one compiled loop (numba,
+        # when installed) instead of some twenty numpy calls a batch.
+        self._compiled_from = COMPILED_MIN if compiled_from is None else compiled_from
+        self._told_at = np.zeros(0, dtype=np.int64)  # by host: scratch of _admit
         self.busy = 0
         #: called with (host_id, ready_at) when a host starts waiting (module doc)
         self.on_wait: _WaitHook | None = None
@@ -245,6 +259,8 @@ class Frontier:
 
     def host_size(self, host_id: int) -> int:
         """Entries in a host's in-memory heap (including stale ones: an upper bound)."""
+        if host_id < len(self._has_fresh) and self._has_fresh[host_id]:
+            self._place()
         return len(self._queues.get(host_id, ()))
 
     @property
@@ -257,7 +273,7 @@ class Frontier:
         """Memory held: the per-URL arrays and overflows, the heads estimated (120 B an
         entry, a key tuple in a heap), the rank index (12 B a key)."""
         arrays = 13 * self._top  # float64 + int32 + uint8 by URL id, as far as written
-        over = self._meter.nbytes + self._pending.nbytes
+        over = self._meter.nbytes + self._pending.nbytes + self._fresh.nbytes
         heads = 120 * self._head_entries
         ranks = 0 if self._ranks is None else self._ranks.nbytes
         return int(arrays + over + heads + ranks)
@@ -275,8 +291,10 @@ class Frontier:
         if host_id < n:
             return
         size = max(host_id + 1, 2 * n, 64)
-        self._has_over, self._cut_neg, self._cut_id, self._live = (
-            _grown(a, size) for a in (self._has_over, self._cut_neg, self._cut_id, self._live))
+        (self._has_over, self._cut_neg, self._cut_id, self._live, self._has_fresh,
+         self._told_at) = (_grown(a, size) for a in (
+             self._has_over, self._cut_neg, self._cut_id, self._live, self._has_fresh,
+             self._told_at))
         self._state.grow(size - 1)
 
     def _mark_cut(self, host_id: int, cut: _Key | None) -> None:
@@ -294,6 +312,7 @@ class Frontier:
         if head < 1:
             raise ValueError(f"head must be at least 1, not {head}")
         self.head = head
+        self._place()
         self._compact([h for h, queue in self._queues.items() if len(queue) > head])
 
     def spill_overflows(self) -> None:
@@ -333,33 +352,68 @@ class Frontier:
     def add_many(self, url_ids: np.ndarray, host_ids: np.ndarray,
                  priorities: np.ndarray) -> None:
         """:meth:`add` for each ``(url_id, host_id, priority)`` in order (ids unique and
-        new), with the same takes to follow: the per-URL arrays are written at once,
-        each host is told once, and the URLs ranked after their host's cut (the usual
-        case once a host has an overflow) spill in bulk, without a Python step per URL:
-        they wait in a frontier-wide buffer that is handed to the hosts' overflows
-        grouped by host (:meth:`_settle`) before any overflow is read, or once it
-        holds :data:`PENDING_MAX` ids.  A cut only moves down while URLs are added, so
-        a URL after its host's cut before the batch is after it at its turn too.  The
-        others are appended to their hosts' heads, one Python step each; heads then
-        over their limit are compacted together (see the module docstring)."""
+        new), with the same takes to follow, without a Python step per URL: the
+        per-URL arrays are written at once and each host is told once.  The URLs
+        ranked after their host's cut (the usual case once a host has an overflow)
+        wait in a frontier-wide buffer that is handed to the hosts' overflows grouped
+        by host (:meth:`_settle`) before any overflow is read; the others wait in
+        another, placed in their hosts' heads (:meth:`_place`) before any of those
+        heads is read; each buffer is emptied once it holds :data:`PENDING_MAX` ids.
+        A cut only moves down while URLs are added, so a URL after its host's cut
+        before the batch is after it at its turn too.  One not after it goes to the
+        head even if a compaction sets a better cut before it is placed: a head's best
+        is checked against the cut before it is taken (:meth:`_best`)."""
         n = len(url_ids)
         if not n:
             return
         # (a batch is typically a page's links: each numpy call here costs as much as
-        # a Python step per URL, so they are kept few)
+        # a Python step per URL, so they are kept few; past compiled_from URLs one
+        # compiled loop does the per-URL work)
         ids = np.asarray(url_ids, dtype=np.int64)
         hosts = np.asarray(host_ids, dtype=np.int64)
         prios = np.asarray(priorities, dtype=np.float64)
-        negs = -prios
         top = int(ids.max())
         self._grow(top)
         self._top = max(self._top, top + 1)
-        self._prio[ids] = prios
-        self._host_of[ids] = hosts
         self._n += n
         top_host = int(hosts.max())
         self._grow_hosts(top_host)
         self._state.grow(top_host)
+        kernel = compiled(_admit) if self._top >= self._compiled_from else None
+        if kernel is not None:
+            spilled, placed = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+            told, best_at = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+            queued, in_bulk, in_head, tells = kernel(
+                ids, hosts, prios, self._prio, self._host_of, self._where, self._has_over,
+                self._cut_neg, self._cut_id, self._live, self._has_fresh, self._state.array,
+                _TOLD, self._told_at, spilled, placed, told, best_at)
+            self._queued += queued
+            if in_bulk:
+                self._pending.extend(spilled[:in_bulk])
+            if in_head:
+                self._fresh.extend(placed[:in_head])
+            tell = list(zip(told[:tells].tolist(), best_at[:tells].tolist(), strict=True))
+        else:
+            tell = self._admit(ids, hosts, prios)
+        if self._ranks is not None:
+            for key in zip((-prios).tolist(), ids.tolist(), strict=True):
+                self._ranks.add(key)
+        for host_id, k in tell:
+            self._notify(host_id, (-float(prios[k]), int(ids[k])))
+        if len(self._pending) >= PENDING_MAX:
+            self._settle()
+        if len(self._fresh) >= PENDING_MAX:
+            self._place()
+
+    def _admit(self, ids: np.ndarray, hosts: np.ndarray,
+               prios: np.ndarray) -> list[tuple[int, int]]:
+        """:meth:`add_many`'s per-URL work in numpy calls (the compiled loop's
+        equivalent, :func:`_admit`): the per-URL arrays and host counts written, each
+        URL in one of the two buffers; returns the hosts to tell, in the order they
+        first appear, each with the position of its best new key."""
+        negs = -prios
+        self._prio[ids] = prios
+        self._host_of[ids] = hosts
         cut_neg = self._cut_neg[hosts]
         bulk = self._has_over[hosts] & np.where(negs == cut_neg, ids > self._cut_id[hosts],
                                                 negs > cut_neg)
@@ -370,51 +424,63 @@ class Frontier:
             self._queued += len(set(hosts[held == 0].tolist()))
         in_bulk = int(np.count_nonzero(bulk))
         if in_bulk:
-            spilled = ids if in_bulk == n else ids[bulk]
+            spilled = ids if in_bulk == len(ids) else ids[bulk]
             self._where[spilled] = _IN_OVERFLOW
             self._pending.extend(spilled)
-        if in_bulk < n:
-            rest = slice(None) if not in_bulk else np.flatnonzero(~bulk)
-            # The others go to their host's head: a URL not after its host's cut at the
-            # start of the batch is not after it at its turn (cuts only move when heads
-            # are compacted or refilled, not within this loop).  They are appended;
-            # heap order is restored when the host's best is next read (_heap_order).
-            queues, unheaped = self._queues, self._unheaped
-            cap = 2 * self.head + _SLACK  # the head limit of a host holding `head` URLs
-            full: list[int] = []
-            rest_ids = ids[rest]
-            keys = zip(negs[rest].tolist(), rest_ids.tolist(), strict=True)
-            for key, host_id in zip(keys, hosts[rest].tolist(), strict=True):
-                queue = queues.get(host_id)
-                if queue is None:
-                    queue = queues[host_id] = []
-                if host_id not in unheaped:
-                    unheaped[host_id] = len(queue)
-                queue.append(key)
-                if len(queue) > cap:
-                    full.append(host_id)
-            self._where[rest_ids] = _IN_HEAD
-            self._head_entries += n - in_bulk
-            if full:
-                overfull = self._overfull
-                overfull.update(full)
-                if (len(overfull) >= COMPACT_HOSTS
-                        or any(len(queues[h]) > cap + _SLACK for h in full)):
-                    self._compact(sorted(overfull))
-        if self._ranks is not None:
-            for key in zip(negs.tolist(), ids.tolist(), strict=True):
-                self._ranks.add(key)
-        # Each host's best new key, told in the order the hosts first appear; only an
-        # empty or a ready host has anything to do with it.
+        if in_bulk < len(ids):
+            placed = ids if not in_bulk else ids[~bulk]
+            self._where[placed] = _IN_HEAD
+            self._fresh.extend(placed)
+            self._has_fresh[hosts if not in_bulk else hosts[~bulk]] = True
+        # Only an empty or a ready host has anything to do with a new key.
         tell = np.flatnonzero(_TOLD[self._state.array[hosts]])
-        if len(tell):
-            told = list(dict.fromkeys(hosts[tell].tolist()))
-            order = np.lexsort((ids, negs, hosts))  # by host, then key: a host's best first
-            best_at = order[np.searchsorted(hosts[order], told)].tolist()
-            for host_id, k in zip(told, best_at, strict=True):
-                self._notify(host_id, (float(negs[k]), int(ids[k])))
-        if len(self._pending) >= PENDING_MAX:
-            self._settle()
+        if not len(tell):
+            return []
+        told = list(dict.fromkeys(hosts[tell].tolist()))
+        order = np.lexsort((ids, negs, hosts))  # by host, then key: a host's best first
+        best_at = order[np.searchsorted(hosts[order], told)].tolist()
+        return list(zip(told, best_at, strict=True))
+
+    def _place(self) -> None:
+        """Append the URLs :meth:`add_many` buffered for the heads to their hosts'
+        queues, one step per host (a last-in-first-out order sends every new URL to its
+        host's head: a Python step per URL, or a key pushed on a heap, would be most of
+        an add's cost); heads then over their limit are compacted together (see the
+        module docstring).  Heap order is restored when a host's best is next read
+        (:meth:`_heap_order`)."""
+        fresh = self._fresh
+        if not len(fresh):
+            return
+        self._fresh = Column(np.uint32)
+        ids = fresh.array.astype(np.int64)
+        hosts = self._host_of[ids]
+        if len(hosts) > 1 and bool((hosts[1:] != hosts[:-1]).any()):
+            order = np.argsort(hosts, kind="stable")
+            ids, hosts = ids[order], hosts[order]
+        self._has_fresh[hosts] = False
+        m = len(ids)
+        starts = np.flatnonzero(np.concatenate(([True], hosts[1:] != hosts[:-1])))
+        keys = list(zip((-self._prio[ids]).tolist(), ids.tolist(), strict=True))
+        queues, unheaped = self._queues, self._unheaped
+        cap = 2 * self.head + _SLACK  # the head limit of a host holding `head` URLs
+        full: list[int] = []
+        for host_id, lo, hi in zip(hosts[starts].tolist(), starts.tolist(),
+                                   [*starts[1:].tolist(), m], strict=True):
+            queue = queues.get(host_id)
+            if queue is None:
+                queue = queues[host_id] = []
+            if host_id not in unheaped:
+                unheaped[host_id] = len(queue)
+            queue.extend(keys[lo:hi])
+            if len(queue) > cap:
+                full.append(host_id)
+        self._head_entries += m
+        if full:
+            overfull = self._overfull
+            overfull.update(full)
+            if (len(overfull) >= COMPACT_HOSTS
+                    or any(len(queues[h]) > cap + _SLACK for h in full)):
+                self._compact(sorted(overfull))
 
     def _settle(self) -> None:
         """Hand the URLs :meth:`add_many` spilled in bulk to their hosts' overflows,
@@ -460,6 +526,8 @@ class Frontier:
             self._ranks.remove((-old, url_id))
             self._ranks.add((-priority, url_id))
         host_id = int(self._host_of[url_id])
+        if self._has_fresh[host_id]:
+            self._place()  # its buffered entry, if it has one, with its old key
         key = (-priority, url_id)
         if self._where[url_id] == _IN_OVERFLOW:
             over = self._over[host_id]
@@ -544,6 +612,8 @@ class Frontier:
             for old in self._over.values():
                 old.fifo.discard()
             self._pending = Column(np.uint32)  # their ids are in _where, as the rest
+            self._fresh = Column(np.uint32)
+            self._has_fresh[:] = False
             self._has_over[:] = False
             overs: dict[int, _Overflow] = {}
             head = self.head
@@ -769,6 +839,8 @@ class Frontier:
     def _best(self, host_id: int) -> _Key | None:
         """The host's best key (its head's top), refilling the head from the overflow
         when the head is empty or its top is not below the cut."""
+        if host_id < len(self._has_fresh) and self._has_fresh[host_id]:
+            self._place()
         queue = self._queues.get(host_id)
         if host_id in self._unheaped:
             self._heap_order(host_id, queue)
@@ -884,6 +956,8 @@ class Frontier:
             over.fifo.discard()
         self._over.clear()
         self._pending = Column(np.uint32)
+        self._fresh = Column(np.uint32)
+        self._has_fresh[:] = False
         self._has_over[:] = False
         self._compact_file()
         self._ready.clear()
@@ -894,3 +968,56 @@ class Frontier:
             self._state[h] = _BUSY
         self._ranks = RankIndex() if self._ranks is not None else None
         yield from ids
+
+
+# -- compiled loop (numba, when installed: see Frontier's compiled_from) -------------
+
+def _admit(ids: Any, hosts: Any, prios: Any, prio: Any, host_of: Any, where: Any,
+           has_over: Any, cut_neg: Any, cut_id: Any, live: Any, has_fresh: Any,
+           state: Any, told: Any, told_at: Any, spilled: Any, placed: Any, tell: Any,
+           best_at: Any) -> Any:  # pragma: no cover - compiled by numba
+    """:meth:`Frontier._admit` in one pass: per-URL arrays and host counts written,
+    each URL's id into ``spilled`` (after its host's cut) or ``placed``; ``tell`` the
+    hosts to tell (state ``told``), in the order they first appear, ``best_at`` the
+    position of each one's best new key (``told_at``: a zeroed scratch array by host,
+    zeroed again on return).  Returns the hosts newly holding URLs and how many ids
+    went into ``spilled``, ``placed`` and ``tell``."""
+    queued = n_spilled = n_placed = n_told = 0
+    for k in range(len(ids)):
+        url_id, h, neg = ids[k], hosts[k], -prios[k]
+        prio[url_id] = prios[k]
+        host_of[url_id] = h
+        if live[h] == 0:
+            queued += 1
+        live[h] += 1
+        if has_over[h] and (neg > cut_neg[h] or (neg == cut_neg[h] and url_id > cut_id[h])):
+            where[url_id] = _IN_OVERFLOW
+            spilled[n_spilled] = url_id
+            n_spilled += 1
+        else:
+            where[url_id] = _IN_HEAD
+            has_fresh[h] = True
+            placed[n_placed] = url_id
+            n_placed += 1
+        if told[state[h]]:
+            at = told_at[h]
+            if at == 0:
+                told_at[h] = k + 1
+                tell[n_told] = h
+                n_told += 1
+            elif neg < -prios[at - 1] or (neg == -prios[at - 1] and url_id < ids[at - 1]):
+                told_at[h] = k + 1
+    for t in range(n_told):
+        best_at[t] = told_at[tell[t]] - 1
+        told_at[tell[t]] = 0
+    return queued, n_spilled, n_placed, n_told
+
+
+def compile_loops() -> bool:
+    """Compile the frontier's loop now (or load it from numba's cache on disk) rather
+    than at the first add past ``compiled_from`` URLs; False without numba."""
+    if compiled(_admit) is None:
+        return False
+    frontier = Frontier(record_rank=False, compiled_from=0)
+    frontier.add_many(np.array([0, 1]), np.array([0, 1]), np.array([0.0, 1.0]))
+    return True

@@ -401,24 +401,35 @@ def test_on_wait_names_each_host_that_starts_waiting() -> None:
     assert f.pop_ready(now=5.0) == 0
 
 
+#: The sizes from which add_many runs its compiled loop: the default (these small
+#: frontiers stay on numpy) and 0 (compiled throughout, when numba is installed).
+PATHS = pytest.mark.parametrize("compiled_from", [frontier_module.COMPILED_MIN, 0],
+                                ids=["numpy", "compiled"])
+
+
+@PATHS
 @pytest.mark.parametrize("host_order", ["best-url", "most-pending"])
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize(("head", "spill_at"), [(1, 0), (3, 2), (17, 5), (64, 0)])
 def test_add_many_takes_what_one_add_at_a_time_takes(
-        seed: int, head: int, spill_at: int, host_order: str, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        seed: int, head: int, spill_at: int, host_order: str, compiled_from: int,
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches of adds (hosts repeated within a batch, ties, URLs before and after
     their host's cut, every host state) against single adds to unbounded heaps, step
     by step: the same hosts, takes, ranks, wake-ups and waiting hosts; the overflows'
     memory and the head entries counted as they change."""
-    monkeypatch.setattr(frontier_module, "PENDING_MAX", 7)  # bulk spills handed over often
+    if compiled_from == 0:
+        pytest.importorskip("numba")
+    # Buffered URLs handed to overflows and heads often, or after many batches.
+    monkeypatch.setattr(frontier_module, "PENDING_MAX", [7, 7, 500][seed])
     # Heads over their limit compacted at once, or left waiting for others (seed 2).
     monkeypatch.setattr(frontier_module, "COMPACT_HOSTS", [1, 3, 16][seed])
     monkeypatch.setattr(overflow_module, "COMPACT_MIN", 50)
     rng = random.Random(seed)
     single = Frontier(head=10**9, host_order=host_order)
     batch = Frontier(head=head, host_order=host_order,
-                     spill_dir=tmp_path if spill_at else None, spill_at=spill_at or 1)
+                     spill_dir=tmp_path if spill_at else None, spill_at=spill_at or 1,
+                     compiled_from=compiled_from)
     waits: dict[str, list[tuple[int, float]]] = {"single": [], "batch": []}
     single.on_wait = lambda host, at: waits["single"].append((host, at))
     batch.on_wait = lambda host, at: waits["batch"].append((host, at))
