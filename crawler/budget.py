@@ -31,9 +31,9 @@ whose size does not grow with the URLs: SQLite's page cache of the crawl databas
 MiB), the URL normalisation caches (64 MiB), the store's batches, the URL text buffer,
 pages being fetched and parsed and the allocator's free lists (32 MiB).  A crawl that
 passes :data:`~webcrawl.crawler.seen.COMPILED_MIN` URLs with numba installed (the
-``fast`` extra) also loads the URL-seen test's compiled loops: numba and LLVM, about
-140 MiB more of fixed overhead (138 MiB measured), after which the first check of the
-resident memory may spill the frontier once.
+``fast`` extra) also loads the compiled loops of the URL-seen test and the frontier:
+numba and LLVM, about 140 MiB more of fixed overhead (138 MiB measured), after which the
+first check of the resident memory may spill the frontier once.
 """
 
 from __future__ import annotations
