@@ -19,9 +19,13 @@ class Outcome(StrEnum):
     NETWORK_ERROR = "network_error"  # connect/reset/DNS after retries
     TIMEOUT = "timeout"              # connect/read/total timeout after retries
     TOO_LARGE = "too_large"          # body over the size cap (cut, not parsed)
-    ROBOTS_EXCLUDED = "robots_excluded"
+    ROBOTS_EXCLUDED = "robots_excluded"  # disallowed by the host's robots.txt; not requested
     OUT_OF_SCOPE = "out_of_scope"    # host, depth, per-host cap, URL length, path repetition
     ABANDONED = "abandoned"          # (older versions) left at a page limit; resumable
+    #: not requested: the host's robots.txt stayed unreachable (a connection error, a
+    #: timeout or a 5xx), which RFC 9309 reads as "disallow all"; the cause is in the
+    #: meta key ``robots_unreachable:<host[:port]>``.  Last, so older codes keep their place.
+    ROBOTS_UNREACHABLE = "robots_unreachable"
 
 
 class FetchKind(StrEnum):

@@ -37,6 +37,7 @@ FACADES = (
     "webcrawl.analysis.report",
     "webcrawl.analysis.sampling",
     "webcrawl.crawler",
+    "webcrawl.crawler.engine",
     "webcrawl.crawler.ingest",
     "webcrawl.crawler.revisit",
     "webcrawl.crawler.shard",

@@ -205,6 +205,9 @@ OUTCOME_MEANING = {
     "timeout": "no complete answer in time after the retries",
     "too_large": "body over the size cap (kept cut, not parsed)",
     "robots_excluded": "disallowed by the host's robots.txt, never requested",
+    "robots_unreachable": "never requested: the host's robots.txt could not be fetched "
+                          "(connection refused, no address, TLS, timeout or 5xx), which "
+                          "RFC 9309 reads as disallow all",
     "out_of_scope": "never requested: another host or domain than the scope allows, too "
                     "deep, over a per-host or URL-shape limit, or a link to a binary file "
                     "(.pdf, images, archives)",

@@ -8,11 +8,12 @@ says is due, forever or for ``duration`` seconds:
 * **Budget**: a token bucket allows at most ``budget`` fetch starts per second overall
   (``burst`` tokens at most saved up; the default 1 means no burst at all).  The planner
   allocates ``budget * day_seconds`` fetches per planner day.
-* **Politeness**: the crawl's rules (:class:`~webcrawl.crawler.politeness.PolitenessPolicy`, one
-  :class:`~webcrawl.crawler.politeness.HostSlot` per host): one request in flight per host, the
-  Mercator delay after each request, robots.txt ``Crawl-delay`` and ``Retry-After``.
-  robots.txt rules come from the bodies the crawl stored (not refetched); a page they
-  disallow is dropped from the collection at start.
+* **Politeness**: the crawl's rules, kept by the crawl's downloader
+  (:class:`~webcrawl.crawler.downloader.LocalDownloader`, on the loop's clock: the one
+  politeness clock of each host, which the loop asks before it picks a page): one
+  request in flight per host, the Mercator delay after each request, robots.txt
+  ``Crawl-delay`` and ``Retry-After``.  robots.txt rules come from the bodies the crawl
+  stored (not refetched); a page they disallow is dropped from the collection at start.
 * **Time**: the planner works in days; crawler day = wall seconds / ``day_seconds``
   (86400 by default; pass the fixture's ``day_seconds`` against an accelerated fixture
   web).  A visit's time is the midpoint of its request.  Every time is read from the
@@ -28,10 +29,13 @@ says is due, forever or for ``duration`` seconds:
   fixture's simulated clock do not matter) / 86400 days, and the planner is told the
   change happened that long before the visit.  The schema keeps no ``Date``, so history
   replayed at start uses the changed flags only.
+* **Links** (:class:`~webcrawl.crawler.revisit.link_history.LinkHistory`): a page fetched
+  again whose body may have changed is parsed once, as the crawl parses it (its
+  charset, the link cap), and its links recorded as its latest version.
 * **New pages** (``add_new``, Cho's page window): a page linked from a revisited page
   on a collection host, not yet in the collection, joins it
-  (:class:`~webcrawl.crawler.revisit.window.PageWindow`): due at once, recorded with its outcome
-  so the next run loads it.
+  (:class:`~webcrawl.crawler.revisit.window.PageWindow`, from the same parse): due at once,
+  recorded with its outcome so the next run loads it.
 * **Copies** (the crawl's content-seen test, :mod:`webcrawl.crawler.content_seen`): a
   changed page whose raw body now equals another page's is recorded as its duplicate
   (``urls.duplicate_of``); one that no longer does stops being one.  The stored digest
@@ -72,10 +76,9 @@ from webcrawl.crawler import eventloop
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.fetcher import FetchResult
+from webcrawl.crawler.links import PageLinks
 from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
 from webcrawl.crawler.outcomes import response_outcome
-from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
-from webcrawl.crawler.resume import restore_host
 from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
 from webcrawl.crawler.revisit.link_history import LinkHistory
 from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
@@ -95,7 +98,7 @@ from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
 
 if TYPE_CHECKING:
     from webcrawl.analysis.change.refresh import RevisitPlanner
-    from webcrawl.storage.store import CrawlStore, HostRow
+    from webcrawl.storage.store import CrawlStore
 
 __all__ = [
     "REVISIT_POLICIES",
@@ -240,14 +243,12 @@ class RevisitCrawler:
         self.crawl_settings = layered.settings
         self.true_rates = true_rates
         self.stats = RevisitStats(budget=self.settings.budget)
-        self.politeness = PolitenessPolicy(self.crawl_settings)
         self.robots = RobotsCache(self.crawl_settings)
         self.planner: RevisitPlanner | None = None
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, _Page] = {}
         self._links: LinkHistory | None = None
         self._seen = ContentSeen()
-        self._slots: dict[int, HostSlot] = {}
         self._busy: set[int] = set()
         self._tasks = FetchTasks()
         self._origin = 0.0
@@ -270,7 +271,7 @@ class RevisitCrawler:
         from webcrawl.storage.store import CrawlStore
 
         cs = self.crawl_settings
-        async with LocalDownloader(cs) as downloader:
+        async with LocalDownloader(cs, clock=self.clock.monotonic) as downloader:
             self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
@@ -307,7 +308,8 @@ class RevisitCrawler:
         self._seen = await asyncio.to_thread(ContentSeen.from_db, self.db_path)
         self._next_seq = state.next_seq
         self._origin = hist.origin
-        self._restore_hosts(state.hosts)
+        for h in state.hosts:
+            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
         allowed = {i: p for i, p in hist.pages.items()
                    if not p.gone and self.robots.allowed(p.host_id, p.url)}
         self._pages = allowed
@@ -322,16 +324,10 @@ class RevisitCrawler:
                                  [self.day(hist.visit_time[k]) for k in keep],
                                  [hist.visit_changed[k] for k in keep])
         if s.add_new:
-            assert self._links is not None
-            self._window = PageWindow(state.urls, state.hosts, set(hist.pages),
-                                      self.robots.allowed, self._links.url_id)
+            self._window = PageWindow(self._links, state.urls, set(hist.pages),
+                                      self.robots.allowed)
         log.info("revisit: %d pages, %d stored visits, next seq %d", len(allowed), len(keep),
                  self._next_seq)
-
-    def _restore_hosts(self, hosts: list[HostRow]) -> None:
-        for h in hosts:
-            slot = self._slots[h.id] = HostSlot(h.id, h.name)
-            restore_host(h, slot, self.robots, self.politeness)
 
     def _planner(self, n_pages: int) -> RevisitPlanner:
         from webcrawl.analysis.change.refresh import PlannerSettings, RevisitPlanner
@@ -399,7 +395,9 @@ class RevisitCrawler:
         """The most overdue page whose host is free and ready, else None and when to look
         again (monotonic): a busy host's end wakes the loop by itself; a waiting host or a
         page not yet due gives a time."""
-        assert self.planner is not None
+        assert self.planner is not None and self.downloader is not None
+        assert self._links is not None
+        ready, host_name = self.downloader.ready_at, self._links.registry.host_name
         today = self.day(wall)
         due = self.planner.due_times()
         keys = self.planner.pages
@@ -411,7 +409,7 @@ class RevisitCrawler:
             page = self._pages[int(keys[i])]
             if page.host_id in self._busy:
                 continue
-            host_at = self._slots[page.host_id].ready_at
+            host_at = ready(host_name(page.host_id))
             if host_at > now:
                 ready_at = min(ready_at, host_at)
                 continue
@@ -431,8 +429,9 @@ class RevisitCrawler:
         time is the retry).  The answer is recorded by the downloader's callback, in the
         event-loop turn the response arrived in: a stop can never fall between a
         response (and its WARC record) and its row."""
-        assert self.downloader is not None
-        slot = self._slots[page.host_id]
+        downloader, links = self.downloader, self._links
+        assert downloader is not None and links is not None
+        host = links.registry.host_name(page.host_id)
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         mono, wall = self.clock.monotonic(), self.clock.time()
 
@@ -443,15 +442,16 @@ class RevisitCrawler:
                 if isinstance(answer, BaseException):
                     raise answer
                 assert isinstance(answer, PageDone)
-                self._answered(page, seq, slot, answer, mono, wall)
+                self._answered(page, seq, answer, mono, wall)
             except BaseException as error:
                 answered.set_exception(error)
             else:
                 answered.set_result(None)
 
-        self.downloader.submit(FetchPage(
-            page.url_id, page.url, slot.name, slot.ready_at - mono,
-            slot.crawl_delay, page.etag, page.last_modified, attempts=1, keep_body=True), done)
+        downloader.submit(FetchPage(
+            page.url_id, page.url, host, downloader.ready_at(host) - mono,
+            self.robots.rules(page.host_id).crawl_delay or 0.0, page.etag, page.last_modified,
+            attempts=1, keep_body=True), done)
         try:
             await answered
         finally:
@@ -459,11 +459,10 @@ class RevisitCrawler:
                 answered.cancel()
             self._busy.discard(page.host_id)
 
-    def _answered(self, page: _Page, seq: int, slot: HostSlot, done: PageDone,
-                  mono: float, wall: float) -> None:
+    def _answered(self, page: _Page, seq: int, done: PageDone, mono: float,
+                  wall: float) -> None:
         """``mono``, ``wall``: the clock when the visit started (what a simulated clock
         dates the answer by)."""
-        slot.ready_at = max(slot.ready_at, self.clock.monotonic() + done.ready_in)
         if done.response is None:
             failed = done.failed[-1]
             assert failed.outcome is not None
@@ -490,11 +489,12 @@ class RevisitCrawler:
             self.store.set_outcome(page.url_id, outcome, seq)
             page.joined = False
 
-    def _add_new(self, page: _Page, seq: int, result: FetchResult) -> None:
+    def _add_new(self, page: _Page, seq: int, links: PageLinks) -> None:
         """Cho's page window: the pages this one links to that join the collection."""
-        assert self._window is not None and self.store is not None
+        assert self._window is not None and self._links is not None
         assert self.planner is not None
-        for new in self._window.new_pages(result.body, result.charset, page.url, seq):
+        depth = self._links.registry.depth(page.url_id)
+        for new in self._window.new_pages(links, depth, seq):
             self._pages[new.url_id] = _Page(new.url_id, new.url, new.host_id, joined=True)
             self.planner.update(new.url_id, -math.inf)  # due at once
             self.stats.added += 1
@@ -531,11 +531,14 @@ class RevisitCrawler:
         if joining and outcome is not Outcome.FETCHED:
             self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
             return
-        if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
-            # The page may link elsewhere now: its links become the latest version.
-            self._links.record(page.url_id, page.url, result.body, seq, result.charset)
-        if self._window is not None and outcome is Outcome.FETCHED:
-            self._add_new(page, seq, result)
+        if outcome is Outcome.FETCHED and self._links is not None and (
+                changed is not False or self._window is not None):
+            links = self._links.extract(page.url, result)  # the page's one parse
+            if changed is not False:
+                # The page may link elsewhere now: its links become the latest version.
+                self._links.record_links(page.url_id, links, seq)
+            if self._window is not None:
+                self._add_new(page, seq, links)
         page.etag = result.etag or page.etag
         page.last_modified = result.last_modified or page.last_modified
         self._count(changed)

@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
-from webcrawl.crawler.orders import FetchedAnswer, FetchPage, FetchRobots
+from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots
 from webcrawl.crawler.scope import Scope
 from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerOrder
 from webcrawl.crawler.shard.transport import encode_frame, read_frame
@@ -98,7 +98,7 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
             for order in pending:
                 if isinstance(order, StopWorker):
                     return
-                if isinstance(order, FetchPage | FetchRobots):
+                if isinstance(order, FetchPage | FetchRobots | FetchFile):
                     worker.submit(order, done)
             batch = await read_frame(reader)
             if batch is None:
