@@ -50,7 +50,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler.fetcher import Fetcher, FetchResult, FetchTransport
 from webcrawl.crawler.links import PageLinks, extract_links
 from webcrawl.crawler.orders import (
     Attempt,
@@ -182,17 +182,20 @@ class LocalDownloader(HostClocks):
     (scope, how to wait) comes with :meth:`open`'s :class:`DownloaderLink`.
 
     ``clock`` is the clock of the hosts' politeness slots (``time.monotonic``; a revisit
-    under simulated time passes its own).
+    under simulated time passes its own); ``fetcher`` what requests go through (a
+    :class:`~webcrawl.crawler.fetcher.Fetcher` of the settings; a test's fake web answers
+    from memory, as httpx's ``MockTransport`` does).
     """
 
     window = 1
 
     def __init__(self, settings: CrawlSettings, *,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 fetcher: FetchTransport | None = None) -> None:
         self.settings = settings
         self.slots = HostSlots(settings, clock)
         self.retry = RetryPolicy(settings)
-        self.fetcher = Fetcher(settings)
+        self.fetcher: FetchTransport = fetcher or Fetcher(settings)
         self._link = DownloaderLink()
         # The fetcher measures requests on time.monotonic: its end time is used as it
         # is when the slots are on that clock (no post-processing counted as the

@@ -65,7 +65,7 @@ from webcrawl.crawler.urls import host_key, normalize_escapes, normalize_url
 from webcrawl.storage.errors import FetchError
 
 if TYPE_CHECKING:
-    from webcrawl.crawler.fetcher import Fetcher
+    from webcrawl.crawler.fetcher import FetchTransport
 
 __all__ = ["RobotsCache", "RobotsRules", "RobotsState", "RobotsTxt", "fetch_robots_file",
            "is_valid_product_token", "robots_path"]
@@ -370,7 +370,7 @@ class RobotsCache:
 _log = logging.getLogger(__name__)
 
 
-async def fetch_robots_file(fetcher: Fetcher, url: str, host: str, settings: CrawlSettings,
+async def fetch_robots_file(fetcher: FetchTransport, url: str, host: str, settings: CrawlSettings,
                             host_allowed: Callable[[str], bool],
                             ) -> tuple[int | None, str | None, int, str | None]:
     """GET a host's robots.txt: ``(status, body, requests, error)``, status None if

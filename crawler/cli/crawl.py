@@ -233,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         return 130
     if not args.resume and not answered(crawler.stats.outcomes):
-        print(f"webcrawl: error: no seed could be fetched ({no_seed_reason(crawler.stats)})",
+        print(f"webcrawl: error: no seed could be fetched {no_seed_reason(crawler.stats)}",
               file=sys.stderr)
         return EXIT_NO_SEED_FETCHED
     return 0
@@ -258,7 +258,7 @@ def no_seed_reason(stats: CrawlStats) -> str:
 
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(stats.outcomes.items()) if v)
     dead = dead_hosts_text(stats)
-    return (outcomes or "no request made") + (f": {dead}" if dead else "")
+    return f"({outcomes or 'no request made'})" + (f": {dead}" if dead else "")
 
 
 def read_seed_file(path: Path) -> list[str]:

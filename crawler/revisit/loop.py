@@ -65,7 +65,7 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -206,6 +206,14 @@ def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
     return _History(pages, retired, origin, vp, vt, vc)
 
 
+#: ``make(settings, clock)``: the downloader a revisit fetches through
+DownloaderMaker = Callable[[CrawlSettings, Callable[[], float]], LocalDownloader]
+
+
+def _local_downloader(settings: CrawlSettings, clock: Callable[[], float]) -> LocalDownloader:
+    return LocalDownloader(settings, clock=clock)
+
+
 class RevisitCrawler:
     """Revisit a crawl's collection under a budget (see the module docstring).
 
@@ -224,13 +232,20 @@ class RevisitCrawler:
     true_rates : mapping of URL to rate per day, optional
         Known change rates (an oracle for benchmarks): the planner allocates with
         these instead of its estimates.  Every collection URL needs one.
+    clock : RevisitClock, optional
+        What the loop reads the time from (:mod:`webcrawl.crawler.revisit.clock`).
+    downloader : callable, optional
+        ``make(settings, clock)``: the :class:`LocalDownloader` to fetch through
+        (default: the crawl's own, on ``clock.monotonic``; a test passes one over a fake
+        web).
     """
 
     def __init__(self, db: str | Path, settings: RevisitSettings | None = None,
                  crawl_settings: CrawlSettings | None = None, *,
                  true_rates: Mapping[str, float] | None = None,
                  overrides: Mapping[str, Any] | None = None,
-                 clock: RevisitClock | None = None) -> None:
+                 clock: RevisitClock | None = None,
+                 downloader: DownloaderMaker | None = None) -> None:
         from webcrawl.crawler.config import layer_settings, revisit_base_settings
 
         self.db_path = Path(db)
@@ -256,6 +271,7 @@ class RevisitCrawler:
         self._window: PageWindow | None = None
         self.store: CrawlStore | None = None
         self.downloader: LocalDownloader | None = None
+        self._make_downloader = downloader or _local_downloader
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
@@ -271,7 +287,7 @@ class RevisitCrawler:
         from webcrawl.storage.store import CrawlStore
 
         cs = self.crawl_settings
-        async with LocalDownloader(cs, clock=self.clock.monotonic) as downloader:
+        async with self._make_downloader(cs, self.clock.monotonic) as downloader:
             self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
@@ -377,7 +393,9 @@ class RevisitCrawler:
             wake = math.inf if end is None else end
             if len(self._tasks) < concurrency:  # else: a task's end wakes us
                 token_wait = bucket.wait(now)
-                if token_wait > 0:
+                # A wait shorter than the clock can tell (a token all but refilled on an
+                # exact simulated clock) is no wait: else the loop would spin in place.
+                if now + token_wait > now:
                     wake = min(wake, now + token_wait)
                 else:
                     page, ready_at = self._pick(now, clock.time())
@@ -401,6 +419,9 @@ class RevisitCrawler:
         today = self.day(wall)
         due = self.planner.due_times()
         keys = self.planner.pages
+        # A page due within the wall clock's resolution is due now: else the wait for
+        # it could be shorter than a tick of the clock, and the loop would spin in place.
+        today += float(np.spacing(wall)) / self.settings.day_seconds
         now_due = np.flatnonzero(due <= today)
         later = due[due > today]
         ready_at = (now + (float(later.min()) - today) * self.settings.day_seconds
