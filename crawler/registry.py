@@ -10,7 +10,8 @@ Every path that meets URLs registers them here -- the crawl engine, the revisit 
 link history and the WARC import -- and writes their ``urls`` and ``hosts`` rows with
 :meth:`CrawlRegistry.record`, so ids are given and rows written one way.  A resume (or
 a revisit of a stored crawl) loads the stored rows back with :meth:`CrawlRegistry.load`.
-Memory per URL is a few compact array slots (:mod:`webcrawl.crawler.seen`): the URL-seen
+Memory per URL is a few compact array slots (:mod:`webcrawl.crawler.seen`,
+:mod:`~webcrawl.crawler.url_texts`, :mod:`~webcrawl.crawler.columns`): the URL-seen
 test on 64-bit fingerprints (about 12 bytes), the URL text's offset in a side file (4),
 the depth (2; at most :data:`MAX_DEPTH`) and the host (4); the URL strings themselves
 are in the side file and the database, not in memory.  :meth:`CrawlRegistry.id_of` is
@@ -28,7 +29,9 @@ from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
-from webcrawl.crawler.seen import Column, UrlSeen, UrlTexts
+from webcrawl.crawler.columns import Column
+from webcrawl.crawler.seen import UrlSeen
+from webcrawl.crawler.url_texts import UrlTexts
 from webcrawl.crawler.urls import host_key
 from webcrawl.storage.records import Outcome
 from webcrawl.storage.store import CrawlStore, HostRow, UrlRow

@@ -4,7 +4,8 @@ The store is the crawl's only durable state.  A crawl stores its seeds, its stra
 and its whole :class:`~webcrawl.crawler.settings.CrawlSettings` (meta keys ``seeds``,
 ``strategy``, ``settings``).  A resume:
 
-1. :func:`resume_settings` (before anything is built): the stored settings come back
+1. :func:`webcrawl.crawler.config.resume_settings` (before anything is built): the stored
+   settings come back
    -- scope, ``resolve`` rules, TLS, delays, limits, User-Agent, strategy and its
    seed; the fields given again override them (one layering for every entry point:
    :func:`webcrawl.crawler.config.layer_settings`), with a one-line note; a strategy
@@ -38,10 +39,9 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from webcrawl.analysis.ordering.strategies import Strategy
-from webcrawl.crawler.config import LayeredSettings, layer_settings, settings_dict, stored_settings
+from webcrawl.crawler.config import META_SEEDS, settings_dict
 from webcrawl.crawler.frontier import Frontier
 from webcrawl.crawler.outcomes import NOT_REQUESTED
 from webcrawl.crawler.registry import CrawlRegistry
@@ -61,14 +61,11 @@ __all__ = [
     "refuse_imported_graph",
     "replay",
     "restore",
-    "resume_settings",
     "settings_json",
 ]
 
 log = logging.getLogger(__name__)
 
-#: Meta keys of the crawl's own record (``settings``: :data:`crawler.config.META_SETTINGS`).
-META_SEEDS, META_STRATEGY = "seeds", "strategy"
 
 
 
@@ -77,48 +74,6 @@ META_SEEDS, META_STRATEGY = "seeds", "strategy"
 def settings_json(settings: CrawlSettings) -> str:
     """The settings as stored in meta ``settings`` (:func:`crawler.config.settings_dict`)."""
     return json.dumps(settings_dict(settings))
-
-
-def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
-                    overrides: Mapping[str, Any] | None = None,
-                    strategy: Strategy | None = None) -> LayeredSettings:
-    """The settings of a crawl from its stored ``meta`` (empty for a new crawl) and the
-    settings given, layered by :func:`webcrawl.crawler.config.layer_settings`.
-
-    Parameters
-    ----------
-    meta : mapping
-        The crawl database's meta table (``{}``: a new crawl).
-    given : CrawlSettings, optional
-        A settings object: the fields it gives (those that differ from the defaults)
-        replace the stored values.
-    overrides : mapping of field name to value, optional
-        Settings given again one by one (the command line's options); they win over
-        ``given`` and the stored values.
-    strategy : Strategy, optional
-        A strategy instance: its name must be the stored strategy's.
-
-    Raises
-    ------
-    ConfigError
-        An unknown setting name; a strategy other than the stored one; stored and
-        given settings that do not validate together (e.g. a CA file no longer there).
-    """
-    stored = stored_settings(meta)
-    if META_STRATEGY in meta:
-        stored["frontier_strategy"] = meta[META_STRATEGY]
-    layers: list[CrawlSettings | Mapping[str, Any] | None] = [given, overrides]
-    if strategy is not None:
-        layers.append({"frontier_strategy": strategy.name})
-    layered = layer_settings(*layers, stored=stored)
-    stored_strategy = stored.get("frontier_strategy")
-    wanted = layered.settings.frontier_strategy
-    if stored_strategy is not None and wanted != stored_strategy:
-        raise ConfigError(
-            f"this crawl was ordered by the {stored_strategy!r} strategy; resuming it with "
-            f"{wanted!r} would mix two orderings (leave the strategy out to continue in "
-            f"{stored_strategy!r} order, or start a new crawl)")
-    return layered
 
 
 def merge_seeds(meta: Mapping[str, str], given: list[str]) -> tuple[list[str], list[str]]:

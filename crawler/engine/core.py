@@ -39,7 +39,7 @@ from typing import Any
 from webcrawl.analysis.ordering.strategies import Strategy, StrategyContext, get_strategy
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.budget import MemoryBudget
-from webcrawl.crawler.config import META_SETTINGS
+from webcrawl.crawler.config import META_SEEDS, META_SETTINGS, META_STRATEGY, resume_settings
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
 from webcrawl.crawler.engine.dead_hosts import DeadHosts
@@ -54,13 +54,10 @@ from webcrawl.crawler.engine.windows import HostWindows
 from webcrawl.crawler.frontier import Frontier
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.resume import (
-    META_SEEDS,
-    META_STRATEGY,
     merge_seeds,
     read_meta,
     refuse_imported_graph,
     restore,
-    resume_settings,
     settings_json,
 )
 from webcrawl.crawler.robots import RobotsCache, RobotsState
@@ -103,7 +100,7 @@ class Crawler:
     Notes
     -----
     On resume the crawl continues with its stored settings and strategy
-    (:func:`webcrawl.crawler.resume.resume_settings`): ``settings`` then replaces the stored
+    (:func:`webcrawl.crawler.config.resume_settings`): ``settings`` then replaces the stored
     values where it differs from them, ``overrides`` replace single values, each
     replacement is listed in :attr:`notes`, and a strategy other than the stored one
     is refused with a :class:`~webcrawl.storage.errors.ConfigError`.

@@ -66,12 +66,11 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
+from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, http_date_seconds
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import LocalDownloader
@@ -80,6 +79,7 @@ from webcrawl.crawler.links import PageLinks
 from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
+from webcrawl.crawler.revisit.history import GONE_STATUSES, Page, load_history
 from webcrawl.crawler.revisit.link_history import LinkHistory
 from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
 from webcrawl.crawler.revisit.settings import (
@@ -114,96 +114,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Statuses that mean the page is gone for good.
-GONE_STATUSES = frozenset((404, 410))
 #: Meta keys written by the revisit loop.
 META_VOLATILE = "revisit_volatile"
 META_VOLATILE_SINCE = "revisit_volatile_since_seq"
 _HTTP_DAY = 86400.0
-_OK_REVISIT = frozenset(OK_REVISIT)
-
-
-@dataclass(slots=True)
-class _Page:
-    """What the loop keeps per collection page."""
-
-    url_id: int
-    url: str
-    host_id: int
-    etag: str | None = None
-    last_modified: str | None = None
-    digest: str | None = None
-    digest_ok: bool = False   # digest computed under the current volatile rule
-    resync: bool = False      # an error broke the interval: next visit only registers
-    gone: bool = False
-    joined: bool = False      # added by the page window, not fetched yet
-
-
-@dataclass(slots=True)
-class _History:
-    """The stored collection and its visit history (read in a thread at start)."""
-
-    pages: dict[int, _Page]
-    retired: set[int]
-    origin: float                    # wall time of planner day 0
-    visit_page: list[int]
-    visit_time: list[float]          # wall seconds
-    visit_changed: list[bool | None]
-
-
-def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
-    """Read the collection (pages fetched as HTML) and its visits from the database."""
-    from webcrawl.analysis.change.fetch_history import read_history
-    from webcrawl.storage.reader import OUTCOMES
-
-    history = read_history(db)
-    table, f = history.urls, history.fetches
-    fetched = table.has_outcome(Outcome.FETCHED)
-    pages = {int(i): _Page(int(i), table.urls[k], int(table.host_ids[k]))
-             for k, i in enumerate(table.ids) if fetched[k]}
-    if not pages:
-        raise ConfigError(f"{db} holds no page fetched as HTML: nothing to revisit")
-    in_coll = np.isin(f["url_id"], np.fromiter(pages, dtype=np.int64, count=len(pages)))
-    if not in_coll.any():
-        raise ConfigError(f"{db} holds no fetch records (an imported graph?): nothing to "
-                          "revisit")
-    outcome = [OUTCOMES[c] if c >= 0 else None for c in f["outcome"]]
-    is_crawl = f["kind"] == list(FetchKind).index(FetchKind.CRAWL)
-    origin = float(np.min(f["started_at"][in_coll]))
-    retired: set[int] = set()
-    vp: list[int] = []
-    vt: list[float] = []
-    vc: list[bool | None] = []
-    # Insertion order is completion order, and one page is never fetched twice at once.
-    for j in np.flatnonzero(in_coll).tolist():
-        page = pages[int(f["url_id"][j])]
-        if page.gone:
-            continue
-        mid = 0.5 * (float(f["started_at"][j]) + float(f["ended_at"][j]))
-        if is_crawl[j]:
-            if outcome[j] is not Outcome.FETCHED:
-                continue  # an earlier failed attempt of the crawl
-            changed: bool | None = None
-            page.digest, page.digest_ok = f["digest"][j], rule_is_raw
-        elif int(f["status"][j]) in GONE_STATUSES:
-            page.gone = True
-            retired.add(page.url_id)
-            continue
-        elif outcome[j] in _OK_REVISIT:
-            code = int(f["changed"][j])
-            changed = None if code < 0 or page.resync else bool(code)
-            page.resync = False
-            if f["digest"][j] is not None:
-                page.digest = f["digest"][j]
-                page.digest_ok = int(f["seq"][j]) >= since_seq
-        else:  # an error: as live, the page's clock restarts and the next visit resyncs
-            changed, page.resync = None, True
-        page.etag = f["etag"][j] or page.etag
-        page.last_modified = f["last_modified"][j] or page.last_modified
-        vp.append(page.url_id)
-        vt.append(mid)
-        vc.append(changed)
-    return _History(pages, retired, origin, vp, vt, vc)
 
 
 #: ``make(settings, clock)``: the downloader a revisit fetches through
@@ -261,7 +175,7 @@ class RevisitCrawler:
         self.robots = RobotsCache(self.crawl_settings)
         self.planner: RevisitPlanner | None = None
         self._pattern = volatile_pattern(self.settings.volatile)
-        self._pages: dict[int, _Page] = {}
+        self._pages: dict[int, Page] = {}
         self._links: LinkHistory | None = None
         self._seen = ContentSeen()
         self._busy: set[int] = set()
@@ -319,7 +233,7 @@ class RevisitCrawler:
             store.set_meta(META_VOLATILE_SINCE, str(since))
         store.set_meta("revisit_policy", s.policy)
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
-        hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
+        hist = await asyncio.to_thread(load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
         self._seen = await asyncio.to_thread(ContentSeen.from_db, self.db_path)
         self._next_seq = state.next_seq
@@ -445,7 +359,7 @@ class RevisitCrawler:
         self._tasks.spawn(self._visit(page, seq))
 
     # -- one visit ------------------------------------------------------------------
-    async def _visit(self, page: _Page, seq: int) -> None:
+    async def _visit(self, page: Page, seq: int) -> None:
         """One conditional GET through the crawl's downloader (no retries: the next due
         time is the retry).  The answer is recorded by the downloader's callback, in the
         event-loop turn the response arrived in: a stop can never fall between a
@@ -480,7 +394,7 @@ class RevisitCrawler:
                 answered.cancel()
             self._busy.discard(page.host_id)
 
-    def _answered(self, page: _Page, seq: int, done: PageDone, mono: float,
+    def _answered(self, page: Page, seq: int, done: PageDone, mono: float,
                   wall: float) -> None:
         """``mono``, ``wall``: the clock when the visit started (what a simulated clock
         dates the answer by)."""
@@ -495,7 +409,7 @@ class RevisitCrawler:
             return
         self._handle(page, seq, self.clock.stamp(done.response, wall, mono))
 
-    def _record(self, page: _Page, seq: int, result: FetchResult, outcome: Outcome,
+    def _record(self, page: Page, seq: int, result: FetchResult, outcome: Outcome,
                 digest: str | None, changed: bool | None, error: str | None = None) -> None:
         assert self.store is not None
         self.store.add_fetch(FetchRecord(
@@ -510,17 +424,17 @@ class RevisitCrawler:
             self.store.set_outcome(page.url_id, outcome, seq)
             page.joined = False
 
-    def _add_new(self, page: _Page, seq: int, links: PageLinks) -> None:
+    def _add_new(self, page: Page, seq: int, links: PageLinks) -> None:
         """Cho's page window: the pages this one links to that join the collection."""
         assert self._window is not None and self._links is not None
         assert self.planner is not None
         depth = self._links.registry.depth(page.url_id)
         for new in self._window.new_pages(links, depth, seq):
-            self._pages[new.url_id] = _Page(new.url_id, new.url, new.host_id, joined=True)
+            self._pages[new.url_id] = Page(new.url_id, new.url, new.host_id, joined=True)
             self.planner.update(new.url_id, -math.inf)  # due at once
             self.stats.added += 1
 
-    def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
+    def _handle(self, page: Page, seq: int, result: FetchResult) -> None:
         """Classify a response (the crawl's outcome rule), record it and tell the planner
         (no await in here)."""
         assert self.planner is not None
@@ -592,14 +506,14 @@ class RevisitCrawler:
             return None
         return t_day - (date - modified) / _HTTP_DAY
 
-    def _failed(self, page: _Page, record: FetchRecord) -> None:
+    def _failed(self, page: Page, record: FetchRecord) -> None:
         assert self.store is not None
         self.store.add_fetch(record)
         self.stats.fetches += 1
         self.stats.outcomes[str(record.outcome)] += 1
         self._broken(page, record.started_at, record.ended_at)
 
-    def _broken(self, page: _Page, started_at: float, ended_at: float) -> None:
+    def _broken(self, page: Page, started_at: float, ended_at: float) -> None:
         """An error: no observation; the page's clock restarts, the next visit resyncs."""
         assert self.planner is not None
         self.stats.errors += 1

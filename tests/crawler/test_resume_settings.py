@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from miniweb import read_db
 from webcrawl.analysis.ordering.strategies import BreadthFirst, PageRankOrder
+from webcrawl.crawler.config import resume_settings
 from webcrawl.crawler.engine import Crawler
-from webcrawl.crawler.resume import resume_settings, settings_json
+from webcrawl.crawler.resume import settings_json
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.fixtures import FixtureServer, FixtureWeb
 from webcrawl.storage.errors import ConfigError
