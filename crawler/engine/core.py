@@ -3,16 +3,13 @@
 A crawl is a few parts around one downloader (:mod:`webcrawl.crawler.downloader`), each
 a module of this package with its contract in its docstring:
 
-====================================================  ====================================
-:class:`~webcrawl.crawler.engine.dispatch.Dispatcher`  which host's turn starts next, when
-:class:`~webcrawl.crawler.engine.robots_turn.RobotsTurn`  a host's robots.txt turn
-:class:`~webcrawl.crawler.engine.sitemap_turn.SitemapTurn`  a host's sitemap turn
-:class:`~webcrawl.crawler.engine.windows.HostWindows`  a host's turn of pages
-:class:`~webcrawl.crawler.engine.recording.PageRecorder`  what an answer writes
-:class:`~webcrawl.crawler.engine.discovery.Discovery`  new URLs: registry, scope, frontier
-:class:`~webcrawl.crawler.engine.feedback.StrategyFeedback`  what a page tells the ordering
-:class:`~webcrawl.crawler.engine.dead_hosts.DeadHosts`  hosts that cannot be reached
-====================================================  ====================================
+* :mod:`~webcrawl.crawler.engine.dispatch`: which host's turn starts next, and when;
+* :mod:`~webcrawl.crawler.engine.robots_turn`, :mod:`~webcrawl.crawler.engine.sitemap_turn`
+  and :mod:`~webcrawl.crawler.engine.windows`: a host's robots.txt, sitemap and page turns;
+* :mod:`~webcrawl.crawler.engine.recording`: what an answer writes;
+* :mod:`~webcrawl.crawler.engine.discovery`: new URLs, through registry, scope and frontier;
+* :mod:`~webcrawl.crawler.engine.feedback`: what a fetched page tells the ordering;
+* :mod:`~webcrawl.crawler.engine.dead_hosts`: hosts that cannot be reached, named.
 
 The engine holds the crawl's state -- URL registry, frontier, strategy, robots.txt
 rules, scope, store -- and no clock: every request goes through the downloader, which

@@ -95,7 +95,7 @@ class DeadHosts:
         elif first:
             log.log(self._level(host),
                     "robots.txt of %s unreachable (%s): its URLs wait; attempt %d of %d, "
-                    "the next in %.0f s", host, cause, rules.failures, attempts,
+                    "the next in %g s", host, cause, rules.failures, attempts,
                     crawl.settings.robots_retry_delay)
 
     def page_failed(self, url_id: int, failed: Attempt) -> None:
