@@ -1,5 +1,5 @@
-"""The captured web graph and its structure: loading, PageRank, HITS, bow-tie, components,
-degree laws, small-world measures and bipartite cores.
+"""The captured web graph and its structure: loading, sites (mirror detection), PageRank,
+HITS, bow-tie, components, degree laws, small-world measures and bipartite cores.
 
 A three-page cycle: every page has the same PageRank, and all of it is one strongly connected
 core.
@@ -55,6 +55,11 @@ from webcrawl.analysis.graph.pagerank_alg import (
     PageRankResult,
     pagerank,
 )
+from webcrawl.analysis.graph.sites import (
+    Mirror,
+    SiteMap,
+    detect_sites,
+)
 from webcrawl.analysis.graph.smallworld_alg import (
     Clustering,
     PathLengths,
@@ -78,10 +83,12 @@ __all__ = [
     "DegreeLaws",
     "GraphKind",
     "HitsResult",
+    "Mirror",
     "PageRankResult",
     "PathLengths",
     "PowerLawFit",
     "Region",
+    "SiteMap",
     "SmallWorld",
     "SmallWorldSeries",
     "bipartite_cores",
@@ -91,6 +98,7 @@ __all__ = [
     "degree_distribution",
     "degree_laws",
     "degrees",
+    "detect_sites",
     "fit_power_law",
     "hits",
     "load_graph",
