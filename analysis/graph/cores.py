@@ -47,14 +47,15 @@ remote nor count as fans of another site.
 How
 ---
 The filters are in :mod:`webcrawl.analysis.graph.trawling`, the enumeration in
-:mod:`webcrawl.analysis.graph.bicliques`.  Elimination with thresholds
-``(min_i, min_j)`` to a fixed point; the generation filter on fans of out-degree
-exactly ``min_j`` (each one's out-list, with all its common fans, is a core when they
-number ``min_i`` or more; the fan is then pruned, which removes no other core); the
-two iterated until no fan has out-degree ``min_j``; the residual enumerated core by core (closed center sets by prefix-preserving closure extension,
-Uno et al.'s LCM, one vectorised pass over the fans' out-lists per core).  Memory holds
-the graph, a depth-first stack and a histogram of core sizes, never the list of cores;
-the time is proportional to the cores found (``max_sets`` bounds it).
+:mod:`webcrawl.analysis.graph.bicliques`. Elimination with thresholds ``(min_i, min_j)``
+to a fixed point; the generation filter on fans of out-degree exactly ``min_j`` (each
+one's out-list, with all its common fans, is a core when they number ``min_i`` or more;
+the fan is then pruned, which removes no other core); the two iterated until no fan has
+out-degree ``min_j``; the residual enumerated core by core (closed center sets by
+prefix-preserving closure extension, Uno et al.'s LCM, one vectorised pass over the
+fans' out-lists per core). Memory holds the graph, a depth-first stack and a histogram
+of core sizes, never the list of cores; the time is proportional to the cores found
+(``max_sets`` bounds it).
 """
 
 from __future__ import annotations
