@@ -49,6 +49,7 @@ from webcrawl.analysis.report._overview import glossary, overview_section, setti
 from webcrawl.analysis.report.context import ReportContext, ReportInputs, ReportSettings
 from webcrawl.analysis.report.html import Section, page, table, url_cell
 from webcrawl.analysis.report.section_changes import changes_section
+from webcrawl.analysis.report.section_sites import sites_part
 from webcrawl.storage.errors import AnalysisError
 
 if TYPE_CHECKING:
@@ -310,6 +311,7 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
     sec.add(f"<p>Share of the {len(urls):,} URLs discovered (fetched or not).</p>")
     sec.add(table(["outcome", "URLs", "share", "what it means"], outcome_rows) if outcome_rows
             else "<p class='missing'>No URL recorded.</p>")
+    sites_part(ctx, sec)
     if not np.any(crawl):
         sec.none("No fetch was recorded: this crawl is empty.")
         return
