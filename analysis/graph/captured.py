@@ -200,9 +200,12 @@ class CapturedGraph:
         note = (f"; {cut:,} page{'s' if cut != 1 else ''} with links cut at the per-page "
                 "cap" if cut else "")
         dups = f", {dup:,} duplicate{'s' if dup != 1 else ''} collapsed" if dup else ""
-        mirrors = "".join(f"; one site: {' = '.join(m.hosts)}" for m in self.mirrors[:3])
-        if len(self.mirrors) > 3:
-            mirrors += f" and {len(self.mirrors) - 3:,} more mirrored sites"
+        mirrors = ""
+        if len(self.mirrors) == 1:
+            mirrors = f"; one site under {len(self.mirrors[0].hosts)} host names: " + \
+                " = ".join(self.mirrors[0].hosts)
+        elif self.mirrors:
+            mirrors = f"; {len(self.mirrors):,} sites under more than one host name"
         if self.kind == "pages":
             return (f"graph of fetched pages: {self.n:,} pages{dups}, {self.m:,} "
                     f"links{note}{mirrors}")

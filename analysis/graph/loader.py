@@ -265,16 +265,19 @@ def _canonical_rows(rows: np.ndarray, table: UrlTable, url_hosts: np.ndarray,
     import pyarrow.compute as pc
 
     copies = np.flatnonzero(original[table.ids] != table.ids)
-    if copies.size == 0:
+    if copies.size == 0 or site_map.host_site.size == 0:
         return rows
     firsts = np.searchsorted(table.ids, np.unique(original[table.ids[copies]]))
     members = np.concatenate([copies, firsts])
     url_rank = np.empty(members.size, dtype=np.int64)
     url_rank[np.asarray(pc.sort_indices(table.urls.take(members).arrow))] = \
         np.arange(members.size)
-    on_primary = site_map.is_primary()[url_hosts[members]] if site_map.host_site.size \
-        else np.ones(members.size, dtype=bool)
-    canonical = members[canonical_copies(original[table.ids[members]], url_rank, on_primary)]
+    on_primary = site_map.is_primary()[url_hosts[members]]
+    site = site_map.host_site[url_hosts]
+    site_pages = np.bincount(site[table.has_outcome(Outcome.FETCHED)],
+                             minlength=len(site_map.names))[site[members]]
+    canonical = members[canonical_copies(original[table.ids[members]], url_rank, on_primary,
+                                         site_pages)]
     out = rows.copy()
     at = np.searchsorted(rows, firsts)   # the first copies are nodes
     out[at] = canonical[copies.size:]

@@ -24,8 +24,10 @@ its pages is not found).
 first name in alphabetical order.
 
 **A page that stands for several copies** (a node merged by ``duplicates="collapse"``)
-is shown as, and belongs to the host and site of, its *canonical copy*: the copy on a
-primary host, then the first URL in alphabetical order.  None of this depends on
+is shown as, and belongs to the host and site of, its *canonical copy*: the copy on the
+site with the most fetched pages (a page copied to an unrelated host, or a mirror
+too small to be recognised, stays with the site it belongs to), on its primary host,
+then the first URL in alphabetical order.  None of this depends on
 which copy the crawl fetched first, so neither does any measure that uses the sites.
 
 Everything here is a function of the set of fetched pages, their hosts and their
@@ -288,8 +290,8 @@ def _mirrors(host_site: np.ndarray, primary: np.ndarray, pages: np.ndarray,
     return tuple(sorted(out, key=lambda m: (-m.shared, m.hosts)))
 
 
-def canonical_copies(group: np.ndarray, url_rank: np.ndarray,
-                     on_primary: np.ndarray) -> np.ndarray:
+def canonical_copies(group: np.ndarray, url_rank: np.ndarray, on_primary: np.ndarray,
+                     site_pages: np.ndarray | None = None) -> np.ndarray:
     """For each copy, the position of its group's canonical copy.
 
     Parameters
@@ -300,20 +302,28 @@ def canonical_copies(group: np.ndarray, url_rank: np.ndarray,
         Each copy's URL rank in alphabetical order (any order-preserving key).
     on_primary : ndarray of bool
         Whether each copy is on its site's primary host.
+    site_pages : ndarray of int, optional
+        Fetched pages of each copy's site.  Default: all equal.
 
     Returns
     -------
     ndarray of int64
         For each copy, the index (into these arrays) of its group's canonical copy: on
-        a primary host first, then the first URL.
+        the largest site (a page copied from a site to an unrelated one stays with the
+        site it belongs to), on a primary host, then the first URL.
 
     Examples
     --------
     >>> canonical_copies(np.array([5, 5, 9]), np.array([1, 0, 2]),
     ...                  np.array([True, False, False])).tolist()
     [0, 0, 2]
+    >>> canonical_copies(np.array([5, 5]), np.array([1, 0]), np.array([True, True]),
+    ...                  np.array([100, 1])).tolist()
+    [0, 0]
     """
-    order = np.lexsort((url_rank, ~np.asarray(on_primary, dtype=bool), group))
+    size = np.zeros(len(group), dtype=np.int64) if site_pages is None else \
+        np.asarray(site_pages, dtype=np.int64)
+    order = np.lexsort((url_rank, ~np.asarray(on_primary, dtype=bool), -size, group))
     g = np.asarray(group)[order]
     first = np.r_[True, g[1:] != g[:-1]] if g.size else np.empty(0, dtype=bool)
     head = order[np.maximum.accumulate(np.where(first, np.arange(g.size), 0))]

@@ -189,7 +189,7 @@ def test_the_mirror_is_found(crawls: dict[str, Path], name: str) -> None:
     # How many pages each name served depends on the order (a copy's links are not
     # read); the documents both served are copies on the two names.
     assert 3 <= mirror.shared <= min(mirror.pages)
-    assert "one site: docs.test" in g.describe()
+    assert "one site under 2 host names: docs.test:" in g.describe()
     assert not load_graph(crawls["no-mirror"]).mirrors
     # Its primary host is the one the other sites link to most, http://docs.test, and
     # every merged document is known by its copy there, whichever was fetched first.

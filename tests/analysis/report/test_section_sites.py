@@ -41,7 +41,7 @@ def test_the_report_lists_mirrored_hosts(write_crawl: Callable[..., Path],
     summary = _summary_text(out)
     assert "Sites served under more than one name" in summary
     assert "<td>docs.test, mirror.test</td>" in summary  # the linked-to name first
-    assert "one site: docs.test = mirror.test" in summary  # the measured graph's name
+    assert "one site under 2 host names: docs.test = mirror.test" in summary  # the graph
 
 
 def test_the_report_says_when_there_is_none(write_crawl: Callable[..., Path],
