@@ -167,11 +167,14 @@ def load_graph(
     keep = np.ones(len(table), dtype=bool) if include_frontier else crawled_all
     top = int(max(table.ids.max(initial=-1), links.dst.max(initial=-1),
                   links.src.max(initial=-1)))
-    url_hosts = _host_index(table.host_ids, host_ids)
     body = (collapse_map(dup_ids, dup_of, table.ids[crawled_all], top + 2)
             if dup_ids.size else None)
-    site_map = _site_map(site_policy, table.ids, url_hosts, crawled_all, body, host_names,
-                         links, top)
+    # Every URL's host index only when there are copies to compare (sites, canonical
+    # copies); otherwise the nodes' alone, as before (4 bytes a URL less at the peak).
+    url_hosts = None if body is None else _host_index(table.host_ids, host_ids)
+    site_map = (SiteMap.identity(host_names, site_policy) if url_hosts is None or body is None
+                else _site_map(site_policy, table.ids, url_hosts, crawled_all, body,
+                               host_names, links, top))
     original = None
     if collapse and body is not None:
         original = body
@@ -185,9 +188,10 @@ def load_graph(
     pos[node_ids] = np.arange(n)
     # Each node's row of the URL table: its canonical copy's when it stands for several.
     rows = np.flatnonzero(keep)
-    if original is not None:
+    if original is not None and url_hosts is not None:
         rows = _canonical_rows(rows, table, url_hosts, original, site_map)
-    node_hosts = url_hosts[rows]
+    node_hosts = (_host_index(table.host_ids[rows], host_ids) if url_hosts is None
+                  else url_hosts[rows])
     node_sites = site_map.host_site[node_hosts] if site_map.host_site.size else node_hosts
 
     # In the pages graph a link to a URL that redirected is a link to the page the
@@ -233,12 +237,12 @@ def load_graph(
 
 
 def _site_map(policy: SitePolicy, ids: np.ndarray, url_hosts: np.ndarray, pages: np.ndarray,
-              body: np.ndarray | None, host_names: list[str], links: LinkArrays,
+              body: np.ndarray, host_names: list[str], links: LinkArrays,
               top: int) -> SiteMap:
     """The crawl's sites (:func:`webcrawl.analysis.graph.sites.detect_sites`) from its
     fetched pages, their hosts and their bodies (the content-seen test's
     ``duplicate_of``; a crawl without duplicates has one site per host)."""
-    if policy == "hosts" or body is None:
+    if policy == "hosts":
         return SiteMap.identity(host_names, policy)
     page_ids = ids[pages]
     host_of = np.zeros(top + 2, dtype=np.int32)
