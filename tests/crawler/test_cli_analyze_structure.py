@@ -133,6 +133,8 @@ def test_sample_table(crawl_db, capsys):
     text = capsys.readouterr().out
     assert "undirected sample of the graph of fetched pages: 8 pages" in text
     assert "in-degree: mean" in text
+    assert "sites: share of the pages against share of the sample" in text
+    assert "a.test" in text.split("sites: share", 1)[1]
 
 
 def test_directed_sample_runs_on_the_largest_scc_and_says_so(tmp_path, capsys):

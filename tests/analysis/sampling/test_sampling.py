@@ -323,3 +323,33 @@ def test_both_visit_estimates_sample_a_strongly_connected_graph_uniformly(estima
     assert _uniformity_pvalue(s, 8) > UNIFORM_P
     with pytest.raises(ConfigError, match="visit_estimate"):
         SamplerConfig(visit_estimate="guess")
+
+
+def test_site_shares_by_hand():
+    # Sites 0 (nodes 0-2), 1 (node 3) and a mirror-merged site 2 (nodes 4-5).
+    adj = sp.csr_array((np.ones(3), ([1, 2, 3], [0, 0, 0])), shape=(6, 6))
+    sites = np.array([0, 0, 0, 1, 2, 2])
+    fair = bias_report(adj, np.arange(6).repeat(5), sites=sites)
+    assert fair.sites is not None
+    assert fair.sites.names == ["site 0", "site 2", "site 1"]  # most pages first
+    np.testing.assert_allclose(fair.sites.true_fraction, [0.5, 1 / 3, 1 / 6])
+    np.testing.assert_allclose(fair.sites.ratio, 1.0)
+    skewed = bias_report(adj, [3] * 30 + [0] * 30, sites=sites)
+    assert skewed.sites is not None
+    np.testing.assert_allclose(skewed.sites.ratio, [1.0, 0.0, 3.0])
+    assert skewed.sites.chi2_pvalue < 0.01
+    assert bias_report(adj, [0, 1], sites=np.zeros(6, int)).sites is None  # one site
+    assert bias_report(adj, [0, 1]).sites is None  # a bare matrix: no sites
+
+
+def test_site_shares_list_the_largest_sites():
+    from webcrawl.analysis.sampling.bias import SITES_LISTED
+
+    sites = np.r_[np.zeros(10, int), np.arange(1, SITES_LISTED + 5)]  # 10 pages, then 1s
+    n = sites.size
+    adj = sp.csr_array((n, n))
+    report = bias_report(adj, np.arange(n), sites=sites)
+    assert report.sites is not None
+    assert len(report.sites.names) == SITES_LISTED + 1
+    assert report.sites.names[0] == "site 0" and report.sites.names[-1] == "(other sites)"
+    assert report.sites.true_fraction.sum() == pytest.approx(1.0)
