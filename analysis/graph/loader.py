@@ -104,8 +104,9 @@ def load_graph(
         ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by
         crawl sequence number; ``seeds`` the seed nodes; ``sites``, ``site_names``
         and ``mirrors`` the sites.  A node merged from several copies has the URL,
-        URL id (``store_ids``), host and site of its canonical copy (on its site's
-        primary host, then the first URL), whichever copy the crawl fetched first.
+        URL id (``store_ids``), host and site of its canonical copy (on the largest
+        site, on its primary host, then the first URL), whichever copy the crawl
+        fetched first.
 
     Raises
     ------
