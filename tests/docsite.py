@@ -33,6 +33,14 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+#: What a reader types in the search box, and the guide's section it must put first.
+SEARCHES = {
+    "resume": "guide/crawling/#interrupting-and-resuming",
+    "networkx": "guide/library/#a-crawls-graph-in-networkx-and-pandas",
+    "seeds file": "guide/crawling/#seeds",
+    "sandbox": "guide/sandboxing/",
+    "change rate": "guide/revisiting/",
+}
 
 
 def have_mkdocs() -> bool:
