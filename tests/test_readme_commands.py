@@ -142,8 +142,8 @@ def test_shell_block_runs(path: Path, index: int, tmp_path: Path) -> None:
             argv = shlex.split(step)
             if _is_server(argv):
                 assert server is None, "one serving step a block"
-                server, *served = _start_server(argv, work, env)
-                ports = (served[0], served[1])
+                server, written, served = _start_server(argv, work, env)
+                ports = (written, served)
                 if "--hosts" in argv:
                     served_hosts = int(argv[argv.index("--hosts") + 1])
                 if "--directory" in argv:
