@@ -153,10 +153,7 @@ def test_default_pagerank_of_any_edge_list_is_networkx(
     """Every node of an edge list is a page, dangling ones included: the default
     ``import edges`` then ``analyze pagerank`` is networkx's PageRank of the same lines
     (L1 < 1e-6), node for node."""
-    if case == "four-lines":
-        edges = [(0, 1), (1, 2), (2, 0), (0, 3)]
-    else:
-        edges = _dangling_edges(seed=4)
+    edges = [(0, 1), (1, 2), (2, 0), (0, 3)] if case == "four-lines" else _dangling_edges(4)
     args: list[str] = []
     name = str
     if case in ("snap", "snap-gzip", "four-lines"):
