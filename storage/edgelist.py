@@ -69,8 +69,8 @@ from typing import Any
 from webcrawl.storage.errors import ConfigError, InputFormatError
 from webcrawl.storage.lock import new_database
 
-# The modules that read, build and write (numpy, pyarrow) load on the first import, so
-# that the CLI can name PAGE_RULES without loading them.
+# The modules that read, build and write (numpy, pyarrow) load on the first call of
+# import_edges, so that the CLI can name PAGE_RULES without loading them.
 
 __all__ = ["PAGE_RULES", "EdgeImport", "import_edges", "read_edge_arrays"]
 
