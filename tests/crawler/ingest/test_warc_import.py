@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -161,3 +162,38 @@ def test_wget_warc_of_the_site_imports_like_a_crawl(tmp_path: Path) -> None:
     assert len(ok_want) > 50
     assert ok_got == ok_want
     assert {u: got["links"][u] for u in ok_want} == {u: want["links"][u] for u in ok_want}
+
+
+@pytest.mark.parametrize("read", [False, True], ids=["default", "links-from-duplicates"])
+def test_cli_links_from_duplicates_reads_a_copys_links(tmp_path: Path, read: bool,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A mirror's copy of a page (same bytes on another host) is recorded as a
+    duplicate either way; its links, relative so they name the mirror's own pages, are
+    read only with ``--links-from-duplicates``, as a crawl with the option reads them."""
+    body = b'<html><a href="/a">a</a> <a href="b.html">b</a> <a href="/a">again</a></html>'
+    warc = tmp_path / "m.warc.gz"
+    with open(warc, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        for url in ("http://site.test/", "http://mirror.test/"):
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")],
+                                       protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(
+                url, "response", payload=io.BytesIO(body), length=len(body),
+                http_headers=headers))
+    db = tmp_path / "m.db"
+    argv = ["import", "warc", str(warc), "--db", str(db), "--json"]
+    assert main([*argv, *(["--links-from-duplicates"] if read else [])]) == 0
+    assert json.loads(capsys.readouterr().out)["links"] == (4 if read else 2)
+    with sqlite3.connect(db) as conn:
+        dup = conn.execute("SELECT u.url, o.url FROM urls u JOIN urls o"
+                           " ON o.id = u.duplicate_of").fetchall()
+        from webcrawl.storage._sqlite import decode_ids
+
+        url = dict(conn.execute("SELECT id, url FROM urls"))
+        links = {url[s]: [url[d] for d in decode_ids(b)]
+                 for s, b in conn.execute("SELECT src, dst FROM links")}
+    assert dup == [("http://mirror.test/", "http://site.test/")]
+    site = ["http://site.test/a", "http://site.test/b.html"]  # a page's distinct targets
+    mirror = [u.replace("site.test", "mirror.test") for u in site]
+    assert links == ({"http://site.test/": site, "http://mirror.test/": mirror} if read
+                     else {"http://site.test/": site})
