@@ -23,7 +23,8 @@ and total timeouts) on transport failure; nothing of the HTTP client leaks.
   directly (the rules are a sandbox).
 * The *decoded* body is capped (``max_body``, default ``fetch_max_body``): content codings
   and transfer codings other than chunked (``Transfer-Encoding: gzip``) are undone here as
-  the body streams in (:mod:`webcrawl.crawler.codings`), and at the cap the download stops
+  the body streams in (:mod:`webcrawl.crawler.codings`; a header sent on several lines
+  lists the codings of all of them, as curl reads it), and at the cap the download stops
   and the connection is dropped (``too_large``, the cap's bytes kept).  The event loop
   gets a turn every :data:`_YIELD_EVERY` decoded bytes.
 * Headers sent: ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding`` (exactly the
@@ -44,7 +45,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from webcrawl.crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, UnsupportedCoding
+from webcrawl.crawler.codings import (
+    ACCEPT_ENCODING,
+    BodyDecoder,
+    CorruptBody,
+    UnsupportedCoding,
+    listed_codings,
+)
 from webcrawl.crawler.encodings import decode_page, page_encoding
 from webcrawl.crawler.http1 import Http1Client, Http1Response
 from webcrawl.crawler.politeness import parse_retry_after
@@ -221,8 +228,12 @@ class Fetcher:
             resp = await self._client.request("GET", url, headers)
             try:
                 h = {k.lower(): v for k, v in reversed(resp.headers)}  # the first of repeats
-                body, too_large = await self._read(
-                    resp, h.get("content-encoding"), h.get("transfer-encoding"), cap)
+                coding, transfer = h.get("content-encoding"), h.get("transfer-encoding")
+                if coding is not None:  # every line counts (RFC 9110 5.3), as in curl
+                    coding = listed_codings(resp.headers, "content-encoding")
+                if transfer is not None:
+                    transfer = listed_codings(resp.headers, "transfer-encoding")
+                body, too_large = await self._read(resp, coding, transfer, cap)
             finally:
                 resp.close()
         except FetchError:
