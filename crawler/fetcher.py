@@ -13,9 +13,11 @@ and total timeouts) on transport failure; nothing of the HTTP client leaks.
 * Politeness: one connection per origin, one request in flight on it, at most
   ``concurrency + 8`` connections (head-room for robots.txt), kept alive
   ``fetch_keepalive`` seconds (less when the server's ``Keep-Alive: timeout`` is
-  shorter).  A request is sent again only when a reused connection closed before the
-  server can have read it (:mod:`webcrawl.crawler.http1`): one fetch, one request the
-  server saw.
+  shorter).  A request is sent again at once only when a reused connection closed
+  before the server can have read it (:mod:`webcrawl.crawler.http1`): one fetch, one
+  request the server saw.  When the server may have read it,
+  :class:`~webcrawl.crawler.http1.ReusedConnectionLost` (a NetworkError) is raised: the
+  downloader sends it again at the host's next politeness slot.
 * Connecting: a host's addresses are raced (happy eyeballs, the next one after
   ``fetch_happy_eyeballs_delay`` seconds); the ``proxy`` setting, else the environment's
   ``http_proxy``/``https_proxy``/``no_proxy``, picks a proxy (:mod:`webcrawl.crawler.proxy`),
@@ -199,8 +201,8 @@ class Fetcher:
 
     @property
     def resends(self) -> int:
-        """Requests sent a second time because a reused connection had been closed
-        before the server could read them (:mod:`webcrawl.crawler.http1`)."""
+        """Requests sent a second time at once because a reused connection had been
+        closed before the server could read them (:mod:`webcrawl.crawler.http1`)."""
         return self._client.resends if self._client is not None else 0
 
     async def aclose(self) -> None:

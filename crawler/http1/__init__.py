@@ -31,7 +31,10 @@ Contract
 * **One safe resend**: a GET (or HEAD) on a *reused* connection that closes before any
   byte of the response arrived is sent once more, at once, on a new connection, within
   the same total timeout; the caller sees one request.  Only when the server cannot have
-  read it (:mod:`~webcrawl.crawler.http1.resend` says how that is known).
+  read it (:mod:`~webcrawl.crawler.http1.resend` says how that is known); when it may
+  have (a reset, or a close the kernel's counters cannot tell) the request fails with
+  :class:`ReusedConnectionLost`, a NetworkError that the crawler retries at the host's
+  next politeness slot, never at once.
 * **Parsing** (httptools' llhttp, as lenient as aiohttp's): 1xx interim responses are
   skipped; a body with neither Content-Length nor chunked coding runs to the close; it
   is complete when the server closes cleanly (FIN) and a NetworkError when the
@@ -67,5 +70,6 @@ from __future__ import annotations
 from webcrawl.crawler.http1.client import Http1Client
 from webcrawl.crawler.http1.connection import Http1Response
 from webcrawl.crawler.http1.dial import ProxyError
+from webcrawl.crawler.http1.resend import ReusedConnectionLost
 
-__all__ = ["Http1Client", "Http1Response", "ProxyError"]
+__all__ = ["Http1Client", "Http1Response", "ProxyError", "ReusedConnectionLost"]

@@ -5,7 +5,9 @@
 :class:`~webcrawl.crawler.http1.dial.Dialer`), writes the request
 (:mod:`~webcrawl.crawler.http1.wire`) and waits for the head of the answer; the safe
 resend of :mod:`~webcrawl.crawler.http1.resend` happens here, within the request's total
-timeout.  The package's docstring holds the whole contract.
+timeout, and a request the server may have read is refused a resend at once
+(:class:`~webcrawl.crawler.http1.resend.ReusedConnectionLost`).  The package's docstring
+holds the whole contract.
 """
 
 from __future__ import annotations
@@ -17,12 +19,11 @@ from collections.abc import Sequence
 from webcrawl.crawler.http1.connection import Connection, Http1Response
 from webcrawl.crawler.http1.dial import HAPPY_EYEBALLS_DELAY, Dialer, ProxyRoute, Resolver
 from webcrawl.crawler.http1.pool import ConnectionPool
-from webcrawl.crawler.http1.resend import RESENDABLE, Resend
+from webcrawl.crawler.http1.resend import RESENDABLE, Resend, ReusedConnectionLost
 from webcrawl.crawler.http1.wire import (
     Origin,
     absolute_form,
     network_error,
-    request_head,
     split_url,
 )
 from webcrawl.storage.errors import FetchError, FetchTimeoutError, NetworkError
@@ -70,7 +71,7 @@ class Http1Client:
             origin, target, host_header = split_url(url)
             sent = (("Host", host_header), *headers)
             lines = "".join(f"{k}: {v}\r\n" for k, v in sent)
-            request = request_head(method, target, lines)
+            request = f"{method} {target} HTTP/1.1\r\n{lines}\r\n".encode("latin-1")
         except ValueError as exc:  # UnicodeEncodeError included
             raise network_error(url, exc) from exc
         deadline = self.loop.time() + self.total_timeout
@@ -91,6 +92,10 @@ class Http1Client:
                 self.resends += 1
                 conn = await self._reconnect(origin, deadline, url)
                 continue
+            except ReusedConnectionLost as exc:
+                if method not in RESENDABLE:  # the caller may send a safe method again
+                    raise NetworkError(str(exc)) from None
+                raise
             except BaseException:
                 resp.close()
                 raise
@@ -103,7 +108,8 @@ class Http1Client:
     async def _acquire(self, origin: Origin, deadline: float, url: str) -> Connection:
         """The origin's turn and a connection to it (kept-alive or new)."""
         pool = self._pool
-        await pool.turn(origin, deadline, url)
+        if not pool.take_turn(origin):  # (no coroutine when the origin is free)
+            await pool.wait_turn(origin, deadline, url)
         try:
             if pool.closed:
                 raise NetworkError(f"client closed fetching {url}")

@@ -3,8 +3,9 @@
 Contract (Mercator's politeness, on the client's side):
 
 * **One request in flight per origin** (scheme, host, port): a request takes the
-  origin's *turn* (:meth:`ConnectionPool.turn`); requests to a busy origin wait for it
-  in arrival order (FIFO) and :meth:`~ConnectionPool.pass_turn` hands it on.
+  origin's *turn* (:meth:`ConnectionPool.take_turn`); requests to a busy origin wait for
+  it in arrival order (:meth:`~ConnectionPool.wait_turn`, FIFO) and
+  :meth:`~ConnectionPool.pass_turn` hands it on.
 * **At most ``limit`` connections** open or being opened (:meth:`~ConnectionPool.take_slot`):
   at the cap the least recently used idle connection is closed and its slot taken, else
   the request waits for a slot (FIFO).
@@ -63,13 +64,16 @@ class ConnectionPool:
         return self._open
 
     # -- an origin's turn ----------------------------------------------------------------
-    async def turn(self, origin: Origin, deadline: float, url: str) -> None:
-        """Wait for ``origin``'s turn (FIFO); the caller passes it on when done."""
-        queue = self._busy.get(origin)
-        if queue is None:
-            self._busy[origin] = deque()
-        else:
-            await self._queue(queue, deadline, url, lambda: self.pass_turn(origin))
+    def take_turn(self, origin: Origin) -> bool:
+        """Take ``origin``'s turn if it is free (then the caller passes it on when done)."""
+        if origin in self._busy:
+            return False
+        self._busy[origin] = deque()
+        return True
+
+    async def wait_turn(self, origin: Origin, deadline: float, url: str) -> None:
+        """Wait for ``origin``'s turn after the requests before (FIFO)."""
+        await self._queue(self._busy[origin], deadline, url, lambda: self.pass_turn(origin))
 
     def pass_turn(self, origin: Origin) -> None:
         """The request holding ``origin``'s turn is done: the next in line gets it."""

@@ -1,15 +1,24 @@
-"""When a request on a kept-alive connection may be sent once more.
+"""When a request on a kept-alive connection may be sent once more, and when not at once.
 
 Servers close idle connections just as a request goes out on one.  A GET (or HEAD)
-written into a *reused* connection that closed before any byte of the answer arrived is
-sent once more, at once, on a new connection, only when the server cannot have read it:
-on Linux the kernel's TCP counters (``TCP_INFO``) must show bytes of the request that
-the server's TCP never acknowledged (the server had closed before the request arrived).
-A request the server's TCP took whole and then dropped is not resent: it fails with
-NetworkError and the engine's retry decides after its polite wait.  Where the counters
-cannot be read (not Linux, or TLS under uvloop, whose TLS layer closes the socket before
-it reports a close without ``close_notify``) the resend is made as curl and aiohttp
-make it.
+written into a *reused* connection that was lost before any byte of the answer arrived
+ends in one of three ways (:func:`unanswered`):
+
+* **sent again at once** (:class:`Resend`), on a new connection and within the same
+  total timeout, when no server can have read it: the server closed first (a FIN) and,
+  on Linux, the kernel's TCP counters (``TCP_INFO``) show bytes of the request that the
+  server's TCP never acknowledged: it had closed before the request arrived;
+* **not at once** (:class:`ReusedConnectionLost`) when the server may have read it: the
+  connection was reset (RST) with no FIN first (a server that reads a request and then
+  resets, or one that closed with the request unread in its buffer: from outside both
+  look alike, and the counters cannot tell them apart, as the reset may overtake the
+  server's delayed ACK), or it was closed and the counters cannot be read (not Linux,
+  or TLS under uvloop, whose TLS layer closes the socket before it reports a close
+  without ``close_notify``).  The crawler retries it at the host's next politeness
+  slot (:mod:`webcrawl.crawler.retry`), so the server never sees it twice within its
+  politeness wait;
+* **failed** (NetworkError) when the server's TCP took the request whole and the server
+  closed without an answer: the retry policy decides, after its polite wait.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ import struct
 
 from webcrawl.storage.errors import NetworkError
 
-__all__ = ["RESENDABLE", "Resend", "peer_took_all"]
+__all__ = ["RESENDABLE", "Resend", "ReusedConnectionLost", "peer_took_all", "unanswered"]
 
 #: methods resent once when a reused connection turns out closed (safe, idempotent)
 RESENDABLE = frozenset(("GET", "HEAD"))
@@ -34,6 +43,26 @@ _SENT = struct.Struct("=QQ")
 
 class Resend(NetworkError):
     """The reused connection closed before the server can have read the request."""
+
+
+class ReusedConnectionLost(NetworkError):
+    """A kept-alive connection was lost after a request was written on it, before any
+    byte of the answer, and the server may have read the request: it is not sent again
+    at once (see the module docstring)."""
+
+
+def unanswered(url: str, *, reset: bool, took: bool | None, why: str = "") -> NetworkError:
+    """The error of a request whose reused connection was lost before any byte of the
+    answer: reset (an error, no FIN first) or closed, and whether the server's TCP
+    acknowledged all that was sent (None: unknown).  See the module docstring."""
+    if reset:
+        return ReusedConnectionLost(f"connection reset before any response fetching {url}"
+                                    f"{why}")
+    if took is False:
+        return Resend(f"connection closed before any response fetching {url}")
+    if took is None:
+        return ReusedConnectionLost(f"connection closed before any response fetching {url}")
+    return NetworkError(f"connection closed fetching {url}{why}")
 
 
 def peer_took_all(transport: asyncio.BaseTransport | None) -> bool | None:

@@ -1,5 +1,6 @@
-"""What the client writes: a URL's origin, request target and ``Host``, and the request's
-bytes (origin form, or absolute form for an http proxy); the limits of what it reads.
+"""What the client writes: a URL's origin, request target and ``Host``, and a request in
+absolute form for an http proxy (the origin form is written in the client's hot path);
+the limits of what it reads.
 
 A URL that cannot be sent as it is (spaces, controls, non-ASCII characters in the
 target, no host, another scheme) raises ValueError: the crawler's URLs are normalised
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from webcrawl.crawler.proxy import Proxy
 
 __all__ = ["BUFFER_LIMIT", "HEADER_LIMIT", "Origin", "absolute_form", "network_error",
-           "request_head", "split_url"]
+           "split_url"]
 
 #: bytes of one response's header block (status line and headers) at most
 HEADER_LIMIT = 64 * 1024
@@ -49,11 +50,6 @@ def split_url(url: str) -> tuple[Origin, str, str]:
     if port != default:
         host_header = f"{host_header}:{port}"
     return (parts.scheme, host, port), target, host_header
-
-
-def request_head(method: str, target: str, lines: str) -> bytes:
-    """A request in origin form; ``lines`` are its header lines, each ending in CRLF."""
-    return f"{method} {target} HTTP/1.1\r\n{lines}\r\n".encode("latin-1")
 
 
 def absolute_form(method: str, url: str, lines: str, proxy: Proxy) -> bytes:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -21,6 +22,8 @@ class RawRequest:
     conn: int                        # the connection's number, from 0
     line: str                        # the request line
     headers: list[tuple[str, str]] = field(default_factory=list)
+    #: ``time.monotonic()`` when the server had read the request's head
+    at: float = field(default_factory=time.monotonic)
 
     @property
     def path(self) -> str:
