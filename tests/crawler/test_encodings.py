@@ -8,7 +8,7 @@ The prescan cases are written from the standard's steps, each naming the step it
 Our implementation was also run on html5lib-tests' ``encoding/tests1.dat``,
 ``tests2.dat`` and ``test-yahoo-jp.dat``: every case whose declaration lies in the first
 1024 bytes gives the expected encoding; the seven others need the HTML parser's late
-"change the encoding", which the crawler does not do (docs/guide/crawling.md says so).
+"change the encoding", which the crawler does not do (docs/guide/transport.md says so).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import webcrawl.crawler.http1.dial
 from http1tools import client_of, event_loops, get, make_client, run_on, until
-from rawweb import RawRequest, RawServer, response
+from rawweb import RawRequest, RawServer, response, tls_for
 from webcrawl.crawler.http1.wire import HEADER_LIMIT
 from webcrawl.crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from webcrawl.storage.errors import FetchTimeoutError, NetworkError
@@ -331,13 +331,7 @@ async def test_unsendable_urls() -> None:
 # -- TLS -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, Path]:
-    trustme = pytest.importorskip("trustme")
-    ca = trustme.CA()
-    ca_file = tmp_path_factory.mktemp("tls") / "ca.pem"
-    ca.cert_pem.write_to_path(str(ca_file))
-    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("secure.test").configure_cert(server_ctx)
-    return server_ctx, ca_file
+    return tls_for("secure.test", tmp_path_factory.mktemp("tls"))
 
 
 async def test_tls_verified_unverified_and_insecure(

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import socket
-import struct
 import zlib
 
 import brotli
 import pytest
-from rawweb import RawRequest, RawServer
+from rawweb import RawRequest, RawServer, reset
 from webcrawl.crawler.fetcher import Fetcher
 from webcrawl.crawler.http1 import Http1Client
 from webcrawl.crawler.settings import CrawlSettings
@@ -29,13 +27,6 @@ from webcrawl.storage.errors import NetworkError
 pytestmark = pytest.mark.timeout(30)
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
-
-
-def reset(writer: asyncio.StreamWriter) -> None:
-    """Abort the connection with a TCP reset instead of a FIN."""
-    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                               struct.pack("ii", 1, 0))
-    writer.transport.abort()
 
 
 @pytest.mark.parametrize("ending", ["fin", "rst"])

@@ -16,16 +16,14 @@ inequalities hold however slow the machine is.
 from __future__ import annotations
 
 import asyncio
-import socket
 import ssl
-import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from http1tools import client_of, event_loops, get, run_on
-from rawweb import RawRequest, RawServer, response
+from rawweb import RawRequest, RawServer, reset, response, tls_for
 from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
 from webcrawl.crawler.http1 import ReusedConnectionLost
 from webcrawl.crawler.orders import FetchPage, PageDone, await_answer
@@ -43,20 +41,7 @@ SCHEMES = [pytest.param("http", id="http"), pytest.param("https", id="https")]
 
 @pytest.fixture(scope="module")
 def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, Path]:
-    trustme = pytest.importorskip("trustme")
-    ca = trustme.CA()
-    ca_file = tmp_path_factory.mktemp("tls") / "ca.pem"
-    ca.cert_pem.write_to_path(str(ca_file))
-    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert(HOST).configure_cert(server_ctx)
-    return server_ctx, ca_file
-
-
-def reset(writer: asyncio.StreamWriter) -> None:
-    """Abort the connection with a TCP reset instead of a FIN."""
-    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                               struct.pack("ii", 1, 0))
-    writer.transport.abort()
+    return tls_for(HOST, tmp_path_factory.mktemp("tls"))
 
 
 async def read_then_reset(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
