@@ -51,10 +51,13 @@ class Http1Client:
         self._pool = ConnectionPool(limit=limit, keepalive=keepalive)
         self._dialer = Dialer(resolver, route=proxy, ssl_context=ssl_context,
                               happy_eyeballs_delay=happy_eyeballs_delay)
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
-        return self._pool.loop
+        if self._loop is None:
+            self._loop = self._pool.loop
+        return self._loop
 
     @property
     def open_connections(self) -> int:

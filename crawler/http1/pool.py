@@ -90,7 +90,10 @@ class ConnectionPool:
         conn = self._idle.pop(origin, None)
         if conn is None:
             return None
-        self._cancel_idle(conn)
+        timer = conn.idle_timer  # (inline: this is every request's path)
+        if timer is not None:
+            timer.cancel()
+            conn.idle_timer = None
         assert conn.transport is not None
         if not conn.lost and not conn.transport.is_closing():
             return conn

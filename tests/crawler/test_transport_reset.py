@@ -26,10 +26,12 @@ from http1tools import client_of, event_loops, get, run_on
 from rawweb import RawRequest, RawServer, reset, response, tls_for
 from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
 from webcrawl.crawler.http1 import ReusedConnectionLost
+from webcrawl.crawler.http1.resend import Resend, unanswered
 from webcrawl.crawler.orders import FetchPage, PageDone, await_answer
 from webcrawl.crawler.politeness import sleep_for
 from webcrawl.crawler.resolve import HostGlobResolver, parse_rules
 from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import NetworkError
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -154,3 +156,17 @@ def test_a_stale_connection_costs_the_server_one_request(
         new_loop: Callable[[], asyncio.AbstractEventLoop], scheme: str,
         tls: tuple[ssl.SSLContext, Path]) -> None:
     run_on(new_loop, _stale_is_fetched_once(scheme, tls))
+
+
+@pytest.mark.parametrize(("reset_first", "took", "kind"), [
+    (True, False, ReusedConnectionLost),   # the case: the ACK never went out
+    (True, True, ReusedConnectionLost),
+    (True, None, ReusedConnectionLost),    # https: the socket is gone
+    (False, False, Resend),                # a FIN, the request never reached its TCP
+    (False, None, ReusedConnectionLost),   # a FIN, the counters cannot say
+    (False, True, NetworkError),           # a FIN after its TCP took the request
+], ids=["rst-unacked", "rst-acked", "rst-unknown", "fin-unacked", "fin-unknown", "fin-acked"])
+def test_what_a_lost_reused_connection_means(reset_first: bool, took: bool | None,
+                                             kind: type[NetworkError]) -> None:
+    error = unanswered("http://h.test/", reset=reset_first, took=took)
+    assert type(error) is kind
