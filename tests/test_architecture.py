@@ -38,6 +38,7 @@ FACADES = (
     "webcrawl.analysis.report",
     "webcrawl.analysis.sampling",
     "webcrawl.crawler",
+    "webcrawl.crawler.http1",
     "webcrawl.crawler.ingest",
     "webcrawl.crawler.revisit",
     "webcrawl.crawler.shard",
