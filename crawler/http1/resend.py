@@ -27,7 +27,7 @@ import asyncio
 import socket
 import struct
 
-from webcrawl.storage.errors import NetworkError
+from webcrawl.storage.errors import NetworkError, ReusedConnectionLost
 
 __all__ = ["RESENDABLE", "Resend", "ReusedConnectionLost", "peer_took_all", "unanswered"]
 
@@ -43,12 +43,6 @@ _SENT = struct.Struct("=QQ")
 
 class Resend(NetworkError):
     """The reused connection closed before the server can have read the request."""
-
-
-class ReusedConnectionLost(NetworkError):
-    """A kept-alive connection was lost after a request was written on it, before any
-    byte of the answer, and the server may have read the request: it is not sent again
-    at once (see the module docstring)."""
 
 
 def unanswered(url: str, *, reset: bool, took: bool | None, why: str = "") -> NetworkError:
