@@ -144,7 +144,7 @@ def self_loop_stationary(adj):
 
 
 def test_directed_walk_follows_links_and_self_loops_without_jumps():
-    from webcrawl.analysis.sampling.walks import (
+    from webcrawl.analysis.sampling._walker import (
         _directed_arrays,
         _loopless,
         _run,
@@ -294,7 +294,7 @@ def test_expected_visits_are_the_walks_step_probabilities(graph):
     # the transition matrices written out densely (A + I rows normalised; the jump
     # walk: (1 - jump) A rows normalised + jump / n, and 1 / n from a page without
     # links).
-    from webcrawl.analysis.sampling.walks import (
+    from webcrawl.analysis.sampling._walker import (
         _jump_expected,
         _loopless,
         _self_loop_expected,
