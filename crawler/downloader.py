@@ -21,7 +21,9 @@ queue, as in Mercator), each after the order's ``wait`` and the host's clock:
 
 * :class:`~webcrawl.crawler.orders.FetchPage`: fetch with retries (every attempt an
   :class:`~webcrawl.crawler.orders.Attempt`, failed ones classified by
-  :func:`~webcrawl.crawler.outcomes.error_outcome`), and for a 2xx HTML page extract and
+  :func:`~webcrawl.crawler.outcomes.error_outcome`; a request whose kept-alive
+  connection was lost when the server may have read it is sent again within its attempt,
+  at the host's next politeness slot), and for a 2xx HTML page extract and
   normalise its links (:func:`webcrawl.crawler.links.extract_links`, in a thread above
   ``links_thread_above`` bytes);
 * :class:`~webcrawl.crawler.orders.FetchRobots`: fetch robots.txt
@@ -68,7 +70,7 @@ from webcrawl.crawler.politeness import HostSlot, HostSlots, sleep_for
 from webcrawl.crawler.retry import RetryPolicy, is_retryable_status
 from webcrawl.crawler.robots import fetch_robots_file
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.storage.errors import FetchError, HTTPStatusError
+from webcrawl.storage.errors import FetchError, HTTPStatusError, ReusedConnectionLost
 from webcrawl.storage.records import Outcome
 
 __all__ = ["Downloader", "DownloaderLink", "HostClocks", "LocalDownloader", "attempt_of"]
@@ -346,8 +348,19 @@ class LocalDownloader(HostClocks):
             attempts += 1
             t0, wall0 = time.monotonic(), time.time()
             try:
-                result = await self._request(slot, url, etag=order.etag,
-                                             last_modified=order.last_modified)
+                try:
+                    result = await self._request(slot, url, etag=order.etag,
+                                                 last_modified=order.last_modified)
+                except ReusedConnectionLost:
+                    # The server may have read the request before its kept-alive
+                    # connection was lost: put back for the host's next politeness slot
+                    # and sent once more (on a new connection), never at once.  Like
+                    # the client's at-once resend it is no attempt of its own, but it
+                    # counts for the host's clock (``_request`` counted it).
+                    await self._wait_for(slot)
+                    t0, wall0 = time.monotonic(), time.time()
+                    result = await self._request(slot, url, etag=order.etag,
+                                                 last_modified=order.last_modified)
             except FetchError as exc:
                 fail(failed_attempt(exc, wall0, time.monotonic() - t0))
                 raise
