@@ -25,6 +25,7 @@ from webcrawl.crawler.orders import (
     await_answer,
 )
 from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.storage.errors import ReusedConnectionLost
 from webcrawl.storage.records import Outcome
 
 A, B = "http://a.test", "http://b.test"
@@ -111,6 +112,45 @@ async def test_a_failed_request_is_classified_with_its_cause(error: Exception, o
     assert isinstance(done, PageDone) and done.result is None and done.links is None
     assert [(a.outcome, a.error) for a in done.failed] == [(outcome, cause)] * 3
     # Backoff 0.5 then 1.0, but never sooner than the host's 1 s politeness floor.
+    assert [when for when, *_ in fetcher.requests] == [0.0, 1.0, 2.0]
+
+
+def _lost() -> ReusedConnectionLost:
+    return ReusedConnectionLost("connection reset before any response fetching "
+                                "http://a.test/p")
+
+
+async def test_a_request_lost_on_a_reused_connection_waits_for_the_hosts_next_slot() -> None:
+    """The server may have read it: it goes again after the host's politeness wait
+    (counted from the lost request), never at once, and within the same attempt -- no
+    failed attempt, no retry backoff, and the host's next order waits behind it."""
+    web = FakeWeb()
+    web.add(f"{A}/p", _lost(), page("/q"))
+    clock = FakeClock(0.0)
+    failed: list[tuple[int, Attempt]] = []
+    downloader, fetcher = await _open(web, clock, failed=failed, polite_min_delay=3.0)
+    done = await await_answer(downloader.submit, _page(1, f"{A}/p"))
+    await await_answer(downloader.submit, _page(2, f"{A}/r"))
+    await downloader.aclose()
+    assert isinstance(done, PageDone) and done.failed == () and failed == []
+    assert done.result is not None and done.result.status == 200 and done.requests == 1
+    assert done.links is not None and done.links.urls == [f"{A}/q"]
+    assert [(when, url) for when, url, _ in fetcher.requests] == [
+        (0.0, f"{A}/p"), (3.0, f"{A}/p"), (6.0, f"{A}/r")]
+
+
+async def test_a_request_lost_twice_is_one_failed_attempt_then_retried() -> None:
+    """Put back once per attempt: lost again, the attempt fails as a network error and
+    the retry policy takes over (its backoff, never sooner than the host's slot)."""
+    web = FakeWeb()
+    web.add(f"{A}/p", _lost(), _lost(), page())
+    clock = FakeClock(0.0)
+    downloader, fetcher = await _open(web, clock, retry_attempts=2)
+    done = await await_answer(downloader.submit, _page(1, f"{A}/p"))
+    await downloader.aclose()
+    assert isinstance(done, PageDone) and done.result is not None
+    assert [(a.outcome, a.error) for a in done.failed] == [
+        (Outcome.NETWORK_ERROR, "ReusedConnectionLost: connection reset before any response")]
     assert [when for when, *_ in fetcher.requests] == [0.0, 1.0, 2.0]
 
 
