@@ -22,8 +22,10 @@ the retry policy gave up on, ``network_error`` for everything else.  Its cause, 
 words a user reads ("connection refused", "no address", "TLS: certificate verify
 failed ..."), is :func:`error_cause`.
 
-The outcomes fall into the groups below, the one place the crawl statistics, the
-progress line, the CLI's exit status and a resume count them by:
+The outcomes fall into the groups below (defined beside the outcomes, in
+:mod:`webcrawl.storage.records`, so the analyses and the report count by them too), the
+one place the crawl statistics, the progress line, the CLI's exit status, a resume and
+the report count them by:
 
 ====================  ==============================================================
 :data:`ANSWERED`      got an HTTP answer (any status)
@@ -42,21 +44,10 @@ import socket
 import ssl
 
 from webcrawl.storage.errors import FetchError, FetchTimeoutError, HTTPStatusError
-from webcrawl.storage.records import Outcome
+from webcrawl.storage.records import ANSWERED, FAILED, NOT_REQUESTED, REQUESTED, Outcome
 
 __all__ = ["ANSWERED", "FAILED", "NOT_REQUESTED", "REQUESTED", "error_cause", "error_outcome",
            "response_outcome"]
-
-#: Outcomes of a URL that got an HTTP answer (any status).
-ANSWERED = frozenset({Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT,
-                      Outcome.NOT_MODIFIED, Outcome.HTTP_ERROR, Outcome.TOO_LARGE})
-#: Outcomes of a request that ended in an error.
-FAILED = frozenset({Outcome.HTTP_ERROR, Outcome.NETWORK_ERROR, Outcome.TIMEOUT})
-#: Outcomes of a URL that was requested: "fetched" URLs, whatever the answer or failure.
-REQUESTED = ANSWERED | FAILED
-#: Outcomes given without a request.
-NOT_REQUESTED = frozenset({Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED,
-                           Outcome.ROBOTS_UNREACHABLE})
 
 
 def response_outcome(status: int | None, *, location: str | None = None,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["FetchKind", "FetchRecord", "Outcome"]
+__all__ = ["ANSWERED", "FAILED", "NOT_REQUESTED", "REQUESTED", "FetchKind", "FetchRecord",
+           "Outcome"]
 
 
 class Outcome(StrEnum):
@@ -26,6 +27,19 @@ class Outcome(StrEnum):
     #: timeout or a 5xx), which RFC 9309 reads as "disallow all"; the cause is in the
     #: meta key ``robots_unreachable:<host[:port]>``.  Last, so older codes keep their place.
     ROBOTS_UNREACHABLE = "robots_unreachable"
+
+
+# The outcome groups (see webcrawl.crawler.outcomes, which counts by them).
+#: Outcomes of a URL that got an HTTP answer (any status).
+ANSWERED = frozenset({Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT,
+                      Outcome.NOT_MODIFIED, Outcome.HTTP_ERROR, Outcome.TOO_LARGE})
+#: Outcomes of a request that ended in an error.
+FAILED = frozenset({Outcome.HTTP_ERROR, Outcome.NETWORK_ERROR, Outcome.TIMEOUT})
+#: Outcomes of a URL that was requested: "fetched" URLs, whatever the answer or failure.
+REQUESTED = ANSWERED | FAILED
+#: Outcomes given without a request.
+NOT_REQUESTED = frozenset({Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED,
+                           Outcome.ROBOTS_UNREACHABLE})
 
 
 class FetchKind(StrEnum):

@@ -151,16 +151,14 @@ def overview_section(ctx: ReportContext, sec: Section) -> None:
 
 def _sizes(ctx: ReportContext) -> str:
     from webcrawl.storage.reader import OUTCOMES
-    from webcrawl.storage.records import Outcome
+    from webcrawl.storage.records import REQUESTED
 
     codes = ctx.urls.outcome
     counts = {OUTCOMES[c].value: int(n) for c, n in zip(*np.unique(codes[codes >= 0],
                                                                    return_counts=True),
                                                          strict=True)}
     frontier = int(np.count_nonzero(codes < 0))
-    fetched_kinds = ("fetched", "not_html", "redirect", "not_modified", "http_error",
-                     "network_error", "timeout", "too_large")
-    fetched = sum(counts.get(k, 0) for k in fetched_kinds)
+    fetched = sum(counts.get(k, 0) for k in REQUESTED)
     pages = counts.get("fetched", 0)
     dead = _dead_hosts(ctx.meta)
     if fetched == 0:
@@ -172,7 +170,7 @@ def _sizes(ctx: ReportContext) -> str:
              (counts.get("network_error", 0) + counts.get("timeout", 0),
               "network failure or timeout"), (counts.get("too_large", 0), "oversized body")]
     rest = [_plural(n, word) for n, word in other if n]
-    ended = np.isin(codes, [OUTCOMES.index(Outcome(k)) for k in fetched_kinds])
+    ended = np.isin(codes, [OUTCOMES.index(k) for k in REQUESTED])
     hosts = int(np.unique(ctx.urls.host_ids[ended]).size)
     seen = len(ctx.host_names)
     text = (f"The crawl fetched {_plural(fetched, 'URL')} on {_plural(hosts, 'host')}"

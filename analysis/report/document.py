@@ -329,11 +329,9 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
 def _urls_fetched(outcome: np.ndarray) -> int:
     """URLs whose request ended (any answer or failure): what ``--max-pages`` counts."""
     from webcrawl.storage.reader import OUTCOMES
-    from webcrawl.storage.records import Outcome
+    from webcrawl.storage.records import REQUESTED
 
-    ended = [OUTCOMES.index(o) for o in (
-        Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT, Outcome.NOT_MODIFIED,
-        Outcome.HTTP_ERROR, Outcome.NETWORK_ERROR, Outcome.TIMEOUT, Outcome.TOO_LARGE)]
+    ended = [OUTCOMES.index(o) for o in REQUESTED]
     return int(np.count_nonzero(np.isin(outcome, ended)))
 
 
