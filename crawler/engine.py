@@ -284,7 +284,8 @@ class Crawler:
                 self.fetcher = await Fetcher(s).__aenter__()
             self.store = await CrawlStore.open(self.db_path, resume=self.resume,
                                                batch_size=s.store_batch_size,
-                                               flush_interval=s.store_flush_interval)
+                                               flush_interval=s.store_flush_interval,
+                                               busy_wait=s.store_busy_wait)
             # Every host that starts waiting from now on gets its timer (_on_wait).
             self._loop = asyncio.get_running_loop()
             self.frontier.on_wait = self._on_wait

@@ -274,7 +274,8 @@ class RevisitCrawler:
             self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
-                                               flush_interval=cs.store_flush_interval)
+                                               flush_interval=cs.store_flush_interval,
+                                               busy_wait=cs.store_busy_wait)
             try:
                 await self._setup(self.store)
                 self.stats.started = time.monotonic()
