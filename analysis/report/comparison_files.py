@@ -7,6 +7,7 @@ from pathlib import Path
 
 from webcrawl.analysis.ordering.compare import Comparison
 from webcrawl.analysis.report.plots import quality_figures, save_png
+from webcrawl.storage.output import write_output
 
 __all__ = ["write_comparison"]
 
@@ -21,7 +22,6 @@ def write_comparison(comparison: Comparison, out_dir: str | Path, *,
     out.mkdir(parents=True, exist_ok=True)
     written = [save_png(fig, out / f"{key}.png")
                for key, fig in quality_figures(comparison.reports).items()]
-    json_path = out / json_name
-    json_path.write_text(json.dumps(comparison.to_dict(), indent=2) + "\n")
-    written.append(json_path)
+    written.append(write_output(out / json_name,
+                                json.dumps(comparison.to_dict(), indent=2) + "\n"))
     return written
