@@ -9,6 +9,7 @@ schedules it, is either committed or kept for the resume (the pending-records fi
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -38,9 +39,16 @@ class LockingWeb(MiniWeb):
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         if request.path == TRIGGER and not self.taken:
             self.taken = True
-            self.other = sqlite3.connect(self.db, isolation_level=None)
-            self.other.execute("BEGIN IMMEDIATE")
+            # In a thread: the crawl's store may be inside a commit, which this event loop
+            # drives (a blocking wait here would hold that commit's lock forever).
+            self.other = await asyncio.to_thread(self._lock)
         return await super()._handle(request)
+
+    def _lock(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.db, isolation_level=None, timeout=120,
+                               check_same_thread=False)
+        conn.execute("BEGIN IMMEDIATE")
+        return conn
 
     def release(self) -> None:
         if self.other is not None:
@@ -85,8 +93,6 @@ async def test_a_locked_database_stops_the_crawl_and_the_resume_fetches_nothing_
 
 def test_the_command_line_waits_with_a_warning_then_says_another_program(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import asyncio
-
     db = tmp_path / "c.db"
     asyncio.run(_empty_crawl(db))
     other = sqlite3.connect(db, isolation_level=None)
