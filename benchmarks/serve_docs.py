@@ -26,6 +26,17 @@ from the other books' links.  What the content-seen test is measured on::
 
     python benchmarks/serve_docs.py --root ... --port 8765 --https-port 8766 --ca-out ca.pem
 
+Debian's HTML documentation links between packages by absolute path
+(``/usr/share/doc/python3-doc/html/...``); with ``--strip-prefix /usr/share/doc`` and
+``--root /usr/share/doc`` such a link answers ``301`` to the package's own host, so
+each package is a site and their cross-references are links between sites.  With
+``--mirror mirror=python3-doc`` the host ``mirror.test`` serves that folder too, byte
+for byte, without redirecting (a mirror of one site under a second name)::
+
+    python benchmarks/serve_docs.py --root /usr/share/doc --port 8765 \
+        --hosts python3-doc,postgresql-doc-15,python-django-doc,sphinx-doc \
+        --strip-prefix /usr/share/doc --mirror mirror=python3-doc
+
 Stop it with Ctrl-C.  Only loopback is ever bound.
 """
 
@@ -47,8 +58,10 @@ def _home(first: str, hosts: set[str]) -> str:
 
 
 def make_app(root: Path, hosts: set[str], disallow: list[str],
-             gone: list[str], https_port: int | None = None) -> web.Application:
+             gone: list[str], https_port: int | None = None, *, strip_prefix: str = "",
+             mirrors: dict[str, str] | None = None) -> web.Application:
     root = root.resolve()
+    mirrored = {f"{name}.{TLD}": folder for name, folder in (mirrors or {}).items()}
 
     async def handle(request: web.Request) -> web.StreamResponse:
         host = request.host.split(":")[0]
@@ -61,13 +74,19 @@ def make_app(root: Path, hosts: set[str], disallow: list[str],
                 lines.append(f"Disallow: /{first}/print.html")
             lines += [f"Disallow: {d}" for d in disallow]
             return web.Response(text="\n".join(lines) + "\n", content_type="text/plain")
+        stripped = strip_prefix and path.startswith(strip_prefix + "/")
+        if stripped:
+            path = path[len(strip_prefix):]
         parts = [p for p in path.split("/") if p]
         home = _home(parts[0], hosts) if parts else f"www.{TLD}"
-        if home != host:
+        if parts and mirrored.get(host) == parts[0]:
+            home = host  # the mirror serves its folder itself
+        if home != host or stripped:
+            query = f"?{request.query_string}" if request.query_string else ""
             if https_port is not None:
-                target = f"https://{home}:{https_port}{request.path_qs}"
+                target = f"https://{home}:{https_port}{path}{query}"
             else:
-                target = f"http://{home}{':' + port if port else ''}{request.path_qs}"
+                target = f"http://{home}{':' + port if port else ''}{path}{query}"
             raise web.HTTPMovedPermanently(target)
         if any(path.startswith(g) for g in gone):
             raise web.HTTPGone()
@@ -96,6 +115,12 @@ def main() -> None:
                    help="extra Disallow line of every robots.txt; repeatable")
     p.add_argument("--gone", action="append", default=[], metavar="PREFIX",
                    help="paths under PREFIX answer 410 Gone; repeatable")
+    p.add_argument("--strip-prefix", default="", metavar="PREFIX",
+                   help="a path under PREFIX (e.g. /usr/share/doc) answers 301 to the "
+                        "path without it, on its folder's host")
+    p.add_argument("--mirror", action="append", default=[], metavar="NAME=FOLDER",
+                   help="host NAME.test also serves FOLDER, without redirecting (a "
+                        "mirror); repeatable")
     p.add_argument("--https-port", type=int, default=None, metavar="PORT",
                    help="also serve the tree over TLS on PORT; cross-host redirects go to "
                         "https (needs trustme)")
@@ -104,7 +129,9 @@ def main() -> None:
                         "crawler's --ca-file; default %(default)s)")
     args = p.parse_args()
     hosts = {h.strip() for h in args.hosts.split(",") if h.strip()}
-    app = make_app(args.root, hosts, args.disallow, args.gone, args.https_port)
+    mirrors = dict(m.split("=", 1) for m in args.mirror)
+    app = make_app(args.root, hosts, args.disallow, args.gone, args.https_port,
+                   strip_prefix=args.strip_prefix.rstrip("/"), mirrors=mirrors)
     if args.https_port is None:
         web.run_app(app, host="127.0.0.1", port=args.port, print=None)
         return

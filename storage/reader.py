@@ -243,7 +243,9 @@ class CrawlReader:
         import pyarrow as pa
 
         n = ranges.n
-        fetched = _linkread.out_degrees(self._q, n) > 0
+        # meta pages = 'all' (import edges' default): every node is a page (schema.sql)
+        fetched = np.ones(n, dtype=bool) if self.meta().get("pages") == "all" else \
+            _linkread.out_degrees(self._q, n) > 0
         outcome = np.where(fetched, outcome_code(Outcome.FETCHED), -1).astype(np.int8)
         discovered = np.zeros(n, dtype=np.int64)
         discovered[self.seeds()] = -1

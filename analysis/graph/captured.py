@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
+from webcrawl.analysis.graph.sites import Mirror
 from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.reader import OUTCOMES, outcome_code
 from webcrawl.storage.records import Outcome
@@ -109,7 +110,9 @@ class CapturedGraph:
     seeds : ndarray of int64
         Node indices of the crawl's seed URLs.
     store_ids : ndarray of int64
-        The crawl database's URL id of each node (``-1`` for generated graphs).
+        The crawl database's URL id of each node (``-1`` for generated graphs); a
+        node that stands for several copies of one document is known by its canonical
+        copy (:mod:`webcrawl.analysis.graph.sites`), so the ids need not be sorted.
     kind : {"pages", "all"}
         Which graph this is (module docstring); generated graphs are ``pages``.
     outcomes : ndarray of int8
@@ -124,6 +127,16 @@ class CapturedGraph:
         Pages whose body repeats an earlier page's, merged into that page's node
         (``load_graph(..., duplicates="collapse")``); every output that describes the
         graph names the count.
+    sites : ndarray of int32, length n
+        Site index of each node, into ``site_names``: the host's site, where mirrored
+        hosts are one site (:mod:`webcrawl.analysis.graph.sites`).  Every host-based
+        measure (same-site links, diverse cores, host sizes, politeness) uses it.
+        Default: ``hosts``.
+    site_names : sequence of str
+        Name of each site (its primary host).  Default: ``host_names``.
+    mirrors : tuple of Mirror
+        The sites served under more than one host name (empty: none detected, or
+        ``sites="hosts"``); every output that describes the graph names them.
     """
 
     adjacency: sp.csr_array
@@ -140,6 +153,9 @@ class CapturedGraph:
     fetchable: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
     truncated_pages: int = 0
     duplicates_collapsed: int = 0
+    sites: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
+    site_names: Sequence[str] = ()
+    mirrors: tuple[Mirror, ...] = ()
     _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -153,6 +169,9 @@ class CapturedGraph:
             # Without recorded outcomes: pages, and every node with known out-links.
             has_links = np.diff(self.adjacency.indptr) > 0
             object.__setattr__(self, "fetchable", crawled | has_links)
+        if self.sites.size != n:
+            object.__setattr__(self, "sites", np.asarray(self.hosts, dtype=np.int32))
+            object.__setattr__(self, "site_names", list(self.host_names))
 
     @property
     def n(self) -> int:
@@ -181,16 +200,25 @@ class CapturedGraph:
         note = (f"; {cut:,} page{'s' if cut != 1 else ''} with links cut at the per-page "
                 "cap" if cut else "")
         dups = f", {dup:,} duplicate{'s' if dup != 1 else ''} collapsed" if dup else ""
+        mirrors = ""
+        if len(self.mirrors) == 1:
+            mirrors = f"; one site under {len(self.mirrors[0].hosts)} host names: " + \
+                " = ".join(self.mirrors[0].hosts)
+        elif self.mirrors:
+            mirrors = f"; {len(self.mirrors):,} sites under more than one host name"
         if self.kind == "pages":
-            return f"graph of fetched pages: {self.n:,} pages{dups}, {self.m:,} links{note}"
+            return (f"graph of fetched pages: {self.n:,} pages{dups}, {self.m:,} "
+                    f"links{note}{mirrors}")
         return (f"graph of all discovered URLs: {self.n:,} URLs ({self.pages:,} fetched "
-                f"pages{dups}), {self.m:,} links{note}")
+                f"pages{dups}), {self.m:,} links{note}{mirrors}")
 
     def info(self) -> dict[str, Any]:
         """The graph's name and counts as a JSON-ready dict (``graph`` in every output)."""
         return {"kind": self.kind, "nodes": self.n, "links": self.m, "pages": self.pages,
                 "truncated_pages": self.truncated_pages,
                 "duplicates_collapsed": self.duplicates_collapsed,
+                "sites": len(self.site_names),
+                "mirrors": [m.info() for m in self.mirrors],
                 "description": self.describe()}
 
     def outcome_counts(self, mask: np.ndarray | None = None) -> dict[str, int]:
@@ -214,8 +242,10 @@ class CapturedGraph:
             raise ConfigError("graphs without crawl-database ids map only onto themselves")
         if theirs.size == 0:
             return np.full(mine.size, -1, dtype=np.int64)
-        at = np.minimum(np.searchsorted(theirs, mine), theirs.size - 1)
-        return np.where(theirs[at] == mine, at, -1).astype(np.int64)
+        # A merged node is known by its canonical copy's id: ids need not be sorted.
+        by_id = np.argsort(theirs, kind="stable")
+        at = np.minimum(np.searchsorted(theirs[by_id], mine), theirs.size - 1)
+        return np.where(theirs[by_id[at]] == mine, by_id[at], -1).astype(np.int64)
 
     @classmethod
     def from_edges(
@@ -231,6 +261,7 @@ class CapturedGraph:
         seeds: Sequence[int] | np.ndarray | None = None,
         collapse_duplicates: bool = True,
         fetchable: Sequence[bool] | np.ndarray | None = None,
+        sites: Sequence[int] | np.ndarray | None = None,
     ) -> CapturedGraph:
         """Build a graph from edge arrays (for tests and generated graphs).
 
@@ -263,4 +294,11 @@ class CapturedGraph:
             store_ids=np.full(n, -1, dtype=np.int64),
             fetchable=(np.empty(0, bool) if fetchable is None
                        else np.asarray(fetchable, dtype=bool)),
+            **({} if sites is None else _site_fields(np.asarray(sites, np.int32))),
         )
+
+
+def _site_fields(sites: np.ndarray) -> dict[str, Any]:
+    """``sites`` and ``site_names`` of a generated graph's given sites."""
+    return {"sites": sites,
+            "site_names": [f"site{s}" for s in range(int(sites.max(initial=0)) + 1)]}

@@ -21,8 +21,15 @@ from webcrawl.analysis.graph.captured import (
     check_duplicates,
     check_graph_kind,
 )
+from webcrawl.analysis.graph.sites import (
+    SiteMap,
+    SitePolicy,
+    canonical_copies,
+    check_site_policy,
+    detect_sites,
+)
 from webcrawl.storage.export import EdgeArrays
-from webcrawl.storage.reader import CrawlReader, LinkArrays, outcome_code
+from webcrawl.storage.reader import CrawlReader, LinkArrays, UrlTable, outcome_code
 from webcrawl.storage.records import Outcome
 
 # graph_edges is public but not yet in the package facade (webcrawl.analysis.graph).
@@ -44,6 +51,7 @@ def load_graph(
     follow_nofollow: bool = True,
     links_as_of_seq: int | None = None,
     duplicates: DuplicatePolicy = "collapse",
+    sites: SitePolicy = "mirrors",
 ) -> CapturedGraph:
     """Load the link graph captured by a crawl as a :class:`CapturedGraph`.
 
@@ -58,8 +66,9 @@ def load_graph(
         them; ``all``, every discovered URL as a node (the pages, the frontier they
         point to, and URLs that ended with another outcome: errors, redirects, ...).
     remote_only : bool, default False
-        Keep only links between pages on different hosts (``host[:port]``), the
-        variant Najork and Wiener used to discount self-endorsement [1]_.
+        Keep only links between pages on different sites (``graph.sites``: hosts, with
+        mirrored hosts one site), the variant Najork and Wiener used to discount
+        self-endorsement [1]_.
     drop_self_loops : bool, default True
         Drop links from a page to itself.
     collapse_duplicates : bool, default True
@@ -79,6 +88,10 @@ def load_graph(
         crawl did not read them), ``keep`` makes every copy its own node, the graph
         before the test existed.  Not to be confused with ``collapse_duplicates``
         (repeated links between two pages).
+    sites : {"mirrors", "hosts"}, default "mirrors"
+        What "the same site" means for every host-based measure (``graph.sites``):
+        ``mirrors``, hosts that serve the same documents are one site
+        (:mod:`webcrawl.analysis.graph.sites`); ``hosts``, every host its own site.
 
     Returns
     -------
@@ -89,13 +102,17 @@ def load_graph(
         for URLs without an outcome (an imported graph), those with known out-links;
         ``truncated_pages`` the pages whose links the crawl cut at its per-page cap;
         ``fetch_order``/``fetch_times`` list the fetchable nodes the crawl took, by
-        crawl sequence number; ``seeds`` the seed nodes.
+        crawl sequence number; ``seeds`` the seed nodes; ``sites``, ``site_names``
+        and ``mirrors`` the sites.  A node merged from several copies has the URL,
+        URL id (``store_ids``), host and site of its canonical copy (on the largest
+        site, on its primary host, then the first URL), whichever copy the crawl
+        fetched first.
 
     Raises
     ------
     ConfigError
-        ``graph`` is not one of ``pages`` and ``all``, or ``duplicates`` not one of
-        ``collapse`` and ``keep``.
+        ``graph`` is not one of ``pages`` and ``all``, ``duplicates`` not one of
+        ``collapse`` and ``keep``, or ``sites`` not one of ``mirrors`` and ``hosts``.
     StoreError
         The file is missing or not a crawl database.
     SchemaVersionError
@@ -135,6 +152,7 @@ def load_graph(
     """
     include_frontier = check_graph_kind(graph) == "all"
     collapse = check_duplicates(duplicates) == "collapse"
+    site_policy = check_site_policy(sites)
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
         host_ids, host_names = reader.hosts()
@@ -150,9 +168,17 @@ def load_graph(
     keep = np.ones(len(table), dtype=bool) if include_frontier else crawled_all
     top = int(max(table.ids.max(initial=-1), links.dst.max(initial=-1),
                   links.src.max(initial=-1)))
+    body = (collapse_map(dup_ids, dup_of, table.ids[crawled_all], top + 2)
+            if dup_ids.size else None)
+    # Every URL's host index only when there are copies to compare (sites, canonical
+    # copies); otherwise the nodes' alone, as before (4 bytes a URL less at the peak).
+    url_hosts = None if body is None else _host_index(table.host_ids, host_ids)
+    site_map = (SiteMap.identity(host_names, site_policy) if url_hosts is None or body is None
+                else _site_map(site_policy, table.ids, url_hosts, crawled_all, body,
+                               host_names, links, top))
     original = None
-    if collapse and dup_ids.size:
-        original = collapse_map(dup_ids, dup_of, table.ids[crawled_all], top + 2)
+    if collapse and body is not None:
+        original = body
         keep = keep.copy()
         keep[np.searchsorted(table.ids, dup_ids[original[dup_ids] != dup_ids])] = False
     node_ids = table.ids[keep]
@@ -161,7 +187,13 @@ def load_graph(
     # below then is (4 bytes a link instead of 8: the loader sets the memory peak).
     pos = np.full(top + 2, -1, dtype=_index_dtype(top + 2))
     pos[node_ids] = np.arange(n)
-    node_hosts = _host_index(table.host_ids[keep], host_ids)
+    # Each node's row of the URL table: its canonical copy's when it stands for several.
+    rows = np.flatnonzero(keep)
+    if original is not None and url_hosts is not None:
+        rows = _canonical_rows(rows, table, url_hosts, original, site_map)
+    node_hosts = (_host_index(table.host_ids[rows], host_ids) if url_hosts is None
+                  else url_hosts[rows])
+    node_sites = site_map.host_site[node_hosts] if site_map.host_site.size else node_hosts
 
     # In the pages graph a link to a URL that redirected is a link to the page the
     # redirects led to (as the crawl followed them); the all graph keeps the redirects.
@@ -171,7 +203,7 @@ def load_graph(
     if original is not None:
         final = original[final]  # a link to a copy (or a redirect to one) is to its page
         collapsed = int(np.count_nonzero(crawled_all) - np.count_nonzero(crawled_all & keep))
-    indices, counts = _edges(links, pos, node_hosts, nofollow, top, final, n,
+    indices, counts = _edges(links, pos, node_sites, nofollow, top, final, n,
                              remote_only=remote_only, drop_self_loops=drop_self_loops)
     del links, final  # the stored links: the CSR arrays below replace them
     adjacency = _csr(indices, counts, n, collapse_duplicates=collapse_duplicates)
@@ -183,7 +215,7 @@ def load_graph(
     fo_keep = fo_nodes >= 0
     fo_keep[fo_keep] = fetchable[fo_nodes[fo_keep]]
     seeds = pos[seed_ids if original is None else original[seed_ids]].astype(np.int64)
-    urls = table.urls if include_frontier else table.urls.take(np.flatnonzero(keep))
+    urls = table.urls if rows.size == len(table) and original is None else table.urls.take(rows)
     return CapturedGraph(
         adjacency=adjacency,
         urls=urls,
@@ -193,13 +225,68 @@ def load_graph(
         fetch_order=fo_nodes[fo_keep],
         fetch_times=order_times[fo_keep],
         seeds=seeds[seeds >= 0],
-        store_ids=node_ids,
+        store_ids=table.ids[rows],
         kind=graph,
         outcomes=table.outcome[keep],
         fetchable=fetchable,
         truncated_pages=int(np.count_nonzero(np.isin(node_ids, cut_ids))),
         duplicates_collapsed=collapsed,
+        sites=node_sites.astype(np.int32),
+        site_names=site_map.names,
+        mirrors=site_map.mirrors,
     )
+
+
+def _site_map(policy: SitePolicy, ids: np.ndarray, url_hosts: np.ndarray, pages: np.ndarray,
+              body: np.ndarray, host_names: list[str], links: LinkArrays,
+              top: int) -> SiteMap:
+    """The crawl's sites (:func:`webcrawl.analysis.graph.sites.detect_sites`) from its
+    fetched pages, their hosts and their bodies (the content-seen test's
+    ``duplicate_of``; a crawl without duplicates has one site per host)."""
+    if policy == "hosts":
+        return SiteMap.identity(host_names, policy)
+    page_ids = ids[pages]
+    host_of = np.zeros(top + 2, dtype=np.int32)
+    host_of[ids] = url_hosts
+
+    def inlinks(host_site: np.ndarray) -> np.ndarray:
+        """Stored links into each host from pages of other sites (a pass by chunks)."""
+        counts = np.zeros(len(host_names), dtype=np.int64)
+        for lo, hi in _page_chunks(links.indptr):
+            first, last = int(links.indptr[lo]), int(links.indptr[hi])
+            src = np.repeat(host_site[host_of[links.src[lo:hi]]],
+                            np.diff(links.indptr[lo:hi + 1]))
+            dst = host_of[links.dst[first:last]]
+            counts += np.bincount(dst[src != host_site[dst]], minlength=counts.size)
+        return counts
+
+    return detect_sites(url_hosts[pages], body[page_ids], host_names, inlinks=inlinks)
+
+
+def _canonical_rows(rows: np.ndarray, table: UrlTable, url_hosts: np.ndarray,
+                    original: np.ndarray, site_map: SiteMap) -> np.ndarray:
+    """``rows`` (the URL-table rows of the nodes, first copies) with each merged node's
+    row replaced by its canonical copy's (:func:`.sites.canonical_copies`)."""
+    import pyarrow.compute as pc
+
+    copies = np.flatnonzero(original[table.ids] != table.ids)
+    if copies.size == 0 or site_map.host_site.size == 0:
+        return rows
+    firsts = np.searchsorted(table.ids, np.unique(original[table.ids[copies]]))
+    members = np.concatenate([copies, firsts])
+    url_rank = np.empty(members.size, dtype=np.int64)
+    url_rank[np.asarray(pc.sort_indices(table.urls.take(members).arrow))] = \
+        np.arange(members.size)
+    on_primary = site_map.is_primary()[url_hosts[members]]
+    site = site_map.host_site[url_hosts]
+    site_pages = np.bincount(site[table.has_outcome(Outcome.FETCHED)],
+                             minlength=len(site_map.names))[site[members]]
+    canonical = members[canonical_copies(original[table.ids[members]], url_rank, on_primary,
+                                         site_pages)]
+    out = rows.copy()
+    at = np.searchsorted(rows, firsts)   # the first copies are nodes
+    out[at] = canonical[copies.size:]
+    return out
 
 
 def collapse_map(dup_ids: np.ndarray, dup_of: np.ndarray, page_ids: np.ndarray,
@@ -292,7 +379,7 @@ def _redirect_targets(redirect_ids: np.ndarray, links: LinkArrays, top: int) -> 
 _LINK_CHUNK = 1 << 24
 
 
-def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
+def _edges(links: LinkArrays, pos: np.ndarray, node_sites: np.ndarray,
            nofollow: LinkArrays | None, top: int, final: np.ndarray, n: int, *,
            remote_only: bool, drop_self_loops: bool) -> tuple[np.ndarray, np.ndarray]:
     """The kept links' destination nodes grouped by source node, and each node's count.
@@ -326,7 +413,7 @@ def _edges(links: LinkArrays, pos: np.ndarray, node_hosts: np.ndarray,
         if drop_self_loops:
             mask &= src != dst
         if remote_only:
-            mask &= node_hosts[np.maximum(src, 0)] != node_hosts[np.maximum(dst, 0)]
+            mask &= node_sites[np.maximum(src, 0)] != node_sites[np.maximum(dst, 0)]
         kept = dst[mask]
         out[filled:filled + kept.size] = kept
         filled += kept.size

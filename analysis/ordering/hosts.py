@@ -12,6 +12,12 @@ recomputation run at once, as in :func:`webcrawl.analysis.ordering.virtual.repla
 this replay reproduces with one connection and no waits, tested).  Simultaneous events
 are processed in a fixed order (ends by time, then by when they were taken), so a
 replay is deterministic.  :mod:`webcrawl.analysis.ordering.timed` gives it its clock.
+
+A "host" here is whatever key the caller gives each node: the virtual and timed crawls
+pass ``graph.sites`` (a host, or mirrored hosts as one site, see
+:mod:`webcrawl.analysis.graph.sites`), so a site served under two names is one queue
+with one pending count and one politeness clock, whichever copy the recorded crawl
+fetched first.
 """
 
 from __future__ import annotations
@@ -212,7 +218,8 @@ def replay_hosts(
     out_links : callable
         ``out_links(node)``: the node's distinct out-link targets.
     hosts : ndarray of int
-        Host index of each node (0..H-1).
+        Host (or site: ``graph.sites``) index of each node (0..H-1): the politeness
+        and pending-count key.
     durations : ndarray of float
         Fetch time of each node, in seconds (>= 0).
     waits : ndarray of float

@@ -45,6 +45,7 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.graph.sites import drop_same_site_links
 from webcrawl.analysis.ordering.quality_links import discovery_rate, sink_fraction, top_n_overlap
 from webcrawl.analysis.ordering.quality_order import (
     capture_at_times,
@@ -98,8 +99,8 @@ class QualitySettings:
         Number of partial-graph PageRank computations for :func:`top_n_overlap`
         (default 10, spread over the slice ends; 0 skips the metric).
     remote_only : bool
-        Use PageRank over links between different hosts only (Najork and Wiener's
-        variant that removes self-endorsement). Default False.
+        Use PageRank over links between different sites only (Najork and Wiener's
+        variant that removes self-endorsement; mirrored hosts are one site). Default False.
     alpha : float
         PageRank damping factor (default 0.85).
     tol : float
@@ -208,12 +209,9 @@ class QualityReport:
 
 
 def remote_adjacency(graph: CapturedGraph) -> sp.csr_array:
-    """The adjacency keeping only links between different hosts ("remote links")."""
-    adj = sp.csr_array(graph.adjacency)
-    src = np.repeat(np.arange(adj.shape[0]), np.diff(adj.indptr))
-    hosts = np.asarray(graph.hosts)
-    keep = hosts[src] != hosts[adj.indices]
-    return sp.csr_array((adj.data[keep], (src[keep], adj.indices[keep])), shape=adj.shape)
+    """The adjacency keeping only links between different sites ("remote links"; mirrored
+    hosts are one site, :mod:`webcrawl.analysis.graph.sites`)."""
+    return drop_same_site_links(graph.adjacency, graph.sites)
 
 
 def final_pagerank(
@@ -226,7 +224,7 @@ def final_pagerank(
     ----------
     graph : CapturedGraph
     remote_only : bool
-        Count only links between different hosts (Najork and Wiener's variant).
+        Count only links between different sites (Najork and Wiener's variant).
     alpha, tol : float
         Passed to :func:`webcrawl.analysis.graph.pagerank_alg.pagerank`.
 

@@ -5,7 +5,10 @@ pages, in a simulator that models a limited number of simultaneous connections, 
 wait between two requests to one site and each page's transfer time [1]_.  This module
 is that simulator for our strategies, with the live crawler's rules:
 
-* at most ``connections`` requests in flight, and at most one per host;
+* at most ``connections`` requests in flight, and at most one per site (a host, or
+  hosts serving the same documents: ``graph.sites``, see
+  :mod:`webcrawl.analysis.graph.sites`; a page merged from copies on mirrored hosts
+  is fetched once, from its site);
 * after a request that took ``t`` seconds its host waits
   ``min(max_delay, max(min_delay, delay_factor * t))`` (Mercator's rule, as
   :class:`webcrawl.crawler.politeness.PolitenessPolicy` computes it live);
@@ -171,7 +174,7 @@ def timed_crawl(
     dur = (np.full(graph.n, DEFAULT_FETCH_SECONDS) if durations is None
            else np.asarray(durations, dtype=np.float64))
     polite = politeness or SimulatedPoliteness()
-    run = replay_hosts(instance, graph.n, start, out_links, graph.hosts, dur,
+    run = replay_hosts(instance, graph.n, start, out_links, graph.sites, dur,
                        polite.waits(dur), polite.connections, max_pages=max_pages,
                        never_taken=skip)
     return TimedCrawl(instance.name, run.order, run.priorities, run.depths, run.discovery,
@@ -186,8 +189,9 @@ def recorded_durations(db_path: str | Path, graph: CapturedGraph, *,
     """Fetch time of each node of ``graph`` as the crawl in ``db_path`` measured it.
 
     A node's time is the duration (``ended_at - started_at``) of its final crawl
-    fetch; a node without one (never fetched, or an imported graph) gets its host's
-    median, else the median of every measured fetch, else ``default``.
+    fetch (a merged node's: its canonical copy's, ``graph.store_ids``); a node without
+    one (never fetched, or an imported graph) gets its site's median, else the median
+    of every measured fetch, else ``default``.
 
     Parameters
     ----------
@@ -217,7 +221,7 @@ def recorded_durations(db_path: str | Path, graph: CapturedGraph, *,
         # rows come in insertion order: the last row of a URL is its final attempt
         per_node[nodes[keep]] = (table.ended_at - table.started_at)[keep]
         per_node = np.where(per_node >= 0, per_node, np.nan)
-    return _fill_by_host(per_node, np.asarray(graph.hosts, dtype=np.int64), default)
+    return _fill_by_host(per_node, np.asarray(graph.sites, dtype=np.int64), default)
 
 
 def _fill_by_host(values: np.ndarray, hosts: np.ndarray, default: float) -> np.ndarray:

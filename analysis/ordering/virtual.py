@@ -307,9 +307,9 @@ def virtual_crawl(
                                 depths=depths, discovery=discovery, recomputations=0)
     out_links, skip = _out_links(graph, adjacency)
     if instance.host_order != "best-url":
-        # A site-level rule needs the hosts: the simulation with one connection, no waits.
+        # A site-level rule needs the sites: the simulation with one connection, no waits.
         zero = np.zeros(graph.n)
-        run = replay_hosts(instance, graph.n, start, out_links, graph.hosts, zero, zero,
+        run = replay_hosts(instance, graph.n, start, out_links, graph.sites, zero, zero,
                            max_pages=max_pages, never_taken=skip)
         return VirtualCrawl(instance.name, run.order, run.priorities, run.depths,
                             run.discovery, run.recomputations)

@@ -2,7 +2,9 @@
 
 :func:`bias_report` compares the in- and out-degree distributions of a sample (e.g. from
 :func:`webcrawl.analysis.sampling.walks.sample_pages`) with the true ones (chi-square and two-sample
-KS tests, mean ratios).
+KS tests, mean ratios), and the sample's share of each site with the site's share of
+the population (a uniform sample draws each site in proportion to its pages; sites as
+``graph.sites``: hosts, with mirrored hosts one site).
 
 References
 ----------
@@ -22,7 +24,10 @@ from webcrawl.analysis._sparse import as_adjacency
 from webcrawl.analysis.sampling.sample import PageSample
 from webcrawl.storage.errors import ConfigError
 
-__all__ = ["BiasReport", "DegreeBias", "bias_report"]
+__all__ = ["BiasReport", "DegreeBias", "SiteBias", "bias_report"]
+
+#: Sites listed one by one in a :class:`SiteBias` (the largest); the rest are one row.
+SITES_LISTED = 20
 
 
 @dataclass(frozen=True)
@@ -62,17 +67,44 @@ class DegreeBias:
 
 
 @dataclass(frozen=True)
+class SiteBias:
+    """The sample's share of each site against the population's.
+
+    Attributes
+    ----------
+    names : list of str
+        The :data:`SITES_LISTED` largest sites of the population (most pages first),
+        then ``"(other sites)"`` when there are more.
+    true_fraction, sample_fraction, ratio : ndarray of float64
+        Share of the population (of the sample) on each, and their ratio.
+    chi2_statistic, chi2_pvalue : float
+        Pearson chi-square of the sample's counts against ``size * true_fraction``
+        (rows expecting fewer than 5 merged, as for the degrees).
+    """
+
+    names: list[str]
+    true_fraction: np.ndarray
+    sample_fraction: np.ndarray
+    ratio: np.ndarray
+    chi2_statistic: float
+    chi2_pvalue: float
+
+
+@dataclass(frozen=True)
 class BiasReport:
-    """In- and out-degree bias of a sample (see :func:`bias_report`)."""
+    """In- and out-degree bias of a sample (see :func:`bias_report`), and its site shares
+    (None when the population is on one site or the sites are unknown)."""
 
     size: int
     distinct: int
     population: int
     in_degree: DegreeBias
     out_degree: DegreeBias
+    sites: SiteBias | None = None
 
 
-def bias_report(adjacency: Any, nodes: Any, population: Any = None) -> BiasReport:
+def bias_report(adjacency: Any, nodes: Any, population: Any = None, *,
+                sites: Any = None) -> BiasReport:
     """Compare a sample's in- and out-degree distributions with the true ones.
 
     Parameters
@@ -83,6 +115,9 @@ def bias_report(adjacency: Any, nodes: Any, population: Any = None) -> BiasRepor
         The sampled nodes (repeats count).  A PageSample brings its population.
     population : array_like of bool, shape (n,), optional
         The pages the sample should be uniform over.  Default: every page.
+    sites : array_like of int, shape (n,), optional
+        The site of each page, for :attr:`BiasReport.sites`.  Default: ``sites`` of a
+        CapturedGraph (with ``site_names``); none for a bare sparse array.
 
     Returns
     -------
@@ -116,13 +151,39 @@ def bias_report(adjacency: Any, nodes: Any, population: Any = None) -> BiasRepor
     mask = np.ones(n, bool) if population is None else np.asarray(population, bool)
     out_deg = np.diff(adj.indptr)
     in_deg = np.bincount(adj.indices, minlength=n)
+    names = getattr(adjacency, "site_names", None)
+    sites = getattr(adjacency, "sites", None) if sites is None else sites
     return BiasReport(
         size=int(sample.size),
         distinct=int(np.unique(sample).size),
         population=int(mask.sum()),
         in_degree=_degree_bias(in_deg[mask], in_deg[sample]),
         out_degree=_degree_bias(out_deg[mask], out_deg[sample]),
+        sites=None if sites is None else _site_bias(np.asarray(sites), mask, sample, names),
     )
+
+
+def _site_bias(sites: np.ndarray, mask: np.ndarray, sample: np.ndarray,
+               names: Any) -> SiteBias | None:
+    """Site shares of the sample against the population (None: one site)."""
+    n_sites = int(sites.max(initial=-1)) + 1
+    truth = np.bincount(sites[mask], minlength=n_sites)
+    if np.count_nonzero(truth) < 2:
+        return None
+    drawn = np.bincount(sites[sample], minlength=n_sites)
+    order = np.lexsort((np.arange(n_sites), -truth))
+    order = order[truth[order] > 0]
+    listed, rest = order[:SITES_LISTED], order[SITES_LISTED:]
+    label = list(names) if names is not None and len(names) >= n_sites else \
+        [f"site {s}" for s in range(n_sites)]
+    true_counts = np.r_[truth[listed], truth[rest].sum()] if rest.size else truth[listed]
+    counts = np.r_[drawn[listed], drawn[rest].sum()] if rest.size else drawn[listed]
+    true_frac = true_counts / truth.sum()
+    sample_frac = counts / max(int(sample.size), 1)
+    chi2, chi2_p = _chi_square(counts, true_frac * sample.size)
+    return SiteBias([label[s] for s in listed.tolist()] + (["(other sites)"] if rest.size
+                                                           else []),
+                    true_frac, sample_frac, sample_frac / true_frac, chi2, chi2_p)
 
 
 def _degree_bias(truth: np.ndarray, sample: np.ndarray) -> DegreeBias:

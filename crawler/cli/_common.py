@@ -19,6 +19,7 @@ __all__ = [
     "add_json_option",
     "add_politeness_options",
     "add_settings_options",
+    "add_sites_option",
     "add_warc_option",
     "check_output",
     "existing_db",
@@ -34,6 +35,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "print_json",
+    "print_sites",
     "print_table",
     "seed_int",
     "settings_layers",
@@ -286,6 +288,27 @@ def add_duplicates_option(parser: argparse.ArgumentParser) -> None:
                              "byte, a page fetched earlier (http and https copies, www. "
                              "aliases) is merged into that page, and outputs name the "
                              "count; keep: every copy is its own node")
+
+
+#: ``--sites``: each choice and what it means (the first is the default).
+SITES_CHOICES = {"mirrors": "hosts that serve the same documents (a mirror, an http/https "
+                            "or www. alias) are one site for same-site links, diverse "
+                            "cores, host counts and politeness",
+                 "hosts": "every host name its own site"}
+
+
+def add_sites_option(parser: argparse.ArgumentParser) -> None:
+    """``--sites mirrors|hosts``: what "the same site" means for host-based measures."""
+    meanings = [f"{name}{' (default)' if k == 0 else ''}: {text}"
+                for k, (name, text) in enumerate(SITES_CHOICES.items())]
+    parser.add_argument("--sites", choices=tuple(SITES_CHOICES), default="mirrors",
+                        help="; ".join(meanings))
+
+
+def print_sites(graph: Any) -> None:
+    """Name the mirrored hosts merged into one site, on stderr (nothing if none)."""
+    for mirror in graph.mirrors:
+        print(f"one site: {mirror.describe()}", file=sys.stderr)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> None:

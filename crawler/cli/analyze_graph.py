@@ -18,11 +18,13 @@ from webcrawl.crawler.cli._common import (
     add_db_option,
     add_graph_option,
     add_json_option,
+    add_sites_option,
     existing_db,
     float_range,
     nonneg_int,
     positive_int,
     print_json,
+    print_sites,
     print_table,
 )
 from webcrawl.storage.errors import ConfigError
@@ -65,8 +67,10 @@ def _topic(sub: Any, name: str, help_text: str, description: str) -> argparse.Ar
                                                      description=description)
     add_db_option(parser)
     parser.add_argument("--remote-only", action="store_true",
-                        help="only links between different hosts (Najork and Wiener)")
+                        help="only links between different sites (Najork and Wiener; "
+                             "mirrored hosts are one site unless --sites hosts)")
     add_graph_option(parser)
+    add_sites_option(parser)
     parser.add_argument("--top", type=nonneg_int, default=DEFAULT_TOP, metavar="K",
                         help=f"rows to show (default {DEFAULT_TOP})")
     add_json_option(parser)
@@ -81,24 +85,65 @@ def _load(args: argparse.Namespace) -> Any:
     path = existing_db(args.db)
     started = time.perf_counter()
     graph = load_graph(path, graph=args.graph, remote_only=args.remote_only,
-                       duplicates=args.duplicates)
+                       duplicates=args.duplicates, sites=args.sites)
     print(f"loaded the {graph.describe()} in {time.perf_counter() - started:.2f} s",
           file=sys.stderr)
+    print_sites(graph)
     return graph
 
 
 def _graph_info(graph: Any, args: argparse.Namespace) -> dict[str, Any]:
     return {"db": str(args.db), "graph": graph.info(), "nodes": graph.n, "links": graph.m,
-            "remote_only": args.remote_only}
+            "remote_only": args.remote_only, "sites": args.sites}
+
+
+#: Scores equal to this many significant digits are ties, ranked by URL: the order of a
+#: table must not depend on node numbering (the crawl's discovery order), and power
+#: iteration leaves equal scores unequal in their last bits.
+TIE_DIGITS = 9
 
 
 def _ranked(graph: Any, scores: Any, top: int) -> list[dict[str, Any]]:
-    """The ``top`` highest-scoring nodes, ties by node index (stable)."""
+    """The ``top`` highest-scoring nodes; scores equal to :data:`TIE_DIGITS` significant
+    digits rank by URL."""
     import numpy as np
 
-    order = np.argsort(-scores, kind="stable")[:top]
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.size == 0:
+        return []
+    k = min(top, scores.size)
+    rounded = _significant(scores, TIE_DIGITS)
+    kth = np.partition(rounded, scores.size - k)[scores.size - k]
+    cand = np.flatnonzero(rounded >= kth)     # the top k, and every node tied with them
+    order = cand[np.lexsort((_url_ranks(graph, cand), -rounded[cand]))][:k]
     return [{"rank": r + 1, "score": float(scores[i]), "url": graph.urls[i],
              "crawled": bool(graph.crawled[i])} for r, i in enumerate(order.tolist())]
+
+
+def _significant(values: Any, digits: int) -> Any:
+    """``values`` rounded to ``digits`` significant digits (vectorised)."""
+    import numpy as np
+
+    mag = np.floor(np.log10(np.abs(values), where=values != 0,
+                            out=np.zeros_like(values)))
+    scale = 10.0 ** (digits - 1 - mag)
+    return np.round(values * scale) / scale
+
+
+def _url_ranks(graph: Any, nodes: Any) -> Any:
+    """Alphabetical rank of each node's URL among ``nodes``."""
+    import numpy as np
+
+    urls = graph.urls
+    if hasattr(urls, "take"):      # the loader's Arrow-backed URLs: sorted in Arrow
+        import pyarrow.compute as pc
+
+        order = np.asarray(pc.sort_indices(urls.take(nodes).arrow))
+    else:                          # a generated graph's list
+        order = np.argsort(np.asarray([urls[i] for i in nodes.tolist()]), kind="stable")
+    ranks = np.empty(nodes.size, dtype=np.int64)
+    ranks[order] = np.arange(nodes.size)
+    return ranks
 
 
 def _print_ranked(rows: list[dict[str, Any]], title: str) -> None:

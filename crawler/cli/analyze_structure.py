@@ -18,10 +18,12 @@ from webcrawl.crawler.cli._common import (
     add_db_option,
     add_graph_option,
     add_json_option,
+    add_sites_option,
     existing_db,
     nonneg_int,
     positive_int,
     print_json,
+    print_sites,
     print_table,
     seed_int,
 )
@@ -40,10 +42,12 @@ def register(sub: Any) -> None:
 def _load(args: argparse.Namespace) -> Any:
     from webcrawl.analysis.graph.loader import load_graph
 
-    graph = load_graph(existing_db(args.db), graph=args.graph, duplicates=args.duplicates)
+    graph = load_graph(existing_db(args.db), graph=args.graph, duplicates=args.duplicates,
+                       sites=args.sites)
     if graph.n == 0:
         raise ConfigError(f"the crawl database {args.db} holds no pages")
     print(f"measuring the {graph.describe()}", file=sys.stderr)
+    print_sites(graph)
     return graph
 
 
@@ -91,6 +95,7 @@ def _register_sample(sub: Any) -> None:
     parser.add_argument("--show", type=nonneg_int, default=20, metavar="N",
                         help="sampled pages to list (default 20; JSON lists all)")
     add_graph_option(parser)
+    add_sites_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_sample)
 
@@ -138,7 +143,19 @@ def run_sample(args: argparse.Namespace) -> int:
     for name, bias in (("in-degree", report.in_degree), ("out-degree", report.out_degree)):
         print()
         _print_bias(name, bias)
+    if report.sites is not None:
+        print()
+        _print_site_bias(report.sites)
     return 0
+
+
+def _print_site_bias(bias: Any) -> None:
+    print_table(["site", "true", "sample", "ratio"],
+                [[name, float(t), float(d), float(r)]
+                 for name, t, d, r in zip(bias.names, bias.true_fraction,
+                                          bias.sample_fraction, bias.ratio, strict=True)],
+                title=f"sites: share of the pages against share of the sample; chi2 "
+                      f"{bias.chi2_statistic:.3g} (p={bias.chi2_pvalue:.3g})")
 
 
 def _run_walk_lengths(graph: Any, config: Any, args: argparse.Namespace) -> int:
@@ -203,6 +220,7 @@ def _register_smallworld(sub: Any) -> None:
                         help="seed of the BFS source sample (default 0)")
     add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)
+    add_sites_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_smallworld)
 
@@ -278,16 +296,18 @@ def _register_cores(sub: Any) -> None:
     add_db_option(parser)
     add_core_options(parser, smallest=2, largest=4)
     parser.add_argument("--diverse", action="store_true",
-                        help="Kumar's diverse cores: ignore same-host links and count "
-                             "fans on distinct hosts")
+                        help="Kumar's diverse cores: ignore same-site links and count "
+                             "fans on distinct sites")
     parser.add_argument("--same-host-links", choices=("drop", "keep"), default="drop",
                         help="drop (default, as Kumar et al. trawled: links within a site "
                              "endorse nothing) or keep the links between pages of one "
-                             "host; kept, a site's navigation can make the number of "
-                             "cores exponential, and --max-sets ends the run")
+                             "site (a host, or mirrored hosts: see --sites); kept, a "
+                             "site's navigation can make the number of cores "
+                             "exponential, and --max-sets ends the run")
     parser.add_argument("--examples", type=nonneg_int, default=5, metavar="N",
                         help="example cores to list (default 5)")
     add_graph_option(parser)
+    add_sites_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run_cores)
 
@@ -330,6 +350,7 @@ def run_cores(args: argparse.Namespace) -> int:
                 for core in cores.examples]
     if args.json:
         print_json({"graph": graph.info(), "diverse": cores.diverse, "links": cores.links,
+                    "sites": args.sites,
                     "same_host_links_dropped": cores.same_host_links,
                     "i": cores.i_values, "j": cores.j_values, "counts": cores.counts,
                     "maximal": cores.maximal, "cores": cores.cores,
@@ -349,7 +370,7 @@ def run_cores(args: argparse.Namespace) -> int:
 def print_core_tables(cores: Any, graph_name: str) -> None:
     """The headline C(i, j) table, then the maximal cores by exact size."""
     kind = "diverse cores" if cores.diverse else "cores"
-    fans = "fans on distinct hosts" if cores.diverse else "fans"
+    fans = "fans on distinct sites" if cores.diverse else "fans"
     i_list, j_list = cores.i_values.tolist(), cores.j_values.tolist()
     print_table(["i \\ j", *(str(j) for j in j_list)],
                 [[i, *row] for i, row in zip(i_list, cores.counts.tolist(), strict=True)],
@@ -357,7 +378,7 @@ def print_core_tables(cores: Any, graph_name: str) -> None:
                       f"(>= i {fans} all linking to the same >= j centers); "
                       f"{cores.cores} cores, {cores.generated} by the generation filter; "
                       f"{cores.links} links"
-                      + (f" ({cores.same_host_links} same-host links dropped)"
+                      + (f" ({cores.same_host_links} same-site links dropped)"
                          if cores.same_host_links else "")
                       + f", {cores.pruned_links} after elimination, "
                       f"{cores.residual_links} after generation")

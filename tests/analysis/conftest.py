@@ -1,6 +1,11 @@
-"""Random test graphs shared by the analysis tests."""
+"""Random test graphs and hand-made crawl databases shared by the analysis tests."""
 
 from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,3 +43,15 @@ def make_random_digraph(
 def random_digraph():
     """The random multigraph builder, as a fixture (tests/ is not a package)."""
     return make_random_digraph
+
+
+@pytest.fixture(scope="session")
+def write_crawl() -> Callable[..., Path]:
+    """``tests/crawler/crawldb.py``'s ``write_crawl`` (tests/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "crawldb", Path(__file__).parents[1] / "crawler" / "crawldb.py")
+    assert spec is not None and spec.loader is not None
+    module: Any = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    writer: Callable[..., Path] = module.write_crawl
+    return writer

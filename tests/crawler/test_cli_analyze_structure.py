@@ -66,7 +66,7 @@ def test_cores_drop_same_host_links_by_default(crawl_db, capsys):
     assert out["counts"] == [[1, 1], [1, 1]] and out["maximal"] == [[0, 0], [0, 1]]
     assert out["cores"] == 1 and out["diverse"] is False
     text = (main(["analyze", "cores", "--db", str(crawl_db)]), capsys.readouterr().out)
-    assert text[0] == 0 and "7 same-host links dropped" in text[1]
+    assert text[0] == 0 and "7 same-site links dropped" in text[1]
 
 
 def test_cores_limit_is_an_option(crawl_db, capsys):
@@ -133,6 +133,8 @@ def test_sample_table(crawl_db, capsys):
     text = capsys.readouterr().out
     assert "undirected sample of the graph of fetched pages: 8 pages" in text
     assert "in-degree: mean" in text
+    assert "sites: share of the pages against share of the sample" in text
+    assert "a.test" in text.split("sites: share", 1)[1]
 
 
 def test_directed_sample_runs_on_the_largest_scc_and_says_so(tmp_path, capsys):

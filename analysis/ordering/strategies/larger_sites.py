@@ -30,6 +30,12 @@ class LargerSitesFirst(BreadthFirst):
     combination of breadth-first ordering with the largest sites first.  Under
     politeness a large site keeps a connection busy from the start instead of being
     left alone at the end, where its waits would set the crawl's duration.
+
+    In virtual and timed crawls a "host" is a site (``graph.sites``): hosts serving
+    the same documents are one site, so a mirrored site's pending pages are counted
+    once, not split between its host names by the order the recorded crawl fetched
+    the copies in.  The live crawler counts per host name: it cannot know that two
+    names serve one site before it has fetched both.
     """
 
     name = "larger-sites-first"

@@ -9,8 +9,8 @@ links_from_duplicates stores them); 3 -> 2; 4 -> 3, 3, 5.
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -19,13 +19,6 @@ from webcrawl.analysis.graph import load_graph
 from webcrawl.analysis.graph.loader import collapse_map, graph_edges
 from webcrawl.storage.errors import ConfigError
 
-_spec = importlib.util.spec_from_file_location(
-    "crawldb", Path(__file__).parents[2] / "crawler" / "crawldb.py")
-assert _spec is not None and _spec.loader is not None
-_crawldb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_crawldb)
-write_crawl = _crawldb.write_crawl
-
 URLS = ["http://a.test/", "http://a.test/p", "https://a.test/", "https://a.test/p",
         "http://a.test/q", "http://a.test/r"]
 LINKS = {0: [1, 2, 4], 1: [3, 0], 2: [3, 4], 3: [2], 4: [3, 3, 5]}
@@ -33,7 +26,7 @@ DUPLICATE_OF = {2: 0, 3: 1}
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
+def db(tmp_path: Path, write_crawl: Callable[..., Path]) -> Path:
     path = write_crawl(tmp_path / "c.db", URLS, LINKS)
     with sqlite3.connect(path) as conn:
         conn.executemany("UPDATE urls SET duplicate_of = ? WHERE id = ?",
@@ -64,7 +57,8 @@ def test_self_loops_from_collapse_follow_drop_self_loops(db: Path) -> None:
     assert edges(g) == {(0, 0), (0, 1), (0, 4), (1, 1), (1, 0), (4, 1)}
 
 
-def test_keep_is_the_graph_without_the_test(db: Path, tmp_path: Path) -> None:
+def test_keep_is_the_graph_without_the_test(db: Path, tmp_path: Path,
+                                            write_crawl: Callable[..., Path]) -> None:
     kept = load_graph(db, duplicates="keep")
     plain = load_graph(write_crawl(tmp_path / "plain.db", URLS, LINKS))
     assert kept.store_ids.tolist() == plain.store_ids.tolist() == [0, 1, 2, 3, 4]
@@ -83,12 +77,17 @@ def test_all_graph_collapses_too(db: Path) -> None:
 
 
 def test_a_duplicate_seed_is_its_page(db: Path) -> None:
+    default = load_graph(db)
     with sqlite3.connect(db) as conn:  # the seed is now the copy of https://a.test/
         conn.execute("UPDATE urls SET duplicate_of = NULL WHERE id = 2")
         conn.execute("UPDATE urls SET duplicate_of = 2 WHERE id = 0")
     g = load_graph(db)
-    assert g.store_ids.tolist() == [1, 2, 4]
-    assert g.store_ids[g.seeds].tolist() == [2]
+    # The merged node is known by its canonical copy (the first URL), http://a.test/,
+    # whichever copy the crawl fetched first: the same graph as before.
+    assert g.store_ids.tolist() == [1, 0, 4]
+    assert g.urls[1] == "http://a.test/"
+    assert g.store_ids[g.seeds].tolist() == [0]
+    assert edges(g) == edges(default)
 
 
 def test_export_names_the_policy(db: Path) -> None:
