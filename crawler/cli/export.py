@@ -26,6 +26,7 @@ from webcrawl.crawler.cli._common import (
 from webcrawl.crawler.cli._help import add_deprecated_alias
 from webcrawl.crawler.cli._output import is_stdout
 from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.formats import EXPORT_FORMATS, formats_of
 from webcrawl.storage.output import open_output, output_path
 
 __all__ = ["register"]
@@ -49,9 +50,8 @@ def register(sub: Any) -> None:
     parser.add_argument("what", choices=("edges", "pages", "fetches", "rates"),
                         help="what to export")
     add_db_option(parser)
-    # The formats are storage's (EDGE_FORMATS, TABLE_FORMATS, checked in _exporter): no
-    # second list here, and no numpy import for --help.
-    parser.add_argument("--format", default="tsv", metavar="FORMAT",
+    # The formats are storage's one list (which applies to what: checked in _exporter).
+    parser.add_argument("--format", choices=EXPORT_FORMATS, default="tsv",
                         help="tsv (header row; default), jsonl (one JSON object a line); "
                              "edges also: edgelist ('src dst', no header: networkx "
                              "read_edgelist, igraph Read_Ncol), graphml and parquet (needs "
@@ -78,13 +78,10 @@ def register(sub: Any) -> None:
 
 
 def _exporter(args: argparse.Namespace) -> Any:
-    from webcrawl.storage.export import EDGE_FORMATS, TABLE_FORMATS
-
-    formats = EDGE_FORMATS if args.what == "edges" else TABLE_FORMATS
+    formats = formats_of(args.what)
     if args.format not in formats:
-        also = ", parquet" if args.what == "edges" else ""
         raise ConfigError(f"--format {args.format} does not apply to {args.what} "
-                          f"(choose from {', '.join(formats)}{also})")
+                          f"(choose from {', '.join(formats)})")
     if (args.ids or args.nodes) and args.what != "edges":
         raise ConfigError("--ids and --nodes apply to edges only")
     if args.ids != (args.nodes is not None):
