@@ -234,7 +234,6 @@ class Crawler:
         self._sitemaps_read: set[int] = set()        # hosts whose sitemaps were read
         #: hosts whose turn has URLs in the downloader's hands (one window per host)
         self._windows: dict[int, _Window] = {}
-        self._abort = False                          # a second stop: no grace
         s = self.settings
         self.politeness = PolitenessPolicy(s)
         self.robots = RobotsCache(s)
@@ -266,8 +265,6 @@ class Crawler:
         No new request starts; the answers of requests already under way are recorded
         for up to ``stop_grace`` seconds.  A second call stops at once.
         """
-        if self._tasks.stopping:
-            self._abort = True
         self._tasks.stop()
 
     async def run(self) -> CrawlStats:
@@ -297,7 +294,9 @@ class Crawler:
                 self._over_budget(self.budget.check())
                 await self._dispatch()
                 if self._tasks.fatal is None and self._tasks.stopping:
-                    await self._drain()
+                    # tasks parked in a wait (a retry's backoff) are not under way:
+                    # they are cancelled with the rest
+                    await self._tasks.drain(s.stop_grace, self._in_flight)
                 if self._tasks.fatal is not None:
                     raise self._tasks.fatal
             finally:
@@ -444,19 +443,6 @@ class Crawler:
         # URLs left by a page limit stay in the frontier (no outcome): a resume with a
         # higher limit takes them.
         self.stats.stopped = "max_pages" if self._max_pages_reached() else "done"
-
-    async def _drain(self) -> None:
-        """A stop: let the requests under way answer (and be recorded) for up to
-        ``stop_grace`` seconds.  Nothing new is taken (``_fill`` and window refills
-        check the stop); tasks parked in a wait (a retry's backoff) are not under way
-        and are cancelled with the rest."""
-        deadline = time.monotonic() + self.settings.stop_grace
-        while self._in_flight() > 0 and not self._abort and self._tasks.fatal is None:
-            if time.monotonic() >= deadline:
-                log.info("stop: %d requests still under way after %.0f s: dropped",
-                         self._in_flight(), self.settings.stop_grace)
-                return
-            await self._tasks.wait(deadline)
 
     def _fill(self) -> None:
         """Resume parked tasks, then start ready hosts, while slots are free.
