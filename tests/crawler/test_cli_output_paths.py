@@ -42,7 +42,7 @@ def _is(path: Path, test: object) -> bool:
 
 def _quiet(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code = main(argv)
-    out, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert code == 0, err
     assert "Traceback" not in err
 

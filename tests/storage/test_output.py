@@ -160,7 +160,7 @@ def test_directories_block_devices_and_sockets_are_refused(tmp_path: Path) -> No
         # A block device no disk answers to: it is refused before it is opened.
         refused["block"] = _device(tmp_path / "disk", stat.S_IFBLK, 7, 255)
         for kind, path in refused.items():
-            with pytest.raises(ConfigError, match="directory|block device|socket"):
+            with pytest.raises(ConfigError, match=r"directory|block device|socket"):
                 output_way(path)
             with pytest.raises(ConfigError), output_path(path):
                 pass  # pragma: no cover
@@ -172,5 +172,5 @@ def test_directories_block_devices_and_sockets_are_refused(tmp_path: Path) -> No
 def test_a_folder_that_cannot_be_written_is_refused(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    with pytest.raises(ConfigError, match="(?i)not a directory"):
+    with pytest.raises(ConfigError, match=r"(?i)not a directory"):
         output_way(blocker / "out.tsv")

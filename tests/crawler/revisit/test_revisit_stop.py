@@ -17,6 +17,7 @@ from aiohttp import web
 from miniweb import MiniWeb, html
 from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.revisit import RevisitCrawler, RevisitSettings
+from webcrawl.storage.lock import lock_path
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -75,6 +76,7 @@ async def _stopped_while_held(tmp_path: Path, stops: int) -> tuple[HeldWeb, Path
     finally:
         await site.stop()
     assert site.held is not None
+    assert not lock_path(db).exists()  # a stopped revisit's clean exit took its lock file
     return site, db, site.url("a.test", site.held)
 
 
