@@ -80,7 +80,8 @@ def main() -> None:
             total_dropped += answered - recorded
             print(f"trial {trial:2d}: exit {proc.returncode}, answered {answered}, "
                   f"recorded {recorded}, dropped {answered - recorded}"
-                  + ("  TRACEBACK" if "Traceback" in err else ""), flush=True)
+                  + ("  TRACEBACK" if "Traceback" in err else "")
+                  + ("" if err.strip() else "  NO MESSAGE"), flush=True)
     shutil.rmtree(tmp)
     print(f"{args.trials} trials: {total_answered} answered, {total_dropped} dropped")
 

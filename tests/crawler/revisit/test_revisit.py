@@ -316,6 +316,17 @@ def test_kill_and_resume_repeats_no_completed_fetch(tmp_path: Path) -> None:
         assert before >= n_pages + 10
         done = subprocess.run([*cmd, "--duration", "2.5"], stderr=subprocess.PIPE, timeout=30)
         assert done.returncode == 0, done.stderr.decode()
+        assert revisit_count(db) > before
+        # Ctrl-C: a clean stop, exit 130 and one line, --quiet or not
+        before = revisit_count(db)
+        stopped = subprocess.Popen([*cmd, "--duration", "30"], stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 20
+        while revisit_count(db) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stopped.send_signal(signal.SIGINT)
+        _, err = stopped.communicate(timeout=30)
+        assert stopped.returncode == 130, err
+        assert err.splitlines() == [f"webcrawl: revisit stopped; run it again to continue ({db})"]
     assert revisit_count(db) > before
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
