@@ -4,8 +4,8 @@ A :class:`WorkerPool` starts every worker on the crawl's first order, all at onc
 (through a ``spawn`` function returning a
 :class:`~webcrawl.crawler.shard.transport.Transport`, so child processes and Ray actors
 are interchangeable): started on its own first order, a worker's start-up (its imports,
-2-4 s on a loaded machine) came after the first page had named its hosts, and delayed
-every host it owned by that much.  It sends each worker the orders for its hosts
+about 3 s on a loaded machine) came after the first page had named its hosts, and
+delayed every host it owned by that much.  It sends each worker the orders for its hosts
 (``route``: the :class:`~webcrawl.crawler.shard.coordinator.ShardDownloader`'s assignment)
 in batches -- every order made during one turn of the event loop goes in one send --
 and hands each result to the callback its order was submitted with
