@@ -317,7 +317,7 @@ def test_kill_and_resume_repeats_no_completed_fetch(tmp_path: Path) -> None:
         proc.communicate(timeout=10)
         before = revisit_count(db)
         assert before >= n_pages + 10
-        done = subprocess.run([*cmd, "--duration", "2.5"], stderr=subprocess.PIPE, timeout=30)
+        done = subprocess.run([*cmd, "--duration", "2.5"], stderr=subprocess.PIPE, timeout=120)
         assert done.returncode == 0, done.stderr.decode()
         assert revisit_count(db) > before
         # Ctrl-C: a clean stop, exit 130 and one line, --quiet or not
@@ -327,7 +327,7 @@ def test_kill_and_resume_repeats_no_completed_fetch(tmp_path: Path) -> None:
         while revisit_count(db) == before and time.monotonic() < deadline:
             time.sleep(0.02)
         stopped.send_signal(signal.SIGINT)
-        _, err = stopped.communicate(timeout=30)
+        _, err = stopped.communicate(timeout=120)
         assert stopped.returncode == 130, err
         assert err.splitlines() == [f"webcrawl: revisit stopped; run it again to continue ({db})"]
     assert revisit_count(db) > before
