@@ -21,13 +21,21 @@ the response's ``Content-Encoding`` and ``Transfer-Encoding`` headers are droppe
 ``Content-Length`` is the stored length; a body cut at ``fetch_max_body`` carries
 ``WARC-Truncated: length``.  A failed exchange (no response) writes nothing.  Writes
 are synchronous (one compressed record is small next to a fetch).
+
+A file holds whole records only: each exchange's records are compressed in memory and
+written with one call; a write that fails (a full disk, a file size limit) cuts the file
+back to its last whole record (a file left without one is removed), and the archive
+raises :class:`~webcrawl.storage.errors.CrawlError` naming the file, then and at every
+later call: the crawl stops with one line, and every WARC it leaves reads to its end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import io
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -65,6 +73,9 @@ class WarcArchive:
         self.files: list[Path] = []
         self.records = 0
         self._out: BinaryIO | None = None
+        self._size = 0                    # bytes of whole records in the current file
+        self._buffer = io.BytesIO()       # the records being written, compressed
+        self._failed: CrawlError | None = None
         self._writer: Any = None
         self._stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%d%H%M%S")
         self._serial = 0
@@ -78,14 +89,16 @@ class WarcArchive:
             path = self.directory / name
             self._serial += 1
             try:
-                self._out = open(path, "xb")  # noqa: SIM115 (closed in _close)
+                # Unbuffered: whole records go out in one write each (see _write).
+                self._out = open(path, "xb", buffering=0)  # noqa: SIM115 (closed in _close)
             except FileExistsError:
                 continue  # a run started in the same second (a quick resume): next serial
             except OSError as exc:
                 raise CrawlError(f"cannot write {path}: {exc.strerror or exc}") from exc
             break
         self.files.append(path)
-        self._writer = WARCWriter(self._out, gzip=True, warc_version="1.1")
+        self._size = 0
+        self._writer = WARCWriter(self._buffer, gzip=True, warc_version="1.1")
         info = {"software": self.software, "format": "WARC File Format 1.1",
                 "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
                               "warc-format/warc-1.1/",
@@ -93,13 +106,38 @@ class WarcArchive:
                 "webcrawl-settings": json.dumps(_settings_dict(self.settings),
                                                 sort_keys=True)}
         self._writer.write_record(self._writer.create_warcinfo_record(path.name, info))
+        self._write()
         return self._writer
 
+    def _write(self) -> None:
+        """Append the buffered records to the file in one write; on a failure, cut the
+        file back to its last whole record and raise (see the module docstring)."""
+        data = self._buffer.getvalue()  # a copy: a pair of records, a few kB
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        out = self._out
+        assert out is not None
+        try:
+            done = 0
+            while done < len(data):
+                done += out.write(data[done:]) or 0
+        except OSError as exc:
+            path = self.files[-1]
+            self._failed = CrawlError(f"writing {path} failed: {exc.strerror or exc}")
+            with contextlib.suppress(OSError):
+                os.ftruncate(out.fileno(), self._size)  # frees what the failed write took
+            self._close()
+            if self._size == 0:
+                path.unlink(missing_ok=True)
+                self.files.pop()
+            raise self._failed from exc
+        self._size += done
+
     def _close(self) -> None:
-        if self._out is not None:
-            self._out.close()
-            self._out = None
-            self._writer = None
+        out, self._out, self._writer = self._out, None, None
+        if out is not None:
+            with contextlib.suppress(OSError):  # unbuffered: nothing is left to write
+                out.close()
 
     def close(self) -> None:
         """Close the current file (idempotent)."""
@@ -112,6 +150,8 @@ class WarcArchive:
         """Append one exchange: its request, and its response (or a 304's revisit)."""
         from warcio.statusandheaders import StatusAndHeaders
 
+        if self._failed is not None:
+            raise self._failed
         writer = self._writer or self._open()
         date = _warc_date(started_at)
         parts = urlsplit(url)
@@ -140,15 +180,11 @@ class WarcArchive:
                 http_headers=StatusAndHeaders(status_line, kept, protocol="HTTP/1.1"))
         response_id = response.rec_headers.get_header("WARC-Record-ID")
         request.rec_headers.add_header("WARC-Concurrent-To", response_id)
-        try:
-            writer.write_record(request)
-            writer.write_record(response)
-            assert self._out is not None
-            size = self._out.tell()
-        except OSError as exc:
-            raise CrawlError(f"writing {self.files[-1]} failed: {exc.strerror or exc}") from exc
+        writer.write_record(request)
+        writer.write_record(response)
+        self._write()
         self.records += 2
-        if size >= self.settings.warc_max_size:
+        if self._size >= self.settings.warc_max_size:
             self._close()
 
 

@@ -271,6 +271,10 @@ class CrawlSettings:
     store_batch_size: int = 2000
     #: seconds between store commits at most
     store_flush_interval: float = 0.5
+    #: seconds a write to the crawl database waits for another program's write lock (a
+    #: sqlite3 shell or a notebook with an open write transaction on it), said in a
+    #: warning; then the crawl stops, keeping what it could not write for the resume
+    store_busy_wait: float = 60.0
     #: seconds between progress-line refreshes
     progress_interval: float = 0.5
     #: seconds between progress log lines when stderr is not a terminal (0: none)

@@ -4,17 +4,21 @@ A :class:`FetchTasks` group starts the loop's tasks, wakes the loop whenever one
 and turns the first exception escaping a task into a stop: fetch failures are recorded
 inside the tasks, so what escapes is a store failure (disk full, read-only) that must
 end the run, re-raised by the loop as :attr:`FetchTasks.fatal`.  :meth:`FetchTasks.stop`
-is safe from a signal handler.
+is safe from a signal handler; a second call is an abort (:attr:`FetchTasks.aborted`),
+which ends :meth:`FetchTasks.drain`, the grace a stop gives the requests under way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 __all__ = ["FetchTasks"]
+
+log = logging.getLogger(__name__)
 
 
 class FetchTasks:
@@ -26,6 +30,8 @@ class FetchTasks:
         self._stop = asyncio.Event()
         #: the first exception that escaped a task (the loop re-raises it)
         self.fatal: BaseException | None = None
+        #: stopped twice (a second Ctrl-C): no grace for the requests under way
+        self.aborted = False
 
     def __len__(self) -> int:
         """Tasks still running."""
@@ -36,7 +42,9 @@ class FetchTasks:
         return self._stop.is_set()
 
     def stop(self) -> None:
-        """Ask the loop to stop soon (safe from a signal handler)."""
+        """Ask the loop to stop soon (safe from a signal handler); again: abort."""
+        if self._stop.is_set():
+            self.aborted = True
         self._stop.set()
         self._wake.set()
 
@@ -73,6 +81,18 @@ class FetchTasks:
             self._wake.clear()
             if timer is not None:
                 timer.cancel()
+
+    async def drain(self, grace: float, in_flight: Callable[[], int] | None = None) -> None:
+        """After a stop: wait while requests are under way (``in_flight()``, default
+        every task) for up to ``grace`` seconds, unless aborted or failed meanwhile."""
+        under_way = in_flight or self.__len__
+        deadline = time.monotonic() + grace
+        while under_way() > 0 and not self.aborted and self.fatal is None:
+            if time.monotonic() >= deadline:
+                log.info("stop: %d requests still under way after %.0f s: dropped",
+                         under_way(), grace)
+                return
+            await self.wait(deadline)
 
     async def cancel(self, others: Iterable[asyncio.Task[Any]] = ()) -> None:
         """Cancel every running task (and ``others``) and wait for them to end."""

@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # `X as X`: explicit re-exports for type checkers
     )
     from webcrawl.storage.errors import SchemaVersionError as SchemaVersionError
     from webcrawl.storage.errors import ScopeError as ScopeError
+    from webcrawl.storage.errors import StoreBusyError as StoreBusyError
+    from webcrawl.storage.errors import StoreCorruptError as StoreCorruptError
     from webcrawl.storage.errors import StoreError as StoreError
     from webcrawl.storage.errors import StoreFullError as StoreFullError
     from webcrawl.storage.errors import StoreLockedError as StoreLockedError
@@ -69,8 +71,10 @@ _LAZY = {
     "InputFormatError": "webcrawl.storage.errors",
     "StoreError": "webcrawl.storage.errors",
     "SchemaVersionError": "webcrawl.storage.errors",
+    "StoreCorruptError": "webcrawl.storage.errors",
     "StoreFullError": "webcrawl.storage.errors",
     "StoreLockedError": "webcrawl.storage.errors",
+    "StoreBusyError": "webcrawl.storage.errors",
     "StoreReadOnlyError": "webcrawl.storage.errors",
     "CrawlError": "webcrawl.storage.errors",
     "ScopeError": "webcrawl.storage.errors",

@@ -1,12 +1,15 @@
 """SQLite helpers shared by the writer and the reader (internal).
 
 One place for: the schema version, the connection URI, the check that a file is a
-crawl database of our version, the int32 id-array codec of the ``links`` table, and
-the mapping of ``sqlite3`` errors onto :mod:`webcrawl.storage.errors`.
+crawl database of our version (:func:`check_crawl_db`: its tables, their columns and the
+JSON of its meta values, what every open checks), the int32 id-array codec of the
+``links`` table, and the mapping of ``sqlite3`` errors onto :mod:`webcrawl.storage.errors`.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import sqlite3
 import sys
@@ -17,6 +20,8 @@ from pathlib import Path
 
 from webcrawl.storage.errors import (
     SchemaVersionError,
+    StoreBusyError,
+    StoreCorruptError,
     StoreError,
     StoreFullError,
     StoreReadOnlyError,
@@ -36,6 +41,16 @@ ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = (
 #: Views whose definition changed in version ``v``: ``(v, view)``; an older file's
 #: copy is dropped and made again from ``schema.sql``.
 CHANGED_VIEWS: tuple[tuple[int, str], ...] = ((6, "edges"), (7, "edges"))
+#: Tables added since version ``v``: ``(v, table)``; a file older than ``v`` lacks them
+#: (readers read them as empty, the writer creates them).  The others every file has.
+ADDED_TABLES: tuple[tuple[int, str], ...] = (
+    (2, "link_cuts"), (2, "url_sources"), (3, "link_versions"), (6, "link_blocks"),
+    (7, "id_ranges"))
+#: Tables of ``schema.sql`` that hold no crawl data (the edges view's counter): never
+#: required.
+_HELPER_TABLES = frozenset({"link_positions"})
+#: Meta values that are JSON: the type each must decode to, and its JSON name.
+JSON_META: dict[str, tuple[type, str]] = {"seeds": (list, "list"), "settings": (dict, "object")}
 
 # Primary result codes (https://sqlite.org/rescode.html); extended codes keep them
 # in the low byte.
@@ -76,13 +91,24 @@ def encode_ids(ids: Iterable[int]) -> bytes:
 
 
 def decode_ids(blob: bytes | None) -> array[int]:
-    """Inverse of :func:`encode_ids` (``None`` gives an empty array)."""
+    """Inverse of :func:`encode_ids` (``None`` gives an empty array); ValueError if
+    ``blob`` is not an int32 array (a damaged file)."""
     arr = array("i")
     if blob:
+        if not isinstance(blob, bytes) or len(blob) % arr.itemsize:
+            raise ValueError("not an int32 array")
         arr.frombytes(blob)
         if not _LITTLE_ENDIAN:  # pragma: no cover
             arr.byteswap()
     return arr
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite's *busy* or *locked*: another connection's lock."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "database is locked" in str(exc)
 
 
 def map_error(exc: BaseException, path: Path, action: str) -> StoreError:
@@ -101,10 +127,14 @@ def map_error(exc: BaseException, path: Path, action: str) -> StoreError:
         if not os.access(folder, os.W_OK):
             return StoreReadOnlyError(f"cannot open {path}: folder {folder} is not writable")
         return StoreError(f"cannot open {path}: {text}")
-    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
-        return StoreError(f"{path} is locked by another process (is another crawl writing it?)")
-    if primary in (_SQLITE_NOTADB, _SQLITE_CORRUPT):
+    if is_busy(exc):
+        return StoreBusyError(f"{path} is locked by another program: it holds an open write "
+                              "transaction on it (a sqlite3 shell or a notebook?); end that "
+                              "transaction, then try again")
+    if primary == _SQLITE_NOTADB:
         return StoreError(f"{path} is not a crawl database ({text})")
+    if primary == _SQLITE_CORRUPT:
+        return StoreCorruptError(f"{path} is damaged ({text})")
     if code == _SQLITE_IOERR_WRITE:
         return StoreError(f"write error while {action} {path} (disk full, file size limit "
                           "or I/O error); committed data is intact")
@@ -144,7 +174,59 @@ def check_crawl_db(conn: sqlite3.Connection, path: Path) -> bool:
             f"{path} was written with schema version {row[0]}; "
             f"this webcrawl reads version {SCHEMA_VERSION}"
         )
+    _check_tables(conn, path, int(row[0]), tables)
+    _check_meta(conn, path)
     return True
+
+
+@functools.cache
+def schema_columns() -> dict[str, frozenset[str]]:
+    """The columns of every table of ``schema.sql`` (read from an in-memory copy)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(schema_sql())
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        # Table names are our schema's own, never user data.
+        return {t: frozenset(r[1] for r in conn.execute(f"PRAGMA table_info({t})"))
+                for t in names}
+    finally:
+        conn.close()
+
+
+def _check_tables(conn: sqlite3.Connection, path: Path, version: int,
+                  tables: set[str]) -> None:
+    """Every table (and column) a file of ``version`` has, or :class:`StoreCorruptError`."""
+    added = dict((t, v) for v, t in ADDED_TABLES)
+    new_columns = {(t, c) for v, t, c, _ in ADDED_COLUMNS if version < v}
+    wanted = {t: cols for t, cols in schema_columns().items()
+              if t not in _HELPER_TABLES and version >= added.get(t, 0)}
+    missing = sorted(wanted.keys() - tables)
+    if missing:
+        raise StoreCorruptError(f"{path} is damaged or not a crawl database: it lacks the "
+                                f"table{'s' if len(missing) > 1 else ''} {', '.join(missing)}")
+    for table, columns in sorted(wanted.items()):
+        # Table names come from schema.sql, never from the file.
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        lacking = sorted(c for c in columns - have if (table, c) not in new_columns)
+        if lacking:
+            raise StoreCorruptError(f"{path} is damaged: its table {table} lacks the "
+                                    f"column{'s' if len(lacking) > 1 else ''} "
+                                    f"{', '.join(lacking)}")
+
+
+def _check_meta(conn: sqlite3.Connection, path: Path) -> None:
+    """The JSON meta values decode to what they must be, or :class:`StoreCorruptError`."""
+    for key, (kind, name) in JSON_META.items():
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            continue
+        try:
+            ok = isinstance(json.loads(row[0]), kind)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise StoreCorruptError(f"{path} is damaged: its meta value {key!r} is not a "
+                                    f"JSON {name}")
 
 
 def upgrade_script(version: int, columns: dict[str, set[str]]) -> str:

@@ -12,8 +12,10 @@ matches a builtin, the class also inherits from it.
     ├── InputFormatError (ValueError)      a file to import is damaged (WARC record, ...)
     ├── StoreError                         the crawl database
     │   ├── SchemaVersionError             file written by another schema version
+    │   ├── StoreCorruptError              a damaged file: tables, values, link arrays
     │   ├── StoreFullError (OSError)       disk full while writing
     │   ├── StoreLockedError               another process is writing the database
+    │   │   └── StoreBusyError             another program's transaction outlasted the wait
     │   └── StoreReadOnlyError (OSError)   database or folder not writable
     ├── CrawlError                         the crawl process itself
     │   └── ScopeError (ValueError)        a seed outside the configured scope
@@ -62,6 +64,8 @@ __all__ = [
     "ReusedConnectionLost",
     "SchemaVersionError",
     "ScopeError",
+    "StoreBusyError",
+    "StoreCorruptError",
     "StoreError",
     "StoreFullError",
     "StoreLockedError",
@@ -98,12 +102,26 @@ class SchemaVersionError(StoreError):
     """The database was written by an incompatible schema version."""
 
 
+class StoreCorruptError(StoreError):
+    """The file is damaged: a table or column of its schema version is missing, a value
+    has the wrong type, a link array does not decode or names no URL.  Nothing of it
+    was used; the message names the file and what is wrong."""
+
+
 class StoreFullError(StoreError, OSError):
     """The disk is full; what was committed before stays intact."""
 
 
 class StoreLockedError(StoreError):
-    """Another process holds the database's writer lock (one writer per crawl)."""
+    """Another process holds a lock on the database: another webcrawl writer's writer
+    lock (one writer per crawl), or SQLite's own (:class:`StoreBusyError`)."""
+
+
+class StoreBusyError(StoreLockedError):
+    """Another program (a ``sqlite3`` shell, a notebook) held SQLite's write lock on the
+    database, an open write transaction, for longer than the writer waits
+    (``store_busy_wait``); what could not be written is kept (see
+    :mod:`webcrawl.storage.store`)."""
 
 
 class StoreReadOnlyError(StoreError, OSError):

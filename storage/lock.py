@@ -12,8 +12,10 @@ crawl, a resumed crawl, a revisit) therefore holds ``flock(LOCK_EX)`` on
   sidecar file);
 * readers (analysis, export, report) never touch it.
 
-The sidecar file stays next to the database (deleting a lock file races with a
-process that has just opened it); it is tiny and harmless.
+A writer that ends (a clean exit, an error, Ctrl-C) removes the sidecar file: a process
+that opened it meanwhile finds it unlinked once it holds it and retries on a new file
+(:meth:`WriterLock.release`).  A killed writer's stays, tiny and harmless, unlocked by
+the kernel: the next writer takes it over.
 
 A new database written whole (``import edges``, ``import warc``) goes through
 :func:`new_database`: under the writer lock it is built in a temporary file beside the
@@ -39,6 +41,7 @@ from pathlib import Path
 from webcrawl.storage import _testhooks
 from webcrawl.storage._sqlite import check_db_path
 from webcrawl.storage.errors import StoreError, StoreLockedError, StoreReadOnlyError
+from webcrawl.storage.output import sync_file
 
 __all__ = ["WriterLock", "lock_path", "new_database"]
 
@@ -106,14 +109,13 @@ class WriterLock:
             return
         lock = cls(db)
         lock.acquire()
-        lock.release()
+        lock.release(remove=True)  # a killed writer's file: nobody holds it
 
     def release(self, *, remove: bool = False) -> None:
         """Drop the lock (idempotent); the file keeps the last holder's description.
 
-        ``remove``: delete the lock file first (when no database was left beside it);
-        a process that opened it meanwhile sees it unlinked once it holds it, and
-        retries on a new file.
+        ``remove``: delete the lock file first (the writer ends); a process that opened
+        it meanwhile sees it unlinked once it holds it, and retries on a new file.
         """
         fd, self._fd = self._fd, None
         if fd is not None:
@@ -203,7 +205,7 @@ def new_database(db: str | Path) -> Iterator[Path]:
         try:
             yield leftovers[0]
             _testhooks.kill_at("new_database")  # test-only: a kill -9 before the rename
-            _sync(leftovers[0])
+            sync_file(leftovers[0])
             os.replace(leftovers[0], db)
         finally:
             _remove(leftovers)
@@ -212,21 +214,12 @@ def new_database(db: str | Path) -> Iterator[Path]:
                 guardian.stdin.close()
             guardian.wait()
     finally:
-        lock.release(remove=not db.exists())
+        lock.release(remove=True)
 
 
 def _refuse_existing(db: Path) -> None:
     if db.exists() and db.stat().st_size > 0:
         raise StoreError(f"{db} already exists; import into a new database file")
-
-
-def _sync(path: Path) -> None:
-    """Flush ``path`` to disk before its rename (an OS crash keeps the old state)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _still_linked(fd: int, path: Path) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 __all__ = ["ANSWERED", "FAILED", "NOT_REQUESTED", "REQUESTED", "FetchKind", "FetchRecord",
-           "Outcome"]
+           "HostRow", "Outcome", "UrlRow"]
 
 
 class Outcome(StrEnum):
@@ -69,3 +69,28 @@ class FetchRecord:
     priority: float | None = None  # the URL's priority when it was taken
     rank: int | None = None        # its rank among frontier URLs when taken (0 = best)
     changed: bool | None = None    # revisits: changed since the previous visit
+
+
+@dataclass(slots=True)
+class HostRow:
+    """A row of the ``hosts`` table."""
+
+    id: int
+    name: str                         # host[:port] as in webcrawl.crawler.urls.host_key
+    robots_status: int | None = None  # HTTP status of /robots.txt; None: not fetched yet
+    robots_body: str | None = None
+    robots_fetched_at: float | None = None
+    crawl_delay: float | None = None
+
+
+@dataclass(slots=True)
+class UrlRow:
+    """A row of the ``urls`` table."""
+
+    id: int
+    url: str
+    host_id: int
+    depth: int
+    discovered_seq: int               # crawl seq of the fetch that discovered it (-1: seed)
+    outcome: Outcome | None = None    # None while in the frontier
+    seq: int | None = None            # seq of its final fetch

@@ -16,7 +16,7 @@ from webcrawl.analysis.change.change_stats import (
     LIFESPAN_BUCKETS,
     ChangeReport,
 )
-from webcrawl.analysis.report.plots import fit_title, label_log_axes, outside_legend
+from webcrawl.analysis.report.plots import fit_title, label_log_axes, outside_legend, save_png
 
 __all__ = ["plot_change_report"]
 
@@ -40,8 +40,7 @@ def plot_change_report(report: ChangeReport, out_dir: str | Path) -> list[Path]:
         for ax in fig.axes:
             label_log_axes(ax)
         outside_legend(fig)
-        fig.savefig(path, dpi=100)
-        paths.append(path)
+        paths.append(save_png(fig, path))
 
     labels = [label for label, _ in CHANGE_BUCKETS] + [CENSORED_LABEL.replace(" (", "\n(")]
     x = np.arange(len(labels))

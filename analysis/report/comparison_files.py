@@ -7,6 +7,7 @@ from pathlib import Path
 
 from webcrawl.analysis.ordering.compare import Comparison
 from webcrawl.analysis.report.plots import quality_figures, save_png
+from webcrawl.storage.output import write_output
 
 __all__ = ["write_comparison"]
 
@@ -23,7 +24,6 @@ def write_comparison(comparison: Comparison, out_dir: str | Path, *,
     figures = quality_figures(comparison.labelled_reports(),
                               ceilings=comparison.ceiling_labels())
     written = [save_png(fig, out / f"{key}.png") for key, fig in figures.items()]
-    json_path = out / json_name
-    json_path.write_text(json.dumps(comparison.to_dict(), indent=2) + "\n")
-    written.append(json_path)
+    written.append(write_output(out / json_name,
+                                json.dumps(comparison.to_dict(), indent=2) + "\n"))
     return written

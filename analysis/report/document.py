@@ -38,7 +38,6 @@ import datetime as _dt
 import html
 import json
 import math
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +55,7 @@ from webcrawl.analysis.report.html import Section, page, table, url_cell
 from webcrawl.analysis.report.section_changes import changes_section
 from webcrawl.analysis.report.section_sites import sites_part
 from webcrawl.storage.errors import AnalysisError
+from webcrawl.storage.output import write_output
 
 if TYPE_CHECKING:
     from webcrawl.analysis.graph.captured import CapturedGraph
@@ -180,16 +180,10 @@ def build_report(db_path: str | Path, out_path: str | Path, *,
         section.add(glossary("".join(section.parts)))
     document = page(title, f"{db.name}, generated {generated}",
                     [(s.key, SECTIONS[s.key], "".join(s.parts)) for s in sections])
-    out.parent.mkdir(parents=True, exist_ok=True)
     data = document.encode("utf-8")
-    # Write beside the target and rename: a full disk leaves no partial (0-byte) report.
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        partial.write_bytes(data)
-        os.replace(partial, out)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    # A regular file is replaced whole (a full disk leaves no partial report); a device,
+    # a FIFO or /dev/stdout is written through, never replaced.
+    write_output(out, data)
     return ReportSummary(
         path=out, sections={s.key: s.missing for s in sections},
         images=sum(s.images for s in sections), size_bytes=len(data),

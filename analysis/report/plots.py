@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from webcrawl.storage.output import write_output
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -230,10 +231,7 @@ def png_bytes(fig: Figure) -> bytes:
 
 def save_png(fig: Figure, path: str | Path) -> Path:
     """Write the figure as a PNG file (folders created as needed) and return the path."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(png_bytes(fig))
-    return out
+    return write_output(Path(path), png_bytes(fig))
 
 
 #: How a ceiling's curve is drawn: a reference line, not a contestant.

@@ -14,6 +14,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from webcrawl.crawler.cli._help import attach_examples, iter_parsers
@@ -73,6 +74,13 @@ class OneLineParser(argparse.ArgumentParser):
                        "got '--'")
         return super()._get_values(action, arg_strings)
 
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        # A NUL byte can name no file: open() would raise a bare ValueError later.
+        if action.type is Path and "\x00" in arg_string:
+            name = "/".join(action.option_strings) or action.metavar or action.dest
+            self.error(f"argument {name}: a path cannot contain a NUL byte")
+        return super()._get_value(action, arg_string)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
@@ -97,12 +105,24 @@ def _leaf_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentPars
     return list(dict.fromkeys(leaves))  # an alias shares its command's parser
 
 
+def _missing_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> NoReturn:
+    """A command group given without its command (``webcrawl``, ``webcrawl analyze``): a
+    usage error, one line naming the choices."""
+    for token in argv:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or token not in subs[0].choices:
+            break
+        parser = subs[0].choices[token]
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    names = ", ".join(dict.fromkeys(subs[0].choices)) if subs else ""
+    parser.error(f"choose a command: {names}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.print_help()
-        return EXIT_USAGE
+        _missing_command(parser, sys.argv[1:] if argv is None else argv)
     try:
         with configured_logging(args):
             return int(args.func(args) or 0)

@@ -200,7 +200,10 @@ def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def add_settings_options(parser: argparse.ArgumentParser) -> None:
-    """``--config FILE.toml`` and ``--set NAME=VALUE``: any CrawlSettings field."""
+    """``--config FILE.toml`` and ``--set NAME=VALUE`` (any CrawlSettings field), and the
+    crawl database's ``--db-wait`` of every command that writes one as it crawls."""
+    from webcrawl.crawler.settings import CrawlSettings
+
     parser.add_argument("--config", type=Path, default=None, metavar="FILE.toml",
                         help="crawl settings from a TOML file: CrawlSettings field names "
                              "(polite_min_delay = 2.0) or prefix tables ([polite] "
@@ -210,14 +213,23 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
                         help="set any CrawlSettings field (e.g. --set retry_attempts=5, "
                              "--set scope_hosts=a.test,b.test); repeatable; wins over "
                              "every other option")
+    parser.add_argument("--db-wait", type=nonneg_float, default=None, metavar="S",
+                        help="seconds a write to --db waits for another program's write "
+                             "lock on it (a sqlite3 shell, a notebook in a transaction), "
+                             "with a warning, before the command stops and keeps what it "
+                             "could not write for the resume (default "
+                             f"{CrawlSettings().store_busy_wait:g})")
 
 
 def settings_layers(args: argparse.Namespace, options: dict[str, Any]) -> list[dict[str, Any]]:
     """The command line's settings layers, weakest first: ``--config``, the dedicated
-    ``options`` (field -> value, only those given), ``--set``."""
+    ``options`` (field -> value, only those given; ``--db-wait`` joins them here),
+    ``--set``."""
     from webcrawl.crawler.config import load_toml, parse_assignments
 
     config = load_toml(args.config) if args.config is not None else {}
+    if getattr(args, "db_wait", None) is not None:
+        options = {**options, "store_busy_wait": args.db_wait}
     return [config, options, parse_assignments(args.set_settings)]
 
 
@@ -302,28 +314,12 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
 
 
 def check_output(path: Path, *, folder: bool = False) -> Path:
-    """Refuse an output path that cannot be written, before any work or progress line.
+    """Refuse an output path that cannot be written, before any work or progress line
+    (:func:`webcrawl.storage.output.check_output_path`: a directory, a block device, an
+    unwritable folder; ``folder``: a directory to create or fill)."""
+    from webcrawl.storage.output import check_output_path
 
-    ``folder``: the path is a directory to create or fill (else a file to write).  The
-    nearest existing ancestor must be a writable directory.
-    """
-    import os
-
-    if path.exists():
-        if folder and not path.is_dir():
-            raise ConfigError(f"cannot write into {path}: it is not a directory")
-        if not folder and path.is_dir():
-            raise ConfigError(f"cannot write {path}: it is a directory")
-    # An existing folder is filled; a file (existing or not) is written beside itself
-    # and renamed into place, so its folder must be writable.
-    ancestor = path.absolute() if folder and path.is_dir() else path.absolute().parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise ConfigError(f"cannot write {path}: {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK):
-        raise ConfigError(f"cannot write {path}: {ancestor} is not writable")
-    return path
+    return check_output_path(path, folder=folder)
 
 
 def existing_db(path: Path) -> Path:

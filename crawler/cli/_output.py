@@ -74,7 +74,7 @@ def configured_logging(args: argparse.Namespace) -> Iterator[None]:
     if args.log_file is not None:
         file_level = (int(getattr(logging, args.log_level.upper()))
                       if args.log_level is not None else logging.INFO)
-        log_file = logging.FileHandler(args.log_file, encoding="utf-8")
+        log_file = _LogFile(args.log_file, encoding="utf-8")
         log_file.setLevel(file_level)
         log_file.setFormatter(logging.Formatter(
             "%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -85,13 +85,49 @@ def configured_logging(args: argparse.Namespace) -> Iterator[None]:
     logger.setLevel(min(stderr_level, file_level, logger.getEffectiveLevel()))
     for handler in handlers:
         logger.addHandler(handler)
+    completed = False
     try:
         yield
+        completed = True
     finally:
         for handler in handlers:
             logger.removeHandler(handler)
             handler.close()
         logger.setLevel(saved)
+    failed = next((h.failed for h in handlers if isinstance(h, _LogFile) and h.failed), None)
+    if completed and failed is not None:  # else the command's own error is the one line
+        raise failed
+
+
+class _LogFile(logging.FileHandler):
+    """``--log-file``: a write that fails (a full disk, ``/dev/full``) stops the writes to
+    the file, never the command, and is kept in :attr:`failed`; :func:`configured_logging`
+    raises it when the command ends (one line, a non-zero exit), not a traceback per
+    record."""
+
+    failed: OSError | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.failed is None:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)  # a bad log call: a bug, reported as logging does
+        elif self.failed is None:
+            self.failed = _named(exc, self.baseFilename)
+
+    def close(self) -> None:
+        try:
+            super().close()  # flushes: may fail on a full disk too
+        except OSError as exc:
+            if self.failed is None:
+                self.failed = _named(exc, self.baseFilename)
+
+
+def _named(exc: OSError, path: str) -> OSError:
+    return exc if exc.filename is not None else type(exc)(exc.errno, exc.strerror, path)
 
 
 class _OneLine(logging.Formatter):

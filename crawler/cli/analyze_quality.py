@@ -20,6 +20,7 @@ from webcrawl.crawler.cli._common import (
     print_json,
     print_table,
 )
+from webcrawl.storage.output import write_output
 
 
 def register(sub: Any) -> None:
@@ -63,9 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         written = [save_png(fig, args.out / f"{key}.png")
                    for key, fig in quality_figures({"recorded": report}).items()]
-        json_path = args.out / "quality.json"
-        json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
-        written.append(json_path)
+        written.append(write_output(args.out / "quality.json",
+                                    json.dumps(report.to_dict(), indent=2) + "\n"))
         if along is not None:
             from webcrawl.analysis.ordering.randomweb_figures import PAPER_RANGES
             from webcrawl.analysis.report.along_figures import along_figure

@@ -227,10 +227,9 @@ def run(args: argparse.Namespace) -> int:
               f"webcrawl crawl --db {args.db} --resume --memory-limit LARGER",
               file=sys.stderr)
         return 1
-    if crawler.stats.stopped == "stopped":
-        if not args.quiet:
-            print(f"stopped; continue with: webcrawl crawl --db {args.db} --resume",
-                  file=sys.stderr)
+    if crawler.stats.stopped == "stopped":  # a non-zero exit says why, --quiet or not
+        print(f"webcrawl: stopped; continue with: webcrawl crawl --db {args.db} --resume",
+              file=sys.stderr)
         return 130
     if not args.resume and not answered(crawler.stats.outcomes):
         print(f"webcrawl: error: no seed could be fetched {no_seed_reason(crawler.stats)}",

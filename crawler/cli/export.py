@@ -11,7 +11,7 @@ stored link as recorded).  A thin layer over :func:`storage.export.export_edges`
 from __future__ import annotations
 
 import argparse
-import os
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,6 +27,7 @@ from webcrawl.crawler.cli._help import add_deprecated_alias
 from webcrawl.crawler.cli._output import is_stdout
 from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.formats import EXPORT_FORMATS, formats_of
+from webcrawl.storage.output import open_output, output_path
 
 __all__ = ["register"]
 
@@ -49,6 +50,7 @@ def register(sub: Any) -> None:
     parser.add_argument("what", choices=("edges", "pages", "fetches", "rates"),
                         help="what to export")
     add_db_option(parser)
+    # The formats are storage's one list (which applies to what: checked in run).
     parser.add_argument("--format", choices=EXPORT_FORMATS, default="tsv",
                         help="tsv (header row; default), jsonl (one JSON object a line); "
                              "edges also: edgelist ('src dst', no header: networkx "
@@ -87,7 +89,7 @@ def _exporter(args: argparse.Namespace) -> Any:
             arrays = _graph_edges(db, args.graph, args.duplicates)
             if not args.ids:
                 return export_edges(db, out, args.format, edges=arrays)
-            with open(args.nodes, "w", encoding="utf-8", newline="") as nodes:
+            with open_output(args.nodes, newline="") as nodes:
                 return export_edges(db, out, args.format, ids=True, nodes_out=nodes,
                                     edges=arrays)
         return edges
@@ -119,18 +121,11 @@ def _parquet(args: argparse.Namespace, db: Path) -> int:
     if args.out is None:
         raise ConfigError("--format parquet writes a file: give --output FILE")
     check_output(args.out)
-    targets = [args.out] + ([args.nodes] if args.nodes is not None else [])
-    partial = [t.with_name(f".{t.name}.partial") for t in targets]
-    try:
-        rows = export_edges_parquet(db, partial[0], ids=args.ids,
-                                    nodes_path=partial[1] if args.ids else None,
+    with contextlib.ExitStack() as files:
+        out = files.enter_context(output_path(args.out))
+        nodes = None if args.nodes is None else files.enter_context(output_path(args.nodes))
+        rows = export_edges_parquet(db, out, ids=args.ids, nodes_path=nodes,
                                     edges=_graph_edges(db, args.graph, args.duplicates))
-        for done, target in zip(partial, targets, strict=True):
-            os.replace(done, target)
-    except BaseException:
-        for p in partial:
-            p.unlink(missing_ok=True)
-        raise
     print(f"webcrawl: exported {rows:,} edges rows", file=sys.stderr)
     return 0
 
@@ -141,6 +136,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format not in formats:
         raise ConfigError(f"--format {args.format} does not apply to {args.what} "
                           f"(choose from {', '.join(formats)})")
+    if args.nodes is not None:
+        check_output(args.nodes)
     if args.format == "parquet":
         return _parquet(args, db)
     export = _exporter(args)
@@ -151,14 +148,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
     else:
         check_output(args.out)
-        # Write beside the target and rename: a failure (disk full) leaves no partial file.
-        partial = args.out.with_name(f".{args.out.name}.partial")
-        try:
-            with open(partial, "w", encoding="utf-8", newline="") as out:
-                rows = export(db, out)
-            os.replace(partial, args.out)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
+        # A regular file is replaced whole (a failure, a full disk, leaves no partial
+        # file); a device, a FIFO or /dev/stdout is written through, never replaced.
+        with open_output(args.out, newline="") as out:
+            rows = export(db, out)
     print(f"webcrawl: exported {rows:,} {args.what} rows", file=sys.stderr)
     return 0

@@ -100,7 +100,6 @@ def register(sub: Any) -> None:
                                         "with ground truth.")
     fsub = parser.add_subparsers(dest="fixture_command", metavar="SUBCOMMAND",
                                  parser_class=type(parser))
-    parser.set_defaults(func=lambda args: _usage(parser))
 
     serve = fsub.add_parser("serve", help="serve the fixture web until interrupted")
     add_web_arguments(serve, port_help="port to listen on")
@@ -138,11 +137,6 @@ def register(sub: Any) -> None:
     export.add_argument("--day", type=nonneg_float, default=0.0,
                         help="simulated day of the snapshot (default 0)")
     export.set_defaults(func=_export)
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
 
 
 def _build(args: argparse.Namespace) -> Any:

@@ -94,11 +94,14 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.flush()
         out = sys.stderr  # standard output holds the report
     else:
+        from webcrawl.storage.output import Way, output_way
+
         check_output(args.out)
         summary = build_report(db, args.out, settings=settings, inputs=inputs,
                                progress=show)
         end_stages(show)
-        out = sys.stdout
+        # Written through a device, a FIFO or /dev/stdout: the summary goes apart from it.
+        out = sys.stderr if output_way(args.out)[0] is Way.THROUGH else sys.stdout
     if args.json:
         from webcrawl.crawler.cli._common import print_json
 

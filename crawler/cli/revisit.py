@@ -166,4 +166,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(stats.as_dict())
     elif not args.quiet:
         print(stats.summary(), file=sys.stderr)
-    return 130 if stats.stopped == "stopped" else 0
+    if stats.stopped != "stopped":
+        return 0
+    if args.quiet or args.json:  # a non-zero exit says why (the summary did otherwise)
+        print(f"webcrawl: revisit stopped; run it again to continue ({args.db})",
+              file=sys.stderr)
+    return 130

@@ -38,6 +38,7 @@ from webcrawl.crawler.cli._common import (
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
 from webcrawl.crawler.cli.analyze_structure import add_core_options, core_config
+from webcrawl.storage.output import open_output, write_output
 
 
 def register(sub: Any) -> None:
@@ -86,12 +87,6 @@ def register(sub: Any) -> None:
     add_json_option(rw)
     rw.set_defaults(func=run_random_web)
     _register_copying(models)
-
-    def usage(_args: argparse.Namespace) -> int:
-        parser.print_help()
-        return 2
-
-    parser.set_defaults(func=usage)
 
 
 def parse_measures(text: str) -> tuple[str, ...]:
@@ -227,13 +222,13 @@ def _write(out: Path, web: Any, along: Any, result: dict[str, Any]) -> list[Path
                                 title=f"Random web crawl, n = {result['model']['pages']}, "
                                       f"{result['model']['strategy']}"),
                    out / "random_web_along.png")
-    js = out / "random_web_along.json"
-    js.write_text(json.dumps(result, indent=2) + "\n")
+    js = write_output(out / "random_web_along.json", json.dumps(result, indent=2) + "\n")
     coo = web.graph.adjacency.tocoo()
     edges = out / "random_web.edges"
-    np.savetxt(edges, np.column_stack([coo.row, coo.col]), fmt="%d", delimiter="\t",
-               header=f"random web crawl: {web.graph.n} nodes in discovery order, node 0 the "
-                      "first seed", comments="# ")
+    with open_output(edges) as f:
+        np.savetxt(f, np.column_stack([coo.row, coo.col]), fmt="%d", delimiter="\t",
+                   header=f"random web crawl: {web.graph.n} nodes in discovery order, node 0 "
+                          "the first seed", comments="# ")
     return [png, js, edges]
 
 
@@ -330,9 +325,10 @@ def run_copying(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
         edges = args.out / "copying.edges"
-        np.savetxt(edges, np.column_stack([src, dst]), fmt="%d", delimiter="\t",
-                   header=f"copying model: {n} nodes, a = {a}, node 0 the oldest page",
-                   comments="# ")
+        with open_output(edges) as f:
+            np.savetxt(f, np.column_stack([src, dst]), fmt="%d", delimiter="\t",
+                       header=f"copying model: {n} nodes, a = {a}, node 0 the oldest page",
+                       comments="# ")
         written.append(edges)
     if args.json:
         print_json({**result, "written": [str(p) for p in written]})

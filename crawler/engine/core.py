@@ -166,9 +166,7 @@ class Crawler:
         No new request starts; the answers of requests already under way are recorded
         for up to ``stop_grace`` seconds.  A second call stops at once.
         """
-        if self.tasks.stopping:
-            self.dispatch.abort()
-        self.tasks.stop()
+        self.tasks.stop()  # a second call is an abort (FetchTasks.aborted)
 
     async def run(self) -> CrawlStats:
         """Crawl until the frontier is empty, ``scope_max_pages`` or :meth:`stop`."""
@@ -182,7 +180,8 @@ class Crawler:
         try:
             self.store = await CrawlStore.open(self.db_path, resume=self.resume,
                                                batch_size=s.store_batch_size,
-                                               flush_interval=s.store_flush_interval)
+                                               flush_interval=s.store_flush_interval,
+                                               busy_wait=s.store_busy_wait)
             self.dispatch.open(asyncio.get_running_loop())
             try:
                 if self.resume:

@@ -56,7 +56,6 @@ class Dispatcher:
         #: per-host politeness timers (see on_wait); live while run() runs
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._abort = False                          # a second stop: no grace
 
     def open(self, loop: asyncio.AbstractEventLoop) -> None:
         """From now on every host that starts waiting gets its timer."""
@@ -69,10 +68,6 @@ class Dispatcher:
         self._timers.clear()
         self._loop = None
         self.crawl.frontier.on_wait = None
-
-    def abort(self) -> None:
-        """A second stop: requests under way are not waited for."""
-        self._abort = True
 
     def in_flight(self) -> int:
         """Tasks holding a slot (started and not parked)."""
@@ -113,14 +108,7 @@ class Dispatcher:
         ``stop_grace`` seconds.  Nothing new is taken (``fill`` and window refills
         check the stop); tasks parked in a wait (a retry's backoff) are not under way
         and are cancelled with the rest."""
-        tasks, grace = self.crawl.tasks, self.crawl.settings.stop_grace
-        deadline = time.monotonic() + grace
-        while self.in_flight() > 0 and not self._abort and tasks.fatal is None:
-            if time.monotonic() >= deadline:
-                log.info("stop: %d requests still under way after %.0f s: dropped",
-                         self.in_flight(), grace)
-                return
-            await tasks.wait(deadline)
+        await self.crawl.tasks.drain(self.crawl.settings.stop_grace, self.in_flight)
 
     def may_start(self) -> bool:
         """Whether a new take may start now, slots aside: no stop, no recomputation

@@ -52,11 +52,12 @@ says is due, forever or for ``duration`` seconds:
   No retries within a visit: the next due time is the retry.
 
 Every revisit is a ``fetches`` row with ``kind = 'revisit'``, the next ``seq``, the
-policy name as ``strategy``, and ``changed``.  A stop (Ctrl-C, SIGTERM, :meth:`stop`,
-the end of ``duration``) cancels requests in flight (not recorded: they did not
-complete) and flushes the store; a killed run loses at most the last uncommitted
-batch, and a new run continues from the stored history with no completed fetch
-repeated early.
+policy name as ``strategy``, and ``changed``.  A stop (Ctrl-C, SIGTERM, :meth:`stop`)
+starts no new visit and records the requests under way as they answer, for up to
+``stop_grace`` seconds, as a crawl does; a second stop, the grace's end or the end of
+``duration`` cancels them (not recorded: they did not complete).  The store is flushed;
+a killed run loses at most the last uncommitted batch, and a new run continues from the
+stored history with no completed fetch repeated early.
 """
 
 from __future__ import annotations
@@ -189,7 +190,8 @@ class RevisitCrawler:
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
-        """Ask the run to stop soon (safe from a signal handler)."""
+        """Ask the run to stop soon (safe from a signal handler; see the module
+        docstring); a second call stops at once."""
         self._tasks.stop()
 
     def day(self, wall: float) -> float:
@@ -205,11 +207,14 @@ class RevisitCrawler:
             self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
-                                               flush_interval=cs.store_flush_interval)
+                                               flush_interval=cs.store_flush_interval,
+                                               busy_wait=cs.store_busy_wait)
             try:
                 await self._setup(self.store)
                 self.stats.started = time.monotonic()
                 await self._loop()
+                if self.stats.stopped == "stopped":  # answers under way are recorded
+                    await self._tasks.drain(cs.stop_grace)
                 if self._tasks.fatal is not None:
                     raise self._tasks.fatal
             finally:

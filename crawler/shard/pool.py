@@ -1,8 +1,11 @@
 """The coordinator's side of the workers: who owns a host, batching, losses and restarts.
 
-A :class:`WorkerPool` starts each worker on its first order (through a ``spawn``
-function returning a :class:`~webcrawl.crawler.shard.transport.Transport`, so child
-processes and Ray actors are interchangeable), sends it the orders for its hosts
+A :class:`WorkerPool` starts every worker on the crawl's first order, all at once
+(through a ``spawn`` function returning a
+:class:`~webcrawl.crawler.shard.transport.Transport`, so child processes and Ray actors
+are interchangeable): started on its own first order, a worker's start-up (its imports,
+about 3 s on a loaded machine) came after the first page had named its hosts, and
+delayed every host it owned by that much.  It sends each worker the orders for its hosts
 (``route``: the :class:`~webcrawl.crawler.shard.coordinator.ShardDownloader`'s assignment)
 in batches -- every order made during one turn of the event loop goes in one send --
 and hands each result to the callback its order was submitted with
@@ -105,7 +108,10 @@ class WorkerPool:
             raise self.fatal
         w = self._workers[self._route(order.host)]
         if w.ready is None:
-            w.ready = asyncio.get_running_loop().create_task(self._launch(w))
+            loop = asyncio.get_running_loop()
+            for idle in self._workers:
+                if idle.ready is None:
+                    idle.ready = loop.create_task(self._launch(idle))
         w.pending[order.order] = (order, on_done)
         w.outbox.append(order)
         self._schedule_flush()

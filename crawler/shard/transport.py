@@ -101,6 +101,11 @@ class PipeTransport:
         return self._process.pid
 
     async def send(self, orders: Sequence[WorkerOrder]) -> None:
+        if self._stdin.is_closing():
+            # The worker is gone and its pipe closed: receive() reports it.  (Writing
+            # would raise RuntimeError under uvloop, which escaped a send task as a
+            # traceback in 1 of 6 kills of a worker.)
+            return
         frame = encode_frame(orders)
         self.bytes_sent += len(frame)
         try:

@@ -10,6 +10,7 @@ from miniweb import MiniWeb, html
 from webcrawl.crawler.cli import main
 from webcrawl.crawler.engine import CrawlStats
 from webcrawl.crawler.progress import Progress, format_summary
+from webcrawl.storage.lock import lock_path
 
 
 @pytest.mark.parametrize("argv", [
@@ -54,6 +55,7 @@ async def test_existing_db_needs_resume(mini_web: MiniWeb, tmp_path: Path,
     argv = ["crawl", mini_web.url("a.test"), "--db", str(db), "--resolve", "*.test=127.0.0.1",
             "--min-delay", "0", "--delay-factor", "0"]
     assert await asyncio.to_thread(main, argv) == 0
+    assert not lock_path(db).exists()  # a writer's clean exit takes its lock file away
     err = capsys.readouterr().err
     assert "crawl done: 2 URLs fetched" in err  # the summary (no progress line: not a TTY)
     assert "2 HTML pages" in err
@@ -62,6 +64,7 @@ async def test_existing_db_needs_resume(mini_web: MiniWeb, tmp_path: Path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--resume" in err
     assert await asyncio.to_thread(main, [*argv, "--resume"]) == 0
+    assert not lock_path(db).exists()
 
 
 async def test_progress_line_on_a_terminal() -> None:

@@ -26,9 +26,9 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from clirun import run_cli as _run
 from crawldb import write_crawl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -113,16 +113,6 @@ def _argv(path: tuple[str, ...], parser: argparse.ArgumentParser, fuzzed: argpar
     if fuzzed.option_strings:
         return [*argv, f"{fuzzed.option_strings[-1]}={value}"]
     return [*argv, value]
-
-
-def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        code: Any = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return int(code or 0), out, err
 
 
 def _assert_one_line_error(argv: list[str], code: int, out: str, err: str) -> None:

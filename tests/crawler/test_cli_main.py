@@ -21,9 +21,16 @@ def test_unknown_command_is_one_line(capsys: pytest.CaptureFixture[str]) -> None
     assert err.count("\n") == 1 and "invalid choice" in err
 
 
-def test_no_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([]) == 2
-    assert "COMMAND" in capsys.readouterr().out
+@pytest.mark.parametrize("argv", [[], ["analyze"], ["fixture"], ["import"]],
+                         ids=["webcrawl", "analyze", "fixture", "import"])
+def test_a_missing_command_is_one_line_naming_the_choices(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert "choose a command" in err or "required" in err, err
 
 
 def test_reader_closing_the_pipe_stops_quietly(tmp_path: Path) -> None:

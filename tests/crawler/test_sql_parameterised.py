@@ -67,14 +67,20 @@ _SQL = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP|FROM|WHERE
 #: Every expression formatted into SQL text in storage/, reviewed: each is a column
 #: name or SQL fragment from our own constants, an enum value, or an int.
 ALLOWED = {
-    "reader.py": {"column", "where", "source", "text", "', '.join(parts)", "e", "v", "i", "whens",
-                  "_code_sql('outcome', tuple((o.value for o in OUTCOMES)))",
-                  "_code_sql('kind', tuple((k.value for k in FETCH_KINDS)))"},
-    # The schema upgrade: our table names (ADDED_COLUMNS), our script, a constant fragment.
-    "store.py": {"CACHE_KIB", "BUSY_TIMEOUT_MS", "schema_sql()", "SCHEMA_VERSION", "created",
-                 "int(limit)", "cols", "name", "table", "_LINK_FETCH",
-                 "upgrade_script(int(row[0]), columns)"},
-    "_sqlite.py": {"SCHEMA_VERSION", "view"},
+    "reader.py": {"where", "code_sql('outcome', tuple((o.value for o in OUTCOMES)))",
+                  "code_sql('kind', tuple((k.value for k in FETCH_KINDS)))"},
+    # Expressions, column names and sources the reader's methods pass (constants).
+    "_query.py": {"', '.join(parts)", "source", "text"},
+    "_linkread.py": {"column", "source"},
+    "tables.py": {"column", "i", "v", "whens"},
+    # The writer: our table and column whitelists, a constant fragment.
+    "_batch.py": {"cols", "_LINK_FETCH"},
+    # The schema upgrade: our table names (ADDED_COLUMNS), our script, pragma numbers.
+    "_prepare.py": {"CACHE_KIB", "schema_sql()", "SCHEMA_VERSION", "created", "int(limit)",
+                    "min(NOTICE_MS, int(busy_wait * 1000))", "table",
+                    "upgrade_script(version, columns)"},
+    "resume_state.py": {"table", "tests"},
+    "_sqlite.py": {"SCHEMA_VERSION", "view", "t", "table"},
     # Our schema file, a constant page size and literal column expressions chosen by
     # the kind of names (integer ids, names, URLs with hosts).
     "_edgewrite.py": {"_schema(blocked)", "PAGE_SIZE", "CACHE_KB", "XFER_CACHE_KB", "url_sql",

@@ -89,6 +89,7 @@ def test_ctrl_c_then_resume_fetches_no_answered_url_again(
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
+    assert err.splitlines()[-1].startswith("webcrawl: stopped; continue with:"), err
     assert "Traceback" not in err and "Exception" not in err, err
     stopped_at = _pages_hit()
     assert stopped_at < HOSTS * PAGES  # the stop came before the end

@@ -24,7 +24,7 @@ def test_the_database_appears_only_when_complete(tmp_path: Path) -> None:
         with pytest.raises(StoreLockedError):  # one writer: not beside another one
             WriterLock(db).acquire()
     assert db.read_bytes() == b"whole"
-    assert _files(tmp_path) == ["x.db", "x.db-writer"]
+    assert _files(tmp_path) == ["x.db"]  # the lock file goes with the writer
 
 
 def test_a_failure_leaves_nothing(tmp_path: Path) -> None:

@@ -77,9 +77,9 @@ def test_missing_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("chunk", [1, 9, 1 << 27], ids=["page-by-page", "9-bytes", "whole"])
 def test_links_read_in_ranges_of_pages(small_db: Path, monkeypatch: pytest.MonkeyPatch,
                                        chunk: int) -> None:
-    from webcrawl.storage import reader as reader_module
+    from webcrawl.storage import _linkread
 
-    monkeypatch.setattr(reader_module, "BLOB_CHUNK", chunk)
+    monkeypatch.setattr(_linkread, "BLOB_CHUNK", chunk)
     with CrawlReader(small_db) as r:
         links = r.links_csr()
     assert links.src.tolist() == sorted(SMALL_FETCHED)

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-import webcrawl.storage.store
 from webcrawl.storage.errors import (
     SchemaVersionError,
     StoreError,
@@ -347,25 +346,6 @@ async def test_second_writer_is_refused_between_commits_until_the_first_closes(
     await store.aclose()
     again = await CrawlStore.open(path, resume=True)  # released on close
     await again.aclose()
-
-
-async def test_foreign_sqlite_write_lock_is_reported(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A non-webcrawl process mid-transaction: SQLite's own lock, mapped to one line."""
-    import sqlite3
-
-    path = tmp_path / "c.db"
-    store = await CrawlStore.open(path)
-    await store.aclose()
-    other = sqlite3.connect(path, isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    monkeypatch.setattr(webcrawl.storage.store, "BUSY_TIMEOUT_MS", 0)
-    try:
-        with pytest.raises(StoreError, match="locked by another process"):
-            await CrawlStore.open(path, resume=True)
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
 
 
 async def test_closed_store_refuses_writes(tmp_path: Path) -> None:

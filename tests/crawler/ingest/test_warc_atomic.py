@@ -31,7 +31,7 @@ def _left(folder: Path) -> list[str]:
 def _rerun_imports_everything(warc: Warc, db: Path) -> None:
     result = import_warc([warc.path], db)
     assert (result.records, result.bad) == (N, 0)
-    assert _left(db.parent) == ["site.db", "site.db-writer"]
+    assert _left(db.parent) == ["site.db"]  # the lock file goes with the writer
     assert fetched_urls(db) == warc.urls
 
 
@@ -91,4 +91,4 @@ def test_an_existing_database_is_refused_and_left_intact(warc: Warc, tmp_path: P
     with pytest.raises(StoreError, match="already exists"):
         import_warc([warc.path], db)
     assert db.read_bytes() == before
-    assert _left(tmp_path) == ["site.db", "site.db-writer"]
+    assert _left(tmp_path) == ["site.db"]  # the lock file goes with the writer

@@ -296,6 +296,7 @@ def revisit_count(db: Path) -> int:
         return 0
 
 
+@pytest.mark.timeout(300)  # four process start-ups: over 20 s each at a load average of 25
 def test_kill_and_resume_repeats_no_completed_fetch(tmp_path: Path) -> None:
     web = FixtureWeb.build(FixtureConfig(pages=60, hosts=4, seed=4))
     db = tmp_path / "c.db"
@@ -306,16 +307,29 @@ def test_kill_and_resume_repeats_no_completed_fetch(tmp_path: Path) -> None:
         n_pages = len(rows(db, "f.kind = 'crawl' AND f.outcome = 'fetched'"))
         cmd = revisit_cmd(db, "--budget", f"{budget}/s", "--policy", "uniform",
                           "--day-seconds", str(DAY_SECONDS))
-        proc = subprocess.Popen([*cmd, "--duration", "30"], stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 20
+        # No --duration: the run goes on until the kill, however slow its start-up (imports
+        # took over 20 s at a load average of 25).
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 120
         while revisit_count(db) < n_pages + 10 and time.monotonic() < deadline:
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=10)
         before = revisit_count(db)
         assert before >= n_pages + 10
-        done = subprocess.run([*cmd, "--duration", "2.5"], stderr=subprocess.PIPE, timeout=30)
+        done = subprocess.run([*cmd, "--duration", "2.5"], stderr=subprocess.PIPE, timeout=120)
         assert done.returncode == 0, done.stderr.decode()
+        assert revisit_count(db) > before
+        # Ctrl-C: a clean stop, exit 130 and one line, --quiet or not
+        before = revisit_count(db)
+        stopped = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while revisit_count(db) == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        stopped.send_signal(signal.SIGINT)
+        _, err = stopped.communicate(timeout=120)
+        assert stopped.returncode == 130, err
+        assert err.splitlines() == [f"webcrawl: revisit stopped; run it again to continue ({db})"]
     assert revisit_count(db) > before
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

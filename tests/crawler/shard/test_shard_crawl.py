@@ -12,6 +12,7 @@ from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shard import ShardDownloader
 from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb
+from webcrawl.storage.lock import lock_path
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -41,6 +42,7 @@ async def test_two_workers_give_the_truth(tmp_path: Path, strategy: str) -> None
     hosts = report["hosts"].values() if isinstance(report["hosts"], dict) else report["hosts"]
     assert {h["connections"] for h in hosts} == {1}
     assert stats.stopped == "done"
+    assert not lock_path(db).exists()  # the coordinator's clean exit took its lock file
     # Both workers had hosts, and every order went to its host's worker.
     assert isinstance(crawler.downloader, ShardDownloader)
     assert crawler.downloader.pool.restarts == 0
