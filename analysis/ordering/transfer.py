@@ -120,7 +120,8 @@ class TransferModel:
                     f"{_spread(self.latency, self.latency_spread, 's')}"
                     + (f", seed {self.seed}" if self.bandwidth_spread or self.latency_spread
                        else "")
-                    + f"; sizes as recorded (else site median, else {self.page_size:,.0f} B)")
+                    + f"; page sizes as measured or given (else site median, else "
+                    f"{self.page_size:,.0f} B)")
         if self.crawler_time:
             text += f"; + {self.crawler_time:g} s crawler time per page"
         return f"transfer model: {text}"

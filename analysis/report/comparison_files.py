@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from webcrawl.analysis.ordering.compare import Comparison
-from webcrawl.analysis.report.plots import quality_figures, save_png
+from webcrawl.analysis.report.plots import Panel, line_figure, quality_figures, save_png
 
 __all__ = ["write_comparison"]
 
@@ -14,7 +15,8 @@ __all__ = ["write_comparison"]
 def write_comparison(comparison: Comparison, out_dir: str | Path, *,
                      json_name: str = "comparison.json") -> list[Path]:
     """Write one PNG per metric and the JSON of ``comparison`` into ``out_dir``
-    (the ceilings drawn as labelled reference lines).
+    (the ceilings drawn as labelled reference lines); a timed comparison adds
+    ``capture_over_time.png``, titled with its politeness and transfer-time model.
 
     Returns the written paths (PNGs first, JSON last).
     """
@@ -23,7 +25,23 @@ def write_comparison(comparison: Comparison, out_dir: str | Path, *,
     figures = quality_figures(comparison.labelled_reports(),
                               ceilings=comparison.ceiling_labels())
     written = [save_png(fig, out / f"{key}.png") for key, fig in figures.items()]
+    if comparison.clock:
+        written.append(save_png(_time_figure(comparison), out / "capture_over_time.png"))
     json_path = out / json_name
     json_path.write_text(json.dumps(comparison.to_dict(), indent=2) + "\n")
     written.append(json_path)
     return written
+
+
+def _time_figure(comparison: Comparison) -> Any:
+    """PageRank captured over simulated hours, one curve per timed ordering."""
+    from webcrawl.analysis.ordering.ceilings import display_label
+
+    curves = {display_label(label): (info["hours"], info["capture"])
+              for label, info in comparison.clock.items()}
+    timing = comparison.timing
+    title = "PageRank captured over simulated time"
+    if timing:
+        title += f"\n{timing['politeness']}; {timing['transfer']['description']}"
+    return line_figure([Panel("PageRank captured over simulated time", "simulated hours",
+                              "share of PageRank", curves, ylim=(0.0, 1.0))], title=title)

@@ -106,19 +106,22 @@ _TRANSFER = [
 ]
 
 
-def add_transfer_options(parser: argparse.ArgumentParser) -> None:
-    """``--transfer`` and its parameters (:class:`TransferModel`)."""
+def add_transfer_options(parser: argparse.ArgumentParser, *, model: str = "recorded",
+                         **defaults: float) -> None:
+    """``--transfer`` and its parameters (:class:`TransferModel`); ``defaults`` by
+    destination (``bandwidth_spread=1.0``) replace the usual ones."""
     parser.add_argument("--transfer", choices=("recorded", "constant", "bandwidth"),
-                        default="recorded",
-                        help="simulated fetch time of a page: its recorded time (default; "
-                             "milliseconds on loopback), --fetch-time for every page "
+                        default=model,
+                        help="simulated fetch time of a page: its recorded time "
+                             "(milliseconds on loopback), --fetch-time for every page "
                              "(constant), or its site's latency + its size over its "
-                             "site's bandwidth (bandwidth)")
+                             f"site's bandwidth (bandwidth); default {model}")
     parser.add_argument("--fetch-time", type=nonneg_float, default=0.5, metavar="S",
                         help="constant: every page's fetch seconds; recorded: the time of "
                              "pages nothing was measured for (an imported graph; "
                              "default 0.5)")
     for flag, kind, metavar, default, what in _TRANSFER:
+        default = defaults.get(flag[2:].replace("-", "_"), default)
         parser.add_argument(flag, type=kind, default=default, metavar=metavar,
                             help=f"{what} (default {default:g})")
     parser.add_argument("--transfer-seed", type=seed_int, default=0, metavar="N",

@@ -86,6 +86,9 @@ def register(sub: Any) -> None:
     add_json_option(rw)
     rw.set_defaults(func=run_random_web)
     _register_copying(models)
+    from webcrawl.crawler.cli.simulate_country import register as register_national
+
+    register_national(models)
 
     def usage(_args: argparse.Namespace) -> int:
         parser.print_help()
