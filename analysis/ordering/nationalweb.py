@@ -179,7 +179,7 @@ def _site_sizes(s: NationalWebSettings, rng: np.random.Generator) -> np.ndarray:
     (tail index ``site_exponent``), the rounding's remainder by largest fractions."""
     weight = rng.pareto(s.site_exponent, s.sites) + 1.0
     share = (s.pages - s.sites) * weight / weight.sum()
-    sizes = 1 + np.floor(share).astype(np.int64)
+    sizes: np.ndarray = 1 + np.floor(share).astype(np.int64)
     rest = s.pages - int(sizes.sum())
     sizes[np.argsort(-(share - np.floor(share)), kind="stable")[:rest]] += 1
     return sizes
@@ -188,13 +188,15 @@ def _site_sizes(s: NationalWebSettings, rng: np.random.Generator) -> np.ndarray:
 def _popularity(s: NationalWebSettings, rng: np.random.Generator,
                 sizes: np.ndarray) -> np.ndarray:
     """Each site's weight as a link target from other sites."""
-    return sizes.astype(np.float64) ** s.popularity_exponent * np.exp(
+    weight: np.ndarray = sizes.astype(np.float64) ** s.popularity_exponent * np.exp(
         s.popularity_sigma * rng.standard_normal(sizes.size))
+    return weight
 
 
 def _near_top(rng: np.random.Generator, size: np.ndarray, power: float) -> np.ndarray:
     """A local page index in ``[0, size)`` drawn towards 0 (``floor(size * u**power)``)."""
-    return np.minimum(size - 1, np.floor(size * rng.random(size.size) ** power)).astype(np.int64)
+    index: np.ndarray = np.minimum(size - 1, np.floor(size * rng.random(size.size) ** power))
+    return index.astype(np.int64)
 
 
 def _links(s: NationalWebSettings, rng: np.random.Generator, site: np.ndarray,

@@ -12,7 +12,9 @@ is that simulator for our strategies, with the live crawler's rules:
 * after a request that took ``t`` seconds its host waits
   ``min(max_delay, max(min_delay, delay_factor * t))`` (Mercator's rule, as
   :class:`webcrawl.crawler.politeness.PolitenessPolicy` computes it live);
-* a page's fetch takes its recorded duration (:func:`recorded_durations`);
+* a page's fetch takes the time the caller's transfer-time model gives it
+  (:class:`webcrawl.analysis.ordering.transfer.TransferModel`: the recorded duration,
+  :func:`recorded_durations`; a constant; or latency + size / bandwidth per site);
 * whenever a connection is free, the frontier takes, among the hosts that may be
   contacted now, the host the strategy's :attr:`~Strategy.host_order` picks (the host
   holding the best-ranked URL, or for ``larger-sites-first`` the host with the most

@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from webcrawl.analysis.ordering.compare import Comparison
-from webcrawl.analysis.report.plots import Panel, line_figure, quality_figures, save_png
+from webcrawl.analysis.report.plots import (
+    CEILING_STYLE,
+    Panel,
+    line_figure,
+    quality_figures,
+    save_png,
+)
 
 __all__ = ["write_comparison"]
 
@@ -37,11 +43,14 @@ def _time_figure(comparison: Comparison) -> Any:
     """PageRank captured over simulated hours, one curve per timed ordering."""
     from webcrawl.analysis.ordering.ceilings import display_label
 
-    curves = {display_label(label): (info["hours"], info["capture"])
+    curves = {("recorded (the real crawl, wall clock)" if label == "recorded"
+               else display_label(label)): (info["hours"], info["capture"])
               for label, info in comparison.clock.items()}
+    styles = {label: CEILING_STYLE for label in comparison.ceiling_labels()}
     timing = comparison.timing
-    title = "PageRank captured over simulated time"
+    title = "Simulated time"
     if timing:
-        title += f"\n{timing['politeness']}; {timing['transfer']['description']}"
+        title += f": {timing['politeness']}; {timing['transfer']['description']}"
     return line_figure([Panel("PageRank captured over simulated time", "simulated hours",
-                              "share of PageRank", curves, ylim=(0.0, 1.0))], title=title)
+                              "share of PageRank", curves, ylim=(0.0, 1.0),
+                              styles=styles)], title=title)
