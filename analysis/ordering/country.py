@@ -68,6 +68,7 @@ def country_comparison(graph: CapturedGraph, strategies: Sequence[str | Strategy
                        politeness: SimulatedPoliteness, durations: np.ndarray,
                        scores: np.ndarray, *, fractions: Sequence[float] = PAGE_FRACTIONS,
                        seed: int = 0, curve_points: int = 100,
+                       horizon: float | None = None,
                        progress: Progress | None = None) -> dict[str, dict[str, Any]]:
     """Baeza-Yates et al.'s comparison: PageRank captured per page and in time.
 
@@ -84,7 +85,11 @@ def country_comparison(graph: CapturedGraph, strategies: Sequence[str | Strategy
     scores : ndarray
         The final graph's PageRank by node (the measure, and the omniscient ordering's).
     fractions : sequence of float
-        Fractions of the pages, and of the longest simulated duration, read.
+        Fractions of the pages, and of the time ``horizon``, read.
+    horizon : float, optional
+        Seconds the time fractions and the curve's grid are taken of (default the
+        longest simulated duration among ``strategies``): give the same horizon to
+        compare runs of different orderings in separate calls.
 
     Returns
     -------
@@ -92,6 +97,7 @@ def country_comparison(graph: CapturedGraph, strategies: Sequence[str | Strategy
         Label -> ``{"pages": [...], "time": [...], "seconds": duration, "hours":
         grid, "capture": curve}`` (``pages``/``time`` at ``fractions``); the key
         ``"ideal (ceiling)"`` holds the pages in decreasing PageRank (per page only).
+        The ``"horizon"`` of the time fractions is each run's ``"horizon"`` too.
     """
     runs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for strategy in strategies:
@@ -102,7 +108,8 @@ def country_comparison(graph: CapturedGraph, strategies: Sequence[str | Strategy
                             final_scores=scores)
         runs[label] = (crawl.order, crawl.ended)
     n = int(np.count_nonzero(graph.fetchable))
-    longest = max((float(e.max()) for _, e in runs.values() if e.size), default=0.0) or 1.0
+    longest = horizon or max((float(e.max()) for _, e in runs.values() if e.size),
+                             default=0.0) or 1.0
     grid = np.linspace(0.0, longest, curve_points + 1)
     out: dict[str, dict[str, Any]] = {}
     for label, (order, ended) in runs.items():
@@ -110,11 +117,13 @@ def country_comparison(graph: CapturedGraph, strategies: Sequence[str | Strategy
                       "time": _share_at_times(order, ended, scores,
                                               np.asarray(fractions) * longest),
                       "seconds": float(ended.max()) if ended.size else 0.0,
+                      "horizon": longest,
                       "hours": (grid / 3600).tolist(),
                       "capture": _share_at_times(order, ended, scores, grid)}
     ideal = np.argsort(-np.where(graph.fetchable, scores, -np.inf), kind="stable")[:n]
     out["ideal (ceiling)"] = {"pages": share_after(ideal, scores, fractions, n),
-                              "time": [], "seconds": float("nan"), "hours": [],
+                              "time": [], "seconds": float("nan"), "horizon": longest,
+                              "hours": [],
                               "capture": []}
     return out
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from webcrawl.crawler.cli._common import (
     add_json_option,
+    float_at_least,
     float_range,
     int_at_least,
     nonneg_float,
@@ -65,6 +66,10 @@ def register(models: Any) -> None:
     nw.add_argument("--wait", type=nonneg_float, default=15.0, metavar="S",
                     help="seconds between two requests to one site (default 15, the "
                          "WIRE crawler's)")
+    nw.add_argument("--horizon", type=float_at_least(0.0, strict=True), metavar="S",
+                    help="read the time fractions at shares of S simulated seconds "
+                         "(default the longest duration among --strategies; give one "
+                         "horizon to runs of different orderings to compare them)")
     nw.add_argument("--cho-strategies", default=CHO_STRATEGIES, metavar="LIST",
                     help=f"orderings of the hot-page comparison (default {CHO_STRATEGIES}; "
                          "'' skips it)")
@@ -125,7 +130,7 @@ def run_national_web(args: argparse.Namespace) -> int:
     strategies: list[Any] = [HistoricalPageRank.from_scores(web.history)
                              if n == "historical" else next(specs) for n in names]
     runs = country_comparison(graph, strategies, polite, durations, scores,
-                              progress=say)
+                              horizon=args.horizon, progress=say)
     cho_names = [n.strip() for n in args.cho_strategies.split(",") if n.strip()]
     largest_home = int(graph.seeds[0])  # the most popular site's home page
     cho = None
@@ -136,7 +141,7 @@ def run_national_web(args: argparse.Namespace) -> int:
         cho = hot_page_comparison(single, cho_names, args.hot, progress=say)
     result = {"web": web.to_dict(), "politeness": polite.describe(),
               "transfer": model.to_dict(), "every": every,
-              "fractions": list(PAGE_FRACTIONS),
+              "fractions": list(PAGE_FRACTIONS), "horizon": args.horizon,
               "orderings": {display_label(k): v for k, v in runs.items()},
               "hot_pages": cho}
     written = _write(args.out, result) if args.out is not None else []
@@ -161,10 +166,12 @@ def _print(result: dict[str, Any]) -> None:
              *([f"{v:.3f}" for v in run["time"]] or ["-"] * len(pct)),
              "-" if run["seconds"] != run["seconds"] else f"{run['seconds'] / 86400:.2f}"]
             for label, run in result["orderings"].items()]
+    horizon = ("the longest simulated duration" if result["horizon"] is None
+               else f"{result['horizon']:,g} simulated seconds")
     print_table(["ordering", *(f"PR@{p} pages" for p in pct),
                  *(f"PR@{p} time" for p in pct), "days"], rows,
                 title="Baeza-Yates et al.: PageRank captured after a share of the pages "
-                      "and of the longest simulated duration")
+                      f"and of {horizon}")
     cho = result["hot_pages"]
     if cho:
         rows = [[label, *(f"{v:.3f}" for v in values)]

@@ -104,6 +104,26 @@ def test_ceilings_bound_and_orderings_end_complete(web):
         assert runs[label]["time"][-1] <= 1.0 + 1e-12
 
 
+def test_orderings_run_apart_with_one_horizon_give_the_figures_of_one_run():
+    # a small web: split runs of a comparison must read time at the same moments
+    web = national_web(NationalWebSettings(sites=30, pages=1_500, seed=2))
+    graph = web.graph
+    scores = np.asarray(pagerank(graph.adjacency, 0.85).scores)
+    d = TransferModel("bandwidth").durations(graph, sizes=web.sizes)
+    polite = SimulatedPoliteness(4, min_delay=2)
+    together = country_comparison(graph, ["bfs", "opic"], polite, d, scores)
+    horizon = max(together[k]["seconds"] for k in ("bfs", "opic"))
+    assert together["bfs"]["horizon"] == horizon
+    for name in ("bfs", "opic"):
+        alone = country_comparison(graph, [name], polite, d, scores, horizon=horizon)
+        assert alone[name] == together[name]
+    # a shorter horizon reads the time fractions at its own shares
+    half = country_comparison(graph, ["bfs"], polite, d, scores, horizon=horizon / 2,
+                              fractions=(0.5, 1.0))
+    assert half["bfs"]["time"][1] == pytest.approx(together["bfs"]["time"][3])
+    assert half["bfs"]["hours"][-1] == pytest.approx(horizon / 2 / 3600)
+
+
 def test_hot_pages_on_a_hand_made_graph():
     from webcrawl.analysis.graph.captured import CapturedGraph
 
