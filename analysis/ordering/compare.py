@@ -72,9 +72,9 @@ from webcrawl.analysis.ordering.quality import (
 from webcrawl.analysis.ordering.reach import Reach, reach_summary
 from webcrawl.analysis.ordering.timed import (
     SimulatedPoliteness,
-    recorded_durations,
     recorded_politeness,
 )
+from webcrawl.analysis.ordering.transfer import TransferModel
 from webcrawl.storage.errors import ConfigError
 
 __all__ = [
@@ -125,6 +125,10 @@ class CompareSettings:
     fetch_seconds : float
         Fetch time of pages the recorded crawl did not time, when their host has no
         timed page either and no page was timed at all (an imported graph).
+    transfer : TransferModel, optional
+        How long each simulated fetch takes
+        (:class:`webcrawl.analysis.ordering.transfer.TransferModel`); default the
+        recorded times, ``fetch_seconds`` where nothing was measured.
     time_fractions : tuple of float
         Fractions of the longest simulated duration at which the summary reports
         PageRank captured (default 10%, 25%, 50%).
@@ -144,6 +148,7 @@ class CompareSettings:
     delay_factor: float | None = None
     max_delay: float | None = None
     fetch_seconds: float = 0.5
+    transfer: TransferModel | None = None
     time_fractions: tuple[float, ...] = (0.1, 0.25, 0.5)
 
     def __post_init__(self) -> None:
@@ -155,6 +160,11 @@ class CompareSettings:
             raise ConfigError(f"fetch_seconds must be >= 0, got {self.fetch_seconds}")
         if any(not 0.0 < f <= 1.0 for f in self.time_fractions):
             raise ConfigError(f"time fractions must be in (0, 1], got {self.time_fractions}")
+
+    def transfer_model(self) -> TransferModel:
+        """The transfer-time model of timed replays (``transfer``, else the recorded
+        times with ``fetch_seconds``)."""
+        return self.transfer or TransferModel("recorded", seconds=self.fetch_seconds)
 
     def politeness(self, recorded: SimulatedPoliteness) -> SimulatedPoliteness:
         """The simulated politeness: ``recorded`` with the settings given here."""
@@ -184,6 +194,8 @@ class Comparison:
     #: timed comparisons: label -> {"seconds": duration, "hours": [...],
     #: "capture": [...]} (capture at evenly spaced simulated times)
     clock: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: timed comparisons: {"politeness": ..., "transfer": the model's parameters}
+    timing: dict[str, Any] = field(default_factory=dict)
 
     def ceilings(self) -> dict[str, str]:
         """The ceilings among the curves (``ideal``, ``omniscient``), with definitions."""
@@ -255,6 +267,7 @@ class Comparison:
                         for name, r in self.reports.items()},
             "reports": {name: r.to_dict() for name, r in self.reports.items()},
             "clock": self.clock,
+            "timing": self.timing,
         }
 
 
@@ -386,7 +399,7 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
             paths[0], graph="pages", duplicates=settings.duplicates)
         durations = politeness = None
         if settings.timed:
-            durations = recorded_durations(paths[0], full, default=settings.fetch_seconds)
+            durations = settings.transfer_model().durations(full, db_path=paths[0])
             politeness = settings.politeness(recorded_politeness(paths[0]))
         comparison = virtual_comparison(full, names, measured=measured, settings=settings,
                                         progress=progress, durations=durations,
@@ -395,7 +408,7 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
                           f"virtual crawls over the crawl in {paths[0].name}; "
                           + comparison.method,
                           {paths[0].name: comparison.graphs["graph"]}, comparison.reach,
-                          comparison.clock)
+                          comparison.clock, comparison.timing)
     if len(paths) != len(names):
         raise ConfigError(f"comparing recorded crawls needs one --db per strategy "
                           f"({len(names)} strategies, {len(paths)} databases); "
@@ -489,10 +502,13 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
     if settings.include_ideal:
         orders[IDEAL] = ideal_order(scores, np.asarray(measured.fetchable, dtype=bool))
     polite: SimulatedPoliteness | None = None
+    timing: dict[str, Any] = {}
     if settings.timed:
         polite = politeness or settings.politeness(recorded_politeness(None))
+        model = settings.transfer_model()
         if durations is None:
-            durations = np.full(full.n, settings.fetch_seconds)
+            durations = model.durations(full)
+        timing = {"politeness": polite.describe(), "transfer": model.to_dict()}
     ended: dict[str, np.ndarray] = {}
     replays = virtual_orders(full, names, max_pages=settings.max_pages, seed=settings.seed,
                              progress=progress, final_scores=full_scores,
@@ -512,8 +528,9 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
     method = (f"replays inside the recorded crawl's reach ({reach.fetchable:,} fetchable "
               f"URLs), measured on the {measured.describe()}")
     if polite is not None:
-        method += f"; in simulated time: {polite.describe()}"
-    return Comparison(reports, method, {"graph": measured.info()}, reach, clock)
+        method += (f"; in simulated time: {polite.describe()}; "
+                   f"{timing['transfer']['description']}")
+    return Comparison(reports, method, {"graph": measured.info()}, reach, clock, timing)
 
 
 #: Points of each timed capture curve in ``Comparison.clock``.

@@ -12,7 +12,9 @@ is that simulator for our strategies, with the live crawler's rules:
 * after a request that took ``t`` seconds its host waits
   ``min(max_delay, max(min_delay, delay_factor * t))`` (Mercator's rule, as
   :class:`webcrawl.crawler.politeness.PolitenessPolicy` computes it live);
-* a page's fetch takes its recorded duration (:func:`recorded_durations`);
+* a page's fetch takes the time the caller's transfer-time model gives it
+  (:class:`webcrawl.analysis.ordering.transfer.TransferModel`: the recorded duration,
+  :func:`recorded_durations`; a constant; or latency + size / bandwidth per site);
 * whenever a connection is free, the frontier takes, among the hosts that may be
   contacted now, the host the strategy's :attr:`~Strategy.host_order` picks (the host
   holding the best-ranked URL, or for ``larger-sites-first`` the host with the most
@@ -52,7 +54,9 @@ __all__ = [
     "DEFAULT_FETCH_SECONDS",
     "SimulatedPoliteness",
     "TimedCrawl",
+    "fill_by_site",
     "recorded_durations",
+    "recorded_per_node",
     "recorded_politeness",
     "timed_crawl",
 ]
@@ -60,7 +64,6 @@ __all__ = [
 #: Fetch time of every page of a graph without recorded durations (an imported edge
 #: list), in seconds.
 DEFAULT_FETCH_SECONDS = 0.5
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,8 +199,7 @@ def recorded_durations(db_path: str | Path, graph: CapturedGraph, *,
     Parameters
     ----------
     db_path : path
-        The crawl database ``graph`` was loaded from (or None-like: every node gets
-        ``default``).
+        The crawl database ``graph`` was loaded from.
     graph : CapturedGraph
     default : float
         Seconds for every node when nothing was measured.
@@ -206,8 +208,21 @@ def recorded_durations(db_path: str | Path, graph: CapturedGraph, *,
     -------
     ndarray of float64, length ``graph.n``
     """
+    return fill_by_site(recorded_per_node(db_path, graph, "seconds"),
+                        np.asarray(graph.sites, dtype=np.int64), default)
+
+
+def recorded_per_node(db_path: str | Path, graph: CapturedGraph,
+                      what: str = "seconds") -> np.ndarray:
+    """Each node's final crawl fetch as the crawl in ``db_path`` recorded it: its
+    duration (``what="seconds"``) or body bytes (``"size"``); NaN where none.
+
+    A merged node has its canonical copy's (``graph.store_ids``).
+    """
     from webcrawl.storage.reader import CrawlReader
 
+    if what not in ("seconds", "size"):
+        raise ConfigError(f"recorded_per_node: 'seconds' or 'size', got {what!r}")
     with CrawlReader(db_path) as reader:
         table = reader.fetches(kind="crawl")
     per_node = np.full(graph.n, np.nan)
@@ -218,31 +233,33 @@ def recorded_durations(db_path: str | Path, graph: CapturedGraph, *,
         node_of[ids[ids >= 0]] = np.flatnonzero(ids >= 0)
         nodes = node_of[table.url_id]
         keep = nodes >= 0
+        values = (table.ended_at - table.started_at if what == "seconds"
+                  else table.size.astype(np.float64))  # size -1: not recorded
         # rows come in insertion order: the last row of a URL is its final attempt
-        per_node[nodes[keep]] = (table.ended_at - table.started_at)[keep]
+        per_node[nodes[keep]] = values[keep]
         per_node = np.where(per_node >= 0, per_node, np.nan)
-    return _fill_by_host(per_node, np.asarray(graph.sites, dtype=np.int64), default)
+    return per_node
 
 
-def _fill_by_host(values: np.ndarray, hosts: np.ndarray, default: float) -> np.ndarray:
-    """NaNs replaced by their host's median, then the overall median, then ``default``."""
-    out = values.copy()
+def fill_by_site(values: np.ndarray, sites: np.ndarray, default: float) -> np.ndarray:
+    """NaNs replaced by their site's median, then the overall median, then ``default``."""
+    out = np.asarray(values, dtype=np.float64).copy()
     missing = np.isnan(out)
     if not missing.any():
         return out
     known = ~missing
     if known.any():
-        order = np.lexsort((out[known], hosts[known]))
-        k_hosts, k_vals = hosts[known][order], out[known][order]
-        uniq, start, count = np.unique(k_hosts, return_index=True, return_counts=True)
+        order = np.lexsort((out[known], sites[known]))
+        k_sites, k_vals = sites[known][order], out[known][order]
+        uniq, start, count = np.unique(k_sites, return_index=True, return_counts=True)
         lo = start + (count - 1) // 2
         hi = start + count // 2
         medians = (k_vals[lo] + k_vals[hi]) / 2
-        host_median = np.full(int(hosts.max(initial=-1)) + 1, np.nan)
-        host_median[uniq] = medians
-        out[missing] = host_median[hosts[missing]]
+        site_median = np.full(int(sites.max(initial=-1)) + 1, np.nan)
+        site_median[uniq] = medians
+        out[missing] = site_median[sites[missing]]
         still = np.isnan(out)
-        out[still] = float(np.median(values[known]))
+        out[still] = float(np.median(out[known]))
     else:
         out[:] = default
     return out

@@ -16,6 +16,7 @@ from webcrawl.crawler.cli._common import (
     existing_db,
     int_range,
     nonneg_float,
+    positive_float,
     positive_int,
     print_json,
     print_table,
@@ -81,13 +82,60 @@ def register(sub: Any) -> None:
     for flag, kind, metavar, what in _POLITENESS:
         parser.add_argument(flag, type=kind, metavar=metavar,
                             help=f"simulated {what} (default: the recorded crawl's)")
-    parser.add_argument("--fetch-time", type=nonneg_float, default=0.5, metavar="S",
-                        help="simulated fetch seconds of pages nothing was measured for "
-                             "(an imported graph; default 0.5)")
+    add_transfer_options(parser)
     add_deprecated_alias(parser, "--seed", "--random-seed")
     add_graph_option(parser)
     add_json_option(parser)
     parser.set_defaults(func=run)
+
+
+#: The transfer-time model's options of ``--timed``: flag, type, metavar, default, meaning.
+_TRANSFER = [
+    ("--bandwidth", positive_float, "B", 50_000.0,
+     "bandwidth: the sites' (median) bandwidth in bytes/s"),
+    ("--bandwidth-spread", nonneg_float, "SIGMA", 0.0,
+     "bandwidth: draw each site's bandwidth from a log-normal law of that median and "
+     "SIGMA (0: every site the median)"),
+    ("--latency", nonneg_float, "S", 0.05, "bandwidth: the sites' (median) latency"),
+    ("--latency-spread", nonneg_float, "SIGMA", 0.0,
+     "bandwidth: log-normal SIGMA of the sites' latencies"),
+    ("--page-size", positive_float, "BYTES", 20_000.0,
+     "bandwidth: size of pages without a recorded one (after their site's median)"),
+    ("--crawler-time", nonneg_float, "S", 0.0,
+     "the crawler's own seconds per page, added to every fetch (any model)"),
+]
+
+
+def add_transfer_options(parser: argparse.ArgumentParser, *, model: str = "recorded",
+                         **defaults: float) -> None:
+    """``--transfer`` and its parameters (:class:`TransferModel`); ``defaults`` by
+    destination (``bandwidth_spread=1.0``) replace the usual ones."""
+    parser.add_argument("--transfer", choices=("recorded", "constant", "bandwidth"),
+                        default=model,
+                        help="simulated fetch time of a page: its recorded time "
+                             "(milliseconds on loopback), --fetch-time for every page "
+                             "(constant), or its site's latency + its size over its "
+                             f"site's bandwidth (bandwidth); default {model}")
+    parser.add_argument("--fetch-time", type=nonneg_float, default=0.5, metavar="S",
+                        help="constant: every page's fetch seconds; recorded: the time of "
+                             "pages nothing was measured for (an imported graph; "
+                             "default 0.5)")
+    for flag, kind, metavar, default, what in _TRANSFER:
+        default = defaults.get(flag[2:].replace("-", "_"), default)
+        parser.add_argument(flag, type=kind, default=default, metavar=metavar,
+                            help=f"{what} (default {default:g})")
+    parser.add_argument("--transfer-seed", type=seed_int, default=0, metavar="N",
+                        help="seed of the per-site draws (default 0)")
+
+
+def transfer_model(args: argparse.Namespace) -> Any:
+    """The :class:`TransferModel` the options name."""
+    from webcrawl.analysis.ordering.transfer import TransferModel
+
+    return TransferModel(args.transfer, seconds=args.fetch_time, bandwidth=args.bandwidth,
+                         bandwidth_spread=args.bandwidth_spread, latency=args.latency,
+                         latency_spread=args.latency_spread, page_size=args.page_size,
+                         crawler_time=args.crawler_time, seed=args.transfer_seed)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         duplicates=args.duplicates,
         timed=args.timed, connections=args.connections, min_delay=args.min_delay,
         delay_factor=args.delay_factor, max_delay=args.max_delay,
-        fetch_seconds=args.fetch_time)
+        fetch_seconds=args.fetch_time, transfer=transfer_model(args))
     strategies = strategy_specs(args.strategies.split(","), args.strategy_opt, args.history)
     show = stage_display(args)
     comparison = compare_crawl(paths, strategies, settings=settings, progress=show)

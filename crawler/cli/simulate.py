@@ -87,6 +87,9 @@ def register(sub: Any) -> None:
     add_json_option(rw)
     rw.set_defaults(func=run_random_web)
     _register_copying(models)
+    from webcrawl.crawler.cli.simulate_country import register as register_national
+
+    register_national(models)
 
 
 def parse_measures(text: str) -> tuple[str, ...]:

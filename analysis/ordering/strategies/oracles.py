@@ -93,6 +93,17 @@ class HistoricalPageRank(Strategy):
         self._url_of: Any = None
 
     @classmethod
+    def from_scores(cls, scores: Mapping[str, float], *,
+                    prior: float = 1.0 - HISTORY_ALPHA) -> HistoricalPageRank:
+        """The ordering with the previous crawl's PageRank (mean 1, by URL) given
+        directly: a simulated web's earlier snapshot, which has no database."""
+        self = cls.__new__(cls)
+        self.seed, self.bound = 0, False
+        self.options = {"history": "", "prior": float(prior)}
+        self._scores, self._url_of = dict(scores), None
+        return self
+
+    @classmethod
     def parse_options(cls, given: Mapping[str, Any]) -> dict[str, Any]:
         """The options; a missing or absent ``history`` database is a ConfigError."""
         options = super().parse_options(given)

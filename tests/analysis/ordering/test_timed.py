@@ -10,7 +10,7 @@ from webcrawl.analysis.ordering.quality import QualitySettings
 from webcrawl.analysis.ordering.timed import (
     _CRAWLER_DEFAULTS,
     SimulatedPoliteness,
-    _fill_by_host,
+    fill_by_site,
     recorded_politeness,
     timed_crawl,
 )
@@ -129,9 +129,9 @@ def test_timed_comparison_reports_time_captures_and_durations():
 def test_missing_fetch_times_take_the_host_median_then_the_overall_one():
     values = np.array([1.0, np.nan, 3.0, 10.0, np.nan, np.nan])
     hosts = np.array([0, 0, 0, 1, 1, 2])
-    filled = _fill_by_host(values, hosts, default=0.5)
+    filled = fill_by_site(values, hosts, default=0.5)
     assert filled.tolist() == [1.0, 2.0, 3.0, 10.0, 10.0, 3.0]
-    assert _fill_by_host(np.full(3, np.nan), np.zeros(3, np.int64), 0.5).tolist() == [0.5] * 3
+    assert fill_by_site(np.full(3, np.nan), np.zeros(3, np.int64), 0.5).tolist() == [0.5] * 3
 
 
 def test_politeness_defaults_are_the_crawlers():
