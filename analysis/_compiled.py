@@ -1,5 +1,5 @@
 """Optional compiled inner loops (private): numba when installed, else None; and the
-threads that run them side by side.
+threads that run them side by side, as many as the CPUs and the memory allow.
 
 The one implementation of the compiler's set-up lives in
 :mod:`webcrawl.storage._compiled` (the edge-list parser below the analyses uses it
@@ -16,7 +16,7 @@ from typing import Any
 
 from webcrawl.storage._compiled import compiled
 
-__all__ = ["compiled", "run_parallel", "worker_count"]
+__all__ = ["available_memory", "compiled", "parallel_slots", "run_parallel", "worker_count"]
 
 
 def worker_count() -> int:
@@ -25,6 +25,33 @@ def worker_count() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can give without swapping (``MemAvailable`` of
+    ``/proc/meminfo``: free memory plus what the page cache can drop), or None where
+    it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def parallel_slots(tasks: int, bytes_each: int, *, workers: int | None = None) -> int:
+    """How many of ``tasks`` calls needing ``bytes_each`` bytes each to run at once:
+    ``workers`` if given, else one a CPU (:func:`worker_count`) while the memory
+    available now (:func:`available_memory`) holds them all with a quarter to spare;
+    at least one, at most ``tasks``."""
+    if workers is None:
+        workers = worker_count()
+        free = available_memory()
+        if free is not None and bytes_each > 0:
+            workers = min(workers, int(free * 0.75) // bytes_each)
+    return max(1, min(workers, tasks))
 
 
 def run_parallel(calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Any]:

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from webcrawl.analysis._compiled import compiled
 
-__all__ = ["fast_replay", "have_compiler"]
+__all__ = ["fast_order", "fast_replay", "have_compiler"]
 
 #: Links gathered at once by the breadth-first replay (bounds its temporaries).
 _GATHER = 1 << 24
@@ -74,6 +74,30 @@ def fast_replay(strategy: Any, indptr: np.ndarray, indices: np.ndarray,
     ``indptr``/``indices`` are the canonical CSR arrays (distinct targets ascending),
     ``fetchable`` the nodes that may be taken, ``seeds`` the start nodes in order.
     """
+    run = _replay(strategy, indptr, indices, fetchable, seeds, seed)
+    if run is None or len(run) == 4:  # the vectorised bfs: already in this form
+        return run
+    order, priorities, depth, discovery, fetched, found = run
+    order, priorities = order[:fetched], priorities[:fetched]
+    return order.astype(np.int64), priorities, depth[order].astype(np.int64), \
+        discovery[:found].astype(np.int64)
+
+
+def fast_order(strategy: Any, indptr: np.ndarray, indices: np.ndarray,
+               fetchable: np.ndarray, seeds: np.ndarray, seed: int) -> np.ndarray | None:
+    """The ``order`` of :func:`fast_replay` alone, as the replay wrote it (int32 on a
+    graph of int32 indices), or None as there: no int64 copies of the order, the
+    depths and the discovery sequence (up to 28 bytes a node less at the peak)."""
+    run = _replay(strategy, indptr, indices, fetchable, seeds, seed)
+    if run is None:
+        return None
+    order: np.ndarray = run[0] if len(run) == 4 else run[0][:run[4]]
+    return order
+
+
+def _replay(strategy: Any, indptr: np.ndarray, indices: np.ndarray, fetchable: np.ndarray,
+            seeds: np.ndarray, seed: int) -> tuple[Any, ...] | None:
+    """The compiled loop's outputs (or the vectorised bfs's four arrays), or None."""
     from webcrawl.analysis.ordering.strategies.backlink import BacklinkCount
     from webcrawl.analysis.ordering.strategies.bfs import BreadthFirst
     from webcrawl.analysis.ordering.strategies.random_order import RandomOrder
@@ -86,15 +110,14 @@ def fast_replay(strategy: Any, indptr: np.ndarray, indices: np.ndarray,
         return _bfs(indptr, indices, fetchable, seeds)
     if run is None:
         return None
-    arguments = [indptr.astype(np.int64, copy=False), indices, fetchable,
-                 seeds.astype(np.int64)]
+    # indptr as the graph holds it (int32 below 2**31 links): no int64 copy of it
+    # per replay, 8 bytes a node each.
+    arguments = [indptr, indices, fetchable, seeds.astype(np.int64)]
     if name != "backlink":  # bfs: no draws
         n = (indptr.size - 1) if name == "random" else 0
         arguments.append(np.random.default_rng(seed).random(n))
-    order, priorities, depth, discovery, fetched, found = run(*arguments)
-    order, priorities = order[:fetched], priorities[:fetched]
-    return order.astype(np.int64), priorities, depth[order].astype(np.int64), \
-        discovery[:found].astype(np.int64)
+    result: tuple[Any, ...] = run(*arguments)
+    return result
 
 
 def _bfs(indptr: np.ndarray, indices: np.ndarray, fetchable: np.ndarray,

@@ -41,7 +41,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,7 @@ from webcrawl.analysis.graph.captured import (
     check_duplicates,
     check_graph_kind,
 )
+from webcrawl.analysis.ordering._scoring import OrderJob, replayed_order, score_jobs, virtual_orders
 from webcrawl.analysis.ordering.ceilings import (
     IDEAL,
     best_ordering,
@@ -64,7 +65,6 @@ from webcrawl.analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
     capture_at_times,
-    crawl_quality,
     final_pagerank,
     ideal_order,
     summary_label,
@@ -132,6 +132,10 @@ class CompareSettings:
     time_fractions : tuple of float
         Fractions of the longest simulated duration at which the summary reports
         PageRank captured (default 10%, 25%, 50%).
+    workers : int or None
+        Orderings replayed and scored at once, on threads over the one graph in
+        memory (default None: one a CPU, as many as the memory available holds;
+        timed replays one at a time).  The results do not depend on it.
     """
 
     quality: QualitySettings = field(default_factory=QualitySettings)
@@ -150,9 +154,12 @@ class CompareSettings:
     fetch_seconds: float = 0.5
     transfer: TransferModel | None = None
     time_fractions: tuple[float, ...] = (0.1, 0.25, 0.5)
+    workers: int | None = None
 
     def __post_init__(self) -> None:
         check_graph_kind(self.graph)
+        if self.workers is not None and self.workers < 1:
+            raise ConfigError(f"workers must be >= 1, got {self.workers}")
         check_duplicates(self.duplicates)
         if self.max_pages is not None and self.max_pages < 1:
             raise ConfigError(f"max_pages must be >= 1, got {self.max_pages}")
@@ -271,47 +278,12 @@ class Comparison:
         }
 
 
-def virtual_orders(graph: CapturedGraph, strategies: Sequence[str], *,
-                   max_pages: int | None = None, seed: int = 0,
-                   progress: Progress | None = None,
-                   final_scores: np.ndarray | None = None,
-                   politeness: SimulatedPoliteness | None = None,
-                   durations: np.ndarray | None = None,
-                   ended: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """Replay each named strategy over ``graph`` and return its fetch order.
-
-    Replays fetch only ``graph.fetchable`` nodes (see
-    :func:`webcrawl.analysis.ordering.virtual.virtual_crawl`).  ``final_scores`` (by node)
-    feeds the strategies that need the final PageRank (``omniscient``).  With
-    ``politeness`` the replays run in simulated time
-    (:func:`webcrawl.analysis.ordering.timed.timed_crawl`, ``durations`` per node) and, if
-    ``ended`` is given, each order's end times are stored in it by strategy.
-    """
-    from webcrawl.analysis.ordering.timed import timed_crawl
-    from webcrawl.analysis.ordering.virtual import virtual_crawl
-
-    orders = {}
-    for name in strategies:
-        if progress:
-            progress(f"virtual crawl: {name}")
-        if politeness is None:
-            crawl = virtual_crawl(graph, name, max_pages=max_pages, seed=seed,
-                                  final_scores=final_scores)
-        else:
-            timed = timed_crawl(graph, name, politeness, durations, max_pages=max_pages,
-                                seed=seed, final_scores=final_scores)
-            if ended is not None:
-                ended[name] = timed.ended
-            crawl = timed
-        orders[name] = np.asarray(crawl.order, dtype=np.int64)
-    return orders
-
-
 def compare_orders(graph: CapturedGraph, orders: Mapping[str, np.ndarray | Sequence[int]],
                    *, settings: QualitySettings | None = None,
                    fetch_times: Mapping[str, np.ndarray] | None = None,
                    progress: Progress | None = None,
-                   scores: np.ndarray | None = None) -> dict[str, QualityReport]:
+                   scores: np.ndarray | None = None,
+                   workers: int | None = None) -> dict[str, QualityReport]:
     """Score several orders over one graph, sharing one final-graph PageRank.
 
     Parameters
@@ -326,6 +298,9 @@ def compare_orders(graph: CapturedGraph, orders: Mapping[str, np.ndarray | Seque
     scores : ndarray, optional
         The graph's final PageRank (:func:`final_pagerank` with ``settings``), if
         already computed.
+    workers : int, optional
+        Orders scored at once on threads (default: as CPUs and memory allow; the
+        reports do not depend on it).
 
     Returns
     -------
@@ -345,14 +320,13 @@ def compare_orders(graph: CapturedGraph, orders: Mapping[str, np.ndarray | Seque
         scores = final_pagerank(graph, remote_only=settings.remote_only,
                                 alpha=settings.alpha, tol=settings.tol)
     times = fetch_times or {}
-    reports = {}
-    for label, order in orders.items():
-        if progress:
-            progress(f"quality metrics: {label}")
-        reports[label] = crawl_quality(graph, np.asarray(order, dtype=np.int64),
-                                       settings=settings, scores=scores,
-                                       fetch_times=times.get(label))
-    return reports
+
+    def given(label: str) -> OrderJob:
+        return lambda: (np.asarray(orders[label], dtype=np.int64), times.get(label))
+
+    scored = score_jobs(graph, {label: given(label) for label in orders}, settings=settings,
+                        scores=scores, workers=workers, progress=progress)
+    return {label: result.report for label, result in scored.items()}
 
 
 def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Sequence[str], *,
@@ -395,8 +369,8 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
         if progress:
             progress(f"loading {paths[0]}")
         full = load_graph(paths[0], graph="all", duplicates=settings.duplicates)
-        measured = full if settings.graph == "all" else load_graph(
-            paths[0], graph="pages", duplicates=settings.duplicates)
+        measured = full if settings.graph == "all" else _pages_graph(paths[0], full,
+                                                                     settings.duplicates)
         durations = politeness = None
         if settings.timed:
             durations = settings.transfer_model().durations(full, db_path=paths[0])
@@ -487,20 +461,17 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
     if measured.kind != settings.graph:
         raise ConfigError(f"the comparison measures the {settings.graph!r} graph, but the "
                           f"graph given is the {measured.kind!r} graph")
-    pos = full.positions_in(measured)  # node of full -> node of measured (-1: none)
+    # A measured graph holding the replayed graph's adjacency has its nodes (the pages
+    # graph of a crawl whose every URL is a page, :func:`_pages_graph`): no map.
+    same_nodes = measured.adjacency is full.adjacency
+    pos = None if same_nodes else full.positions_in(measured)  # full -> measured (-1)
     reach = reach_summary(full)
     q = settings.quality
     if progress:
         progress("final PageRank")
     scores = final_pagerank(measured, remote_only=q.remote_only, alpha=q.alpha, tol=q.tol)
-    full_scores = np.where(pos >= 0, scores[np.maximum(pos, 0)], 0.0)
-    orders: dict[str, np.ndarray] = {}
-    times: dict[str, np.ndarray] = {}
-    if settings.include_recorded and measured.fetch_order.size:
-        orders[RECORDED] = measured.fetch_order
-        times[RECORDED] = measured.fetch_times
-    if settings.include_ideal:
-        orders[IDEAL] = ideal_order(scores, np.asarray(measured.fetchable, dtype=bool))
+    full_scores = scores if pos is None else np.where(pos >= 0, scores[np.maximum(pos, 0)],
+                                                      0.0)
     polite: SimulatedPoliteness | None = None
     timing: dict[str, Any] = {}
     if settings.timed:
@@ -509,20 +480,40 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
         if durations is None:
             durations = model.durations(full)
         timing = {"politeness": polite.describe(), "transfer": model.to_dict()}
-    ended: dict[str, np.ndarray] = {}
-    replays = virtual_orders(full, names, max_pages=settings.max_pages, seed=settings.seed,
-                             progress=progress, final_scores=full_scores,
-                             politeness=polite, durations=durations, ended=ended)
-    for name, order in replays.items():
-        projected = pos[order]
-        orders[name] = projected[projected >= 0]
-        if name in ended:
-            times[name] = ended[name][projected >= 0]
+    jobs: dict[str, OrderJob] = {}
+    if settings.include_recorded and measured.fetch_order.size:
+        jobs[RECORDED] = lambda: (measured.fetch_order, measured.fetch_times)
+    if settings.include_ideal:
+        jobs[IDEAL] = lambda: (ideal_order(scores, np.asarray(measured.fetchable, bool)),
+                               None)
+
+    def replayed(name: str) -> OrderJob:
+        def job() -> tuple[np.ndarray, np.ndarray | None]:
+            order, ended = replayed_order(full, name, max_pages=settings.max_pages,
+                                          seed=settings.seed, progress=progress,
+                                          final_scores=full_scores, politeness=polite,
+                                          durations=durations)
+            if pos is None:
+                return order, ended
+            projected = pos[order]  # fetches of URLs that are not nodes measured: dropped
+            kept = projected >= 0
+            return projected[kept], None if ended is None else ended[kept]
+        return job
+
+    jobs |= {name: replayed(name) for name in names}
+    # Timed replays are interpreted Python, which holds the GIL: one at a time.
+    scored = score_jobs(measured, jobs, settings=q, scores=scores, nodes=full.n,
+                        workers=1 if polite is not None else settings.workers,
+                        keep_orders=polite is not None, progress=progress,
+                        first=tuple(names))
+    reports = {label: result.report for label, result in scored.items()}
     clock: dict[str, dict[str, Any]] = {}
     if polite is not None:
+        orders = {label: result.order for label, result in scored.items()
+                  if result.order is not None}
+        times = {label: result.times for label, result in scored.items()
+                 if result.times is not None}
         clock = _clock(orders, times, scores, settings, {RECORDED})
-    reports = compare_orders(measured, orders, settings=q, fetch_times=times,
-                             progress=progress, scores=scores)
     for label, info in clock.items():
         reports[label].summary.update(info.pop("summary"))
     method = (f"replays inside the recorded crawl's reach ({reach.fetchable:,} fetchable "
@@ -563,6 +554,21 @@ def _clock(orders: Mapping[str, np.ndarray], times: Mapping[str, np.ndarray],
                       "capture": capture_at_times(order, t, scores, grid).tolist(),
                       "summary": summary}
     return out
+
+
+def _pages_graph(path: Path, full: CapturedGraph, duplicates: DuplicatePolicy) -> CapturedGraph:
+    """The ``pages`` graph of the crawl in ``path`` whose ``all`` graph is ``full``.
+
+    When every URL is a fetched page (an imported graph's default: no frontier, no
+    redirect, no error page), the two graphs have the same nodes and links, so the
+    pages graph is ``full`` itself under its name, sharing every array: the graph is
+    held once (a second load would double the memory of the largest arrays).
+    """
+    from webcrawl.analysis.graph.loader import load_graph
+
+    if bool(np.all(full.crawled)):
+        return replace(full, kind="pages")
+    return load_graph(path, graph="pages", duplicates=duplicates)
 
 
 def _check_strategies(strategies: Sequence[str]) -> list[str]:

@@ -46,7 +46,12 @@ import numpy as np
 import scipy.sparse as sp
 from webcrawl.analysis.graph.captured import CapturedGraph
 from webcrawl.analysis.graph.sites import drop_same_site_links
-from webcrawl.analysis.ordering.quality_links import discovery_rate, sink_fraction, top_n_overlap
+from webcrawl.analysis.ordering.quality_links import (
+    discovery_rate,
+    link_metrics,
+    sink_fraction,
+    top_n_overlap,
+)
 from webcrawl.analysis.ordering.quality_order import (
     capture_at_times,
     default_top_ns,
@@ -255,6 +260,7 @@ def crawl_quality(
     scores: np.ndarray | None = None,
     fetch_times: np.ndarray | None = None,
     seeds: np.ndarray | Sequence[int] | None = None,
+    rank: np.ndarray | None = None,
 ) -> QualityReport:
     """Every quality-over-time metric of one crawl order.
 
@@ -273,6 +279,9 @@ def crawl_quality(
         ``fetch_times`` when ``order`` is the recorded order.
     seeds : array of int, optional
         The crawl's seeds; default ``graph.seeds``.
+    rank : ndarray of int, optional
+        ``rank_positions(scores)``, if already computed (pass it with ``scores`` to
+        share one sort between several orders).
 
     Returns
     -------
@@ -293,7 +302,9 @@ def crawl_quality(
     at the same k and a finished crawl's order ends at 100%; an order
     shorter than a requested k reports its value at its end.  Cost: one PageRank of
     the final graph plus ``checkpoints`` warm-started partial ones; everything else is
-    O(n + m) array work.
+    O(n + m) work: one pass over the fetched pages' links (compiled when numba is
+    installed) and array work on the order, a few arrays of the nodes, nothing a link
+    (the partial graphs of ``checkpoints`` excepted).
 
     Examples
     --------
@@ -311,17 +322,19 @@ def crawl_quality(
     if graph.n == 0:
         raise EmptyGraphError("the graph has no nodes")
     recorded = order is None
-    order_a = np.asarray(graph.fetch_order if recorded else order, dtype=np.int64)
+    order_a = np.asarray(graph.fetch_order if recorded else order)
+    if not np.issubdtype(order_a.dtype, np.integer):  # an empty list; int32 orders stay
+        order_a = order_a.astype(np.int64)
     if order_a.size == 0:
         raise EmptyGraphError("the crawl order is empty")
     if order_a.min() < 0 or order_a.max() >= graph.n:
         raise ConfigError("the crawl order holds node indices outside the graph")
     seeds_a = np.asarray(graph.seeds if seeds is None else seeds, dtype=np.int64)
-    adj = remote_adjacency(graph) if settings.remote_only else graph.adjacency
     if scores is None:
         scores = final_pagerank(graph, remote_only=settings.remote_only,
                                 alpha=settings.alpha, tol=settings.tol)
     scores = np.asarray(scores, dtype=np.float64)
+    rank = rank_positions(scores) if rank is None else rank
 
     times = fetch_times if fetch_times is not None else (
         graph.fetch_times if recorded else None)
@@ -339,11 +352,13 @@ def crawl_quality(
     top_ns = settings.top_ns or default_top_ns(graph.n)
     checkpoints = _checkpoints(bounds, settings.checkpoints)
     capture = pagerank_capture(order_a, scores)
-    top = top_n_fetched(order_a, scores, bounds, top_ns)
-    known, crawled = discovery_rate(graph.adjacency, order_a, bounds, seeds=seeds_a)
-    overlap = (top_n_overlap(adj, order_a, scores, checkpoints, top_ns, seeds=seeds_a,
-                             alpha=settings.alpha, tol=settings.tol)
-               if checkpoints.size else {})
+    top = top_n_fetched(order_a, scores, bounds, top_ns, rank=rank)
+    known, crawled, sinks = link_metrics(graph.adjacency, order_a, bounds, seeds=seeds_a)
+    overlap = {}
+    if checkpoints.size:
+        adj = remote_adjacency(graph) if settings.remote_only else graph.adjacency
+        overlap = top_n_overlap(adj, order_a, scores, checkpoints, top_ns, seeds=seeds_a,
+                                alpha=settings.alpha, tol=settings.tol)
     reference = int(np.count_nonzero(graph.fetchable)) or order_a.size
     return QualityReport(
         pages=int(order_a.size),
@@ -357,10 +372,10 @@ def crawl_quality(
         overlap=overlap,
         discovery_known=known,
         discovery_crawled=crawled,
-        sinks=sink_fraction(graph.adjacency, order_a, bounds[1:]),
-        summary=_summary(order_a, scores, capture, reference, settings),
+        sinks=sinks,
+        summary=_summary(order_a, scores, capture, reference, settings, rank),
         remote_only=settings.remote_only,
-        top_mean_slice=top_n_mean_slice(order_a, scores, bounds, top_ns),
+        top_mean_slice=top_n_mean_slice(order_a, scores, bounds, top_ns, rank=rank),
         graph=graph.info(),
     )
 
@@ -375,7 +390,7 @@ def _checkpoints(bounds: np.ndarray, count: int) -> np.ndarray:
 
 
 def _summary(order: np.ndarray, scores: np.ndarray, capture: np.ndarray, reference: int,
-             settings: QualitySettings) -> dict[str, float]:
+             settings: QualitySettings, rank: np.ndarray) -> dict[str, float]:
     def at(fraction: float) -> int:
         return min(max(1, round(fraction * reference)), order.size)
 
@@ -383,7 +398,6 @@ def _summary(order: np.ndarray, scores: np.ndarray, capture: np.ndarray, referen
                for f in settings.summary_fractions}
     early = at(settings.summary_early_fraction)
     t = min(settings.summary_top_n, scores.size)
-    rank = rank_positions(scores)
     summary[f"top{t}_found_by_{_pct(settings.summary_early_fraction)}"] = float(
         np.count_nonzero(rank[order[:early]] < t) / t)
     normalised = scores * (scores.size / scores.sum())

@@ -182,17 +182,20 @@ def slice_mean_pagerank(order: np.ndarray, scores: np.ndarray,
 
 
 def top_n_fetched(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
-                  top_ns: Sequence[int]) -> dict[int, np.ndarray]:
+                  top_ns: Sequence[int], *,
+                  rank: np.ndarray | None = None) -> dict[int, np.ndarray]:
     """Fraction of the top-N pages (by final PageRank) fetched by the end of each slice.
 
     Ties in PageRank go to the lower node index.  Returns ``{N: array per slice end}``
-    for each N <= n.
+    for each N <= n.  ``rank`` is ``rank_positions(scores)`` if already computed.
 
     References
     ----------
     .. [1] Najork and Wiener 2001, figures 2 and 3 (when the top-N pages were crawled).
     """
-    rank = rank_positions(np.asarray(scores, dtype=np.float64))[np.asarray(order)]
+    if rank is None:
+        rank = rank_positions(np.asarray(scores, dtype=np.float64))
+    rank = rank[np.asarray(order)]
     out: dict[int, np.ndarray] = {}
     for n_top in top_ns:
         if n_top > scores.size:
@@ -205,7 +208,8 @@ def top_n_fetched(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
 
 
 def top_n_mean_slice(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
-                     top_ns: Sequence[int]) -> dict[int, tuple[float, int]]:
+                     top_ns: Sequence[int], *,
+                     rank: np.ndarray | None = None) -> dict[int, tuple[float, int]]:
     """Average slice (1-based "crawl day") on which the top-N pages were fetched.
 
     Najork and Wiener's summary of a crawl order: for the N pages of highest final
@@ -223,6 +227,8 @@ def top_n_mean_slice(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
         Slice boundaries (:func:`slice_bounds` or :func:`time_slice_bounds`).
     top_ns : sequence of int
         The N values (those above the node count are skipped).
+    rank : ndarray of int, optional
+        :func:`rank_positions` of ``scores``, if already computed.
 
     Returns
     -------
@@ -242,8 +248,12 @@ def top_n_mean_slice(order: np.ndarray, scores: np.ndarray, bounds: np.ndarray,
     .. [1] Najork and Wiener 2001, section 4 (average day on which the top N pages
        were crawled, N = 1, 10, 100, ...).
     """
-    order = np.asarray(order, dtype=np.int64)
-    rank = rank_positions(np.asarray(scores, dtype=np.float64))[order]
+    order = np.asarray(order)
+    if not np.issubdtype(order.dtype, np.integer):
+        order = order.astype(np.int64)
+    if rank is None:
+        rank = rank_positions(np.asarray(scores, dtype=np.float64))
+    rank = rank[order]
     slice_of = np.searchsorted(np.asarray(bounds)[1:], np.arange(order.size),
                                side="right") + 1
     out: dict[int, tuple[float, int]] = {}

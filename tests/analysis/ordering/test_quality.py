@@ -8,7 +8,9 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from webcrawl.analysis.graph.captured import CapturedGraph
+from webcrawl.analysis.ordering import quality_links
 from webcrawl.analysis.ordering.quality import (
     QualitySettings,
     crawl_quality,
@@ -25,6 +27,7 @@ from webcrawl.analysis.ordering.quality import (
     top_n_fetched,
     top_n_overlap,
 )
+from webcrawl.analysis.ordering.quality_links import link_metrics
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
 
 # A 6-node graph (seed 0) whose discovery rates and sinks are worked out by hand below.
@@ -327,3 +330,80 @@ def test_crawl_quality_consistency_on_a_random_graph():
     d = r.to_dict()
     assert d["capture"]["pages"][0] == 0 and d["capture"]["pages"][-1] == order.size
     assert d["summary"].keys() == r.summary.keys()
+
+
+# ------------------------------------- one pass over the links: compiled and numpy
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def link_pass(request, monkeypatch):
+    """Run the link metrics compiled (numba) or vectorised in chunks of 7 links."""
+    if request.param == "compiled":
+        if quality_links.compiled(quality_links._link_pass) is None:
+            pytest.skip("numba (webcrawl[fast]) is not installed")
+    else:
+        monkeypatch.setattr(quality_links, "compiled", lambda *_: None)
+        monkeypatch.setattr(quality_links, "_CHUNK", 7)
+    return request.param
+
+
+def _bounds_cases(rng, k):
+    """Equal slices, slices with empty ones, and bounds that stop before the order
+    ends (``measure_along``'s: the pages after them count in one more slice)."""
+    yield slice_bounds(k, int(rng.integers(1, 9)))
+    yield np.sort(np.r_[0, rng.integers(0, k + 1, 4), k])
+    yield np.r_[0, np.unique(rng.integers(1, k + 1, 3))]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_link_metrics_match_the_step_by_step_reference(link_pass, seed):
+    g, edges, order, rng = random_case(seed, n=int(10 + 7 * seed), m=int(40 + 30 * seed))
+    seeds = rng.integers(0, g.n, seed % 3).tolist()
+    for bounds in _bounds_cases(rng, order.size):
+        known, crawled = discovery_rate(g.adjacency, order, bounds, seeds=seeds)
+        ref_known, ref_crawled = reference_discovery(edges, order.tolist(), seeds,
+                                                     bounds)
+        if bounds[-1] < order.size:  # one slice more: the pages past the last bound
+            more = reference_discovery(edges, order.tolist(), seeds,
+                                       np.r_[bounds, order.size])
+            ref_known, ref_crawled = more
+        np.testing.assert_allclose(known, ref_known)
+        np.testing.assert_allclose(crawled, ref_crawled)
+        ks = bounds[1:]
+        sinks = sink_fraction(g.adjacency, order, ks)
+        assert np.isnan(sinks[ks == 0]).all()  # no page: no fraction
+        np.testing.assert_allclose(sinks[ks > 0], reference_sinks(
+            edges, order.tolist(), ks[ks > 0].tolist()))
+        both = link_metrics(g.adjacency, order, bounds, seeds=seeds)
+        for got, expected in zip(both, (known, crawled, sink_fraction(
+                g.adjacency, order, ks)), strict=True):
+            np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_link_metrics_are_the_same_numbers_on_both_paths(monkeypatch, seed):
+    """Compiled and vectorised count the same integers: equal floats, bit for bit, on
+    rows with repeated targets and int32 and int64 orders."""
+    if quality_links.compiled(quality_links._link_pass) is None:
+        pytest.skip("numba (webcrawl[fast]) is not installed")
+    rng = np.random.default_rng(seed)
+    n, m = 200, 1500
+    src = np.sort(rng.integers(0, n, m))
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(src, minlength=n))))
+    adj = sp.csr_array((np.ones(m), rng.integers(0, n, m).astype(np.int32), indptr),
+                       shape=(n, n))  # repeats in rows, unsorted: as given
+    order = rng.permutation(n)[: n - 20].astype(np.int32 if seed % 2 else np.int64)
+    bounds = slice_bounds(order.size, 9)
+    seeds = [int(order[0]), int(order[5])]
+    compiled_run = link_metrics(adj, order, bounds, seeds=seeds)
+    monkeypatch.setattr(quality_links, "compiled", lambda *_: None)
+    monkeypatch.setattr(quality_links, "_CHUNK", 1 + seed * 50)
+    for got, expected in zip(link_metrics(adj, order, bounds, seeds=seeds), compiled_run,
+                             strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_link_metrics_reject_bounds_that_do_not_start_at_zero():
+    g = hand_graph()
+    with pytest.raises(ConfigError, match="bounds"):
+        discovery_rate(g.adjacency, np.array([0, 1, 2]), np.array([1, 3]))
