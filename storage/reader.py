@@ -340,6 +340,20 @@ class CrawlReader:
         pairs = np.array(rows, dtype=np.int64).reshape(-1, 2)
         return pairs[:, 0].copy(), pairs[:, 1].copy()
 
+    def near_duplicates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pages recorded as near copies (``urls.near_of``): their ids, the ids of their
+        groups' leaders (int64, by id) and the estimated resemblance (float64).  A file
+        written before schema version 8 has none."""
+        columns = {r[1] for r in self._all("PRAGMA table_info(urls)")}
+        if "near_of" not in columns:
+            return (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                    np.empty(0, dtype=np.float64))
+        rows = self._all("SELECT id, near_of, ifnull(near_resemblance, 0) FROM urls"
+                         " WHERE near_of IS NOT NULL ORDER BY id")
+        pairs = np.array(rows, dtype=np.float64).reshape(-1, 3)
+        return (pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64),
+                pairs[:, 2].copy())
+
     def _id_ranges(self) -> IdRanges | None:
         """The ``id_ranges`` of an imported graph of integer ids (None: its nodes are
         ``urls`` rows).  Read once: only the importer writes the table."""

@@ -78,8 +78,8 @@ _INSERT_URL = ("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outco
 _INSERT_FETCH = (
     "INSERT INTO fetches (id, url_id, seq, started_at, ended_at, outcome, status,"
     " content_type, size, digest, etag, last_modified, error, attempt, kind, strategy,"
-    " priority, rank, changed)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " priority, rank, changed, sketch)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 # A page's links, with the fetch that gave them (?4: the page's fetch enqueued with
 # them; else its newest fetch row).  When the page already has a different link set,
@@ -100,6 +100,7 @@ _SET_OUTCOME = "UPDATE urls SET outcome = ?, seq = ? WHERE id = ?"
 _INSERT_LINK_CUT = "INSERT OR REPLACE INTO link_cuts (src, kept, dropped) VALUES (?, ?, ?)"
 _INSERT_URL_SOURCE = "INSERT OR IGNORE INTO url_sources (url_id, source, via) VALUES (?, ?, ?)"
 _SET_DUPLICATE = "UPDATE urls SET duplicate_of = ? WHERE id = ?"
+_SET_NEAR = "UPDATE urls SET near_of = ?, near_resemblance = ? WHERE id = ?"
 
 
 @dataclass(slots=True)
@@ -162,17 +163,18 @@ class _Batch:
     url_sources: list[tuple[int, str, str]]
     last_fetch: dict[int, int]        # url id -> id of its last fetch in this batch
     duplicates: dict[int, int | None]  # url id -> the page it duplicates (None: none)
+    near: dict[int, tuple[int | None, float | None]]  # url id -> (leader, resemblance)
 
     @classmethod
     def empty(cls) -> _Batch:
-        return cls({}, [], {}, [], [], [], {}, [], [], {}, {})
+        return cls({}, [], {}, [], [], [], {}, [], [], {}, {}, {})
 
 
 def _fetch_row(r: FetchRecord) -> tuple[Any, ...]:
     return (r.url_id, r.seq, r.started_at, r.ended_at, str(r.outcome), r.status,
             r.content_type, r.size, r.digest, r.etag, r.last_modified, r.error, r.attempt,
             str(r.kind), r.strategy, r.priority, r.rank,
-            None if r.changed is None else int(r.changed))
+            None if r.changed is None else int(r.changed), r.sketch)
 
 
 class CrawlStore:
@@ -352,6 +354,14 @@ class CrawlStore:
         self._batch.duplicates[url_id] = original
         self._added(1)
 
+    def set_near_duplicate(self, url_id: int, leader: int | None,
+                           resemblance: float | None) -> None:
+        """Record that a page's text resembles page ``leader``'s (``None``: it is no near
+        copy); see ``urls.near_of`` in ``schema.sql``."""
+        self._check()
+        self._batch.near[url_id] = (leader, resemblance)
+        self._added(1)
+
     def set_outcome(self, url_id: int, outcome: Outcome, seq: int | None) -> None:
         self._check()
         self._batch.outcomes[url_id] = (str(outcome), seq)
@@ -494,6 +504,8 @@ class CrawlStore:
                                  [(o, s, i) for i, (o, s) in b.outcomes.items()])
         if b.duplicates:
             await db.executemany(_SET_DUPLICATE, [(o, i) for i, o in b.duplicates.items()])
+        if b.near:
+            await db.executemany(_SET_NEAR, [(o, r, i) for i, (o, r) in b.near.items()])
         await db.execute("COMMIT")
 
 
