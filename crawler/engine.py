@@ -57,6 +57,7 @@ from webcrawl.crawler import eventloop
 from webcrawl.crawler.budget import MemoryBudget
 from webcrawl.crawler.config import META_SETTINGS
 from webcrawl.crawler.content_seen import ContentSeen
+from webcrawl.crawler.near_seen import NearSeen, encode_sketch
 from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
 from webcrawl.crawler.fetcher import Fetcher
 from webcrawl.crawler.frontier import Frontier, Taken
@@ -217,6 +218,8 @@ class Crawler:
         self.registry = CrawlRegistry(spill_dir=parent if parent.is_dir() else None)
         #: body digest -> first page with that body (Mercator's content-seen test)
         self.content_seen = ContentSeen()
+        #: text sketches -> near-duplicate groups (the near-duplicate test)
+        self.near_seen = NearSeen(self.settings.near_min_resemblance)
         self._next_seq = 0
         self._taken = 0                              # URLs handed to the downloader
         self._tasks = FetchTasks()
@@ -349,6 +352,7 @@ class Crawler:
         self.stats.resumed_pages = self.stats.pages
         self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
         self.content_seen = ContentSeen.from_db(self.db_path)
+        self.near_seen = NearSeen.from_db(self.db_path, self.settings.near_min_resemblance)
         self._taken = restored.taken
         self._next_seq = restored.next_seq
         # The crawl that stopped may have had requests in flight whose records were
@@ -786,12 +790,12 @@ class Crawler:
         _testhooks.kill_at("shard_page")
 
     def _record(self, taken: Taken, seq: int, attempt: int, a: Attempt,
-                outcome: Outcome) -> None:
+                outcome: Outcome, sketch: bytes | None = None) -> None:
         assert self.store is not None
         record = FetchRecord(
             url_id=taken.url_id, seq=seq, started_at=a.started_at, ended_at=a.ended_at,
             outcome=outcome, error=a.error, attempt=attempt, strategy=self.strategy.name,
-            priority=taken.priority, rank=taken.rank)
+            priority=taken.priority, rank=taken.rank, sketch=sketch)
         if a.status is not None:
             record.status = a.status
             record.content_type = a.content_type or None
@@ -814,17 +818,20 @@ class Crawler:
         links: list[int] = []
         nofollow: list[int] = []
         read_links = True
+        sketch = None
         if outcome is Outcome.REDIRECT:
             assert result.location is not None
             links = self._follow_redirect(taken.url_id, seq, result.location)
         elif outcome is Outcome.FETCHED:
             # A copy of an earlier page's body is not read again (content-seen test).
-            read_links = (not self._duplicate(taken.url_id, result.digest if result.size
-                                              else None)
-                          or self.settings.links_from_duplicates)
+            duplicate = self._duplicate(taken.url_id, result.digest if result.size else None)
+            read_links = not duplicate or self.settings.links_from_duplicates
             if page is not None and read_links:
                 links, nofollow = self._page_links(taken.url_id, seq, page)
-        self._record(taken, seq, attempt, result, outcome)
+            if page is not None and page.sketch is not None:
+                sketch = encode_sketch(page.sketch)
+            self._near(taken.url_id, None if duplicate or page is None else page.sketch)
+        self._record(taken, seq, attempt, result, outcome, sketch)
         if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
             assert self.store is not None
             if read_links:
@@ -838,6 +845,13 @@ class Crawler:
         for page_id, original in self.content_seen.see(url_id, digest):
             self.store.set_duplicate(page_id, original)
         return self.content_seen.original(url_id) is not None
+
+    def _near(self, url_id: int, sketch: np.ndarray | None) -> None:
+        """The near-duplicate test (a duplicate, or a page without a sketch: none)."""
+        if self.settings.near_duplicates:
+            assert self.store is not None
+            for page_id, leader, resemblance in self.near_seen.see(url_id, sketch):
+                self.store.set_near_duplicate(page_id, leader, resemblance)
 
     def _follow_redirect(self, url_id: int, seq: int, location: str) -> list[int]:
         registry = self.registry
