@@ -57,11 +57,11 @@ from webcrawl.crawler import eventloop
 from webcrawl.crawler.budget import MemoryBudget
 from webcrawl.crawler.config import META_SETTINGS
 from webcrawl.crawler.content_seen import ContentSeen
-from webcrawl.crawler.near_seen import NearSeen, encode_sketch
 from webcrawl.crawler.downloader import Downloader, DownloaderLink, LocalDownloader
 from webcrawl.crawler.fetcher import Fetcher
 from webcrawl.crawler.frontier import Frontier, Taken
 from webcrawl.crawler.links import PageLinks, page_link_ids
+from webcrawl.crawler.near_seen import NearSeen, encode_sketch
 from webcrawl.crawler.orders import (
     Attempt,
     FetchedAnswer,
