@@ -105,7 +105,8 @@ def _mix(x: np.ndarray) -> np.ndarray:
         x = x * _U64(0xBF58476D1CE4E5B9)
         x = x ^ (x >> _U64(27))
         x = x * _U64(0x94D049BB133111EB)
-        return x ^ (x >> _U64(31))
+        out: np.ndarray = x ^ (x >> _U64(31))
+        return out
 
 
 def word_hashes(text: str | bytes) -> np.ndarray:
@@ -155,7 +156,8 @@ def sketch(features: np.ndarray) -> np.ndarray:
     nxt = np.minimum.accumulate(doubled[::-1])[::-1][:SKETCH_SIZE]
     with np.errstate(over="ignore"):
         moved = (nxt - idx).astype(np.uint16)
-        return low[nxt % SKETCH_SIZE] + moved * _ROTATION
+        dense: np.ndarray = low[nxt % SKETCH_SIZE] + moved * _ROTATION
+    return dense
 
 
 def text_sketch(text: str | bytes, *, w: int = 2) -> np.ndarray | None:
