@@ -43,7 +43,7 @@ from selectolax.lexbor import LexborHTMLParser
 from webcrawl.crawler.links import extract_links
 from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.shingles import page_text, shingle_hashes, text_sketch, word_hashes
+from webcrawl.crawler.shingles import MIN_WORDS, page_text, shingle_hashes, text_sketch
 from webcrawl.fixtures import FixtureConfig, FixtureWeb
 from webcrawl.fixtures.html import PageRenderer
 from webcrawl.fixtures.near import NEAR_KINDS
@@ -122,13 +122,14 @@ def simhash_groups(texts: list[str], k: int, order: Sequence[int], w: int = 2) -
     the default was chosen against (all leaders compared)."""
     prints: list[int | None] = []
     for text in texts:
-        words = word_hashes(text)
-        if words.size < 8:
+        features = shingle_hashes(text, w)
+        if features.size <= MIN_WORDS - w:
             prints.append(None)
             continue
-        bits = np.unpackbits(shingle_hashes(words, w).astype("<u8").view(np.uint8))
+        bits = np.unpackbits(features.astype("<u8").view(np.uint8))
         ones = bits.reshape(-1, 64).sum(axis=0)
-        prints.append(int.from_bytes(np.packbits(2 * ones > words.size).tobytes(), "little"))
+        prints.append(int.from_bytes(np.packbits(2 * ones > features.size).tobytes(),
+                                     "little"))
     leaders: list[tuple[int, int]] = []
     out: Groups = {}
     for page in order:
@@ -223,12 +224,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--html-dir", type=Path)
     ap.add_argument("--html-files", type=int, default=500)
     ap.add_argument("--figure", type=Path)
+    ap.add_argument("--cost-only", action="store_true", help="only the cost figures")
     args = ap.parse_args(argv)
 
     web, pages = fixture_pages(args.pages, args.hosts, args.pairs, args.similar, args.seed)
     print(f"fixture: {web.pages:,} pages on {web.hosts} hosts, {args.pairs:,} planted pairs "
           f"({args.pairs // len(NEAR_KINDS)} of each of {len(NEAR_KINDS)} kinds), "
           f"{args.similar:,} similar pages")
+    if args.cost_only:
+        cost("fixture pages", pages[: args.cost_pages], args.rounds)
+        if args.html_dir:
+            cost(str(args.html_dir), html_files(args.html_dir, args.html_files), args.rounds)
+        return 0
     sketches = [extract_links(body, url, sketch=True).sketch for body, url in pages]
     default = CrawlSettings().near_min_resemblance
     by_id = list(range(web.pages))

@@ -33,7 +33,8 @@ Contract
 * **Look-up.**  Locality-sensitive hashing by bands (Indyk and Motwani; Leskovec,
   Rajaraman and Ullman [2]_, ch. 3): the 64 bins of a sketch are cut into
   :data:`BANDS` bands of 4, and a leader is a candidate when one of its bands equals
-  the page's (probability ``1 - (1 - r**4)**16``: 0.99 at r = 0.7, 0.37 at r = 0.4); the
+  the page's same band (one table for all bands: a band's key is its 64 bits xor a
+  salt of the band's) (probability ``1 - (1 - r**4)**16``: 0.99 at r = 0.7, 0.37 at r = 0.4); the
   candidates' sketches are compared at once (one numpy comparison).  Memory: a sketch
   (128 bytes) per tested page, 16 table entries per leader.
 
@@ -48,6 +49,7 @@ References
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -63,11 +65,23 @@ NearUpdate = tuple[int, int | None, float | None]
 
 #: LSH bands of a sketch (4 bins each: one uint64 key).
 BANDS = SKETCH_SIZE // 4
+#: Per band, what its key is xored with, so equal bins in different bands are
+#: different keys of the one table.
+_BAND_SALTS = np.arange(1, BANDS + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+
+
+def _band_keys(sketch: np.ndarray) -> list[int]:
+    """The table keys of a sketch's bands."""
+    keys: list[int] = (sketch.view(np.uint64) ^ _BAND_SALTS).tolist()
+    return keys
+
+
+_LITTLE = sys.byteorder == "little"
 
 
 def encode_sketch(sketch: np.ndarray) -> bytes:
     """A sketch as stored (``fetches.sketch``: 64 little-endian uint16)."""
-    return sketch.astype("<u2").tobytes()
+    return (sketch if _LITTLE else sketch.astype("<u2")).tobytes()
 
 
 def decode_sketch(blob: bytes) -> np.ndarray:
@@ -79,7 +93,7 @@ class NearSeen:
     """Text sketches of the tested pages, grouped around leaders."""
 
     __slots__ = ("_free", "_leader", "_members", "_min", "_owner", "_rows", "_sketch",
-                 "_slot", "_tables")
+                 "_slot", "_table")
 
     def __init__(self, min_resemblance: float = 0.8) -> None:
         if not 0.0 < min_resemblance <= 1.0:
@@ -88,7 +102,7 @@ class NearSeen:
         self._sketch: dict[int, np.ndarray] = {}          # url id -> its sketch
         self._leader: dict[int, int] = {}                 # member -> its leader
         self._members: dict[int, dict[int, int]] = {}     # leader -> {member: equal bins}
-        self._tables: tuple[dict[int, list[int]], ...] = tuple({} for _ in range(BANDS))
+        self._table: dict[int, list[int]] = {}            # band key -> leaders' rows
         self._rows = np.zeros((64, SKETCH_SIZE), dtype=np.uint16)  # leaders' sketches
         self._slot: dict[int, int] = {}                   # leader -> its row
         self._owner = np.full(64, -1, dtype=np.int64)     # row -> leader (-1: free)
@@ -117,6 +131,15 @@ class NearSeen:
         no near copy changes nothing).
         """
         old = self._sketch.get(url_id)
+        if old is None:  # a page seen for the first time: only it can change
+            if sketch is None:
+                return []
+            self._sketch[url_id] = sketch
+            self._place(url_id, sketch)
+            leader = self._leader.get(url_id)
+            if leader is None:
+                return []
+            return [(url_id, leader, self._members[leader][url_id] / SKETCH_SIZE)]
         if old is sketch or (old is not None and sketch is not None
                              and np.array_equal(old, sketch)):
             return []
@@ -139,14 +162,11 @@ class NearSeen:
 
     def _place(self, url_id: int, sk: np.ndarray) -> None:
         """Join the most resembling leader at the threshold, else lead."""
-        keys = sk.view(np.uint64).tolist()
-        found: set[int] = set()  # rows of candidate leaders
-        for table, key in zip(self._tables, keys, strict=True):
-            bucket = table.get(key)
-            if bucket:
-                found.update(bucket)
+        keys = _band_keys(sk)
+        table = self._table
+        found = [row for key in keys for row in table.get(key, ())]  # may repeat a row
         if found:
-            rows = np.fromiter(found, dtype=np.int64, count=len(found))
+            rows = np.array(found, dtype=np.int64)
             equal = np.count_nonzero(self._rows[rows] == sk, axis=1)
             best = int(equal.max())
             if best >= self._min:
@@ -161,8 +181,12 @@ class NearSeen:
         self._rows[slot] = sk
         self._owner[slot] = url_id
         self._slot[url_id] = slot
-        for table, key in zip(self._tables, keys, strict=True):
-            table.setdefault(key, []).append(slot)
+        for key in keys:
+            bucket = table.get(key)
+            if bucket is None:
+                table[key] = [slot]
+            else:
+                bucket.append(slot)
 
     def _grow(self) -> None:
         size = self._rows.shape[0]
@@ -182,11 +206,11 @@ class NearSeen:
         slot = self._slot.pop(url_id)
         self._owner[slot] = -1
         self._free.append(slot)
-        for table, key in zip(self._tables, sk.view(np.uint64).tolist(), strict=True):
-            bucket = table[key]
+        for key in _band_keys(sk):
+            bucket = self._table[key]
             bucket.remove(slot)
             if not bucket:
-                del table[key]
+                del self._table[key]
         for member, _ in members:
             del self._leader[member]
         return members
