@@ -3,17 +3,23 @@
 Ground truth: the fixture's planted pairs (:mod:`webcrawl.fixtures.near`, six kinds) and
 its distinct-but-similar pages.  The crawl stores each page's sketch and its group
 (``urls.near_of``); the groups must be the planted pairs, in two crawl orders, and
-``--duplicates near`` must merge each planted pair into one node, and nothing else.
+``--duplicates near`` must merge each planted pair into one node, and nothing else:
+PageRank, the bow-tie, the exported edges and the ordering comparison of the near graph
+are those of the exact graph with the planted pairs merged (networkx as the oracle).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
+import networkx as nx
 import numpy as np
 import pytest
-from webcrawl.analysis.graph import load_graph
+from webcrawl.analysis.graph import bowtie, load_graph, pagerank
+from webcrawl.analysis.graph.loader import graph_edges
+from webcrawl.analysis.ordering.compare import CompareSettings, compare_crawl
 from webcrawl.crawler import crawl
 from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.settings import CrawlSettings
@@ -24,7 +30,7 @@ from webcrawl.storage.records import Outcome
 pytestmark = pytest.mark.timeout(180)
 
 BASE = CrawlSettings.polite_off(resolve=("*.test=127.0.0.1",), scope_hosts=("*.test",),
-                                robots_obey=False)
+                                robots_obey=False, near_duplicates=True)
 
 
 @pytest.fixture(scope="module")
@@ -107,3 +113,80 @@ def test_resume_state_reproduces_the_groups(crawls: dict[str, Path]) -> None:
     for i, j in zip(ids.tolist(), leaders.tolist(), strict=True):
         got = seen.near_of(i)
         assert got is not None and got[0] == j
+
+
+def _truth_merged(web: FixtureWeb, crawls: dict[str, Path]) -> tuple[Any, Any]:
+    """The near graph as the planted truth says it must be, built with networkx from the
+    exact graph: each planted pair one node (the member the near graph kept; exactly
+    one is kept), links to either member go to it, the other member's out-links gone."""
+    db = crawls["bfs"]
+    exact, near = load_graph(db), load_graph(db, duplicates="near")
+    kept = set(near.urls)
+    fold = {}
+    for t in web.truth_near(int(str(crawls["port"]))):
+        if t.source_url and t.url != t.source_url:
+            pair = {t.url, t.source_url}
+            (leader,) = pair & kept  # one member kept, the other folded into it
+            (other,) = pair - {leader}
+            fold[other] = leader
+    oracle = nx.DiGraph()
+    oracle.add_nodes_from(u for u in exact.urls if u not in fold)
+    src, dst = exact.adjacency.nonzero()
+    for s, d in zip(src.tolist(), dst.tolist(), strict=True):
+        a, b = exact.urls[s], exact.urls[d]
+        if a in fold:
+            continue
+        b = fold.get(b, b)
+        if a != b:
+            oracle.add_edge(a, b)
+    return near, oracle
+
+
+def test_pagerank_of_the_near_graph_is_the_truth_merged_graphs(
+        web: FixtureWeb, crawls: dict[str, Path]) -> None:
+    near, oracle = _truth_merged(web, crawls)
+    assert sorted(near.urls) == sorted(oracle.nodes)
+    ours = dict(zip(near.urls, pagerank(near, tol=1e-12).scores.tolist(), strict=True))
+    theirs = nx.pagerank(oracle, alpha=0.85, tol=1e-12, max_iter=1000)
+    assert max(abs(ours[u] - theirs[u]) for u in theirs) < 1e-8
+
+
+def test_bowtie_of_the_near_graph_is_the_truth_merged_graphs(
+        web: FixtureWeb, crawls: dict[str, Path]) -> None:
+    near, oracle = _truth_merged(web, crawls)
+    core = max(nx.strongly_connected_components(oracle), key=len)
+    some = next(iter(core))
+    into = nx.ancestors(oracle, some) - core
+    out = nx.descendants(oracle, some) - core
+    bt = bowtie(near)
+    regions = {name: {near.urls[i] for i in bt.nodes(name).tolist()}
+               for name in ("SCC", "IN", "OUT")}
+    assert regions == {"SCC": core, "IN": into, "OUT": out}
+
+
+def test_export_of_the_near_graph_is_the_truth_merged_graphs(
+        web: FixtureWeb, crawls: dict[str, Path]) -> None:
+    _, oracle = _truth_merged(web, crawls)
+    arrays = graph_edges(crawls["bfs"], "pages", "near")
+    with CrawlReader(crawls["bfs"]) as reader:
+        table = reader.urls()
+    url_of = dict(zip(table.ids.tolist(), list(table.urls), strict=True))
+    edges = {(url_of[s], url_of[d]) for s, d in zip(arrays.src.tolist(), arrays.dst.tolist(),
+                                                    strict=True)}
+    assert edges == set(oracle.edges)
+    assert {url_of[i] for i in arrays.nodes.tolist()} == set(oracle.nodes)
+
+
+@pytest.mark.parametrize("virtual", [True, False])
+def test_orderings_measure_the_truth_merged_graph(web: FixtureWeb, crawls: dict[str, Path],
+                                                  virtual: bool) -> None:
+    _, oracle = _truth_merged(web, crawls)
+    dbs = [crawls["bfs"]] if virtual else [crawls["bfs"], crawls["dfs"]]
+    comparison = compare_crawl(dbs, ["bfs", "dfs"],
+                               settings=CompareSettings(duplicates="near", virtual=virtual))
+    assert comparison.graphs
+    for name, info in comparison.graphs.items():
+        assert info["near_duplicates_collapsed"] == 36, name
+        assert info["nodes"] == oracle.number_of_nodes(), name
+    pages = [r.pages for r in comparison.reports.values()]
+    assert max(pages) == oracle.number_of_nodes() >= min(pages)  # a replay may stop short
