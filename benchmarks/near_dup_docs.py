@@ -25,8 +25,8 @@ from pathlib import Path
 
 from selectolax.lexbor import LexborHTMLParser
 from webcrawl.crawler.links import decode_page, page_encoding
-from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.near_seen import decode_sketch
+from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shingles import page_text, resemblance, shingle_hashes
 
 #: Exact-resemblance classes of the report (lower bounds).
