@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # `X as X`: explicit re-exports for type checkers
     from webcrawl.analysis.graph import load_graph as load_graph
     from webcrawl.analysis.graph import pagerank as pagerank
     from webcrawl.analysis.graph import smallworld as smallworld
+    from webcrawl.analysis.graph import to_networkx as to_networkx
+    from webcrawl.analysis.graph import to_pandas as to_pandas
     from webcrawl.analysis.ordering import CompareSettings as CompareSettings
     from webcrawl.analysis.ordering import QualitySettings as QualitySettings
     from webcrawl.analysis.ordering import Strategy as Strategy
@@ -69,6 +71,8 @@ _LAZY = {
     "degree_laws": "webcrawl.analysis.graph",
     "smallworld": "webcrawl.analysis.graph",
     "bipartite_cores": "webcrawl.analysis.graph",
+    "to_networkx": "webcrawl.analysis.graph",  # the graph handed to networkx...
+    "to_pandas": "webcrawl.analysis.graph",  # ...or to pandas (nodes and links)
     # ordering: crawl orderings and their quality (analyze quality, compare, simulate)
     "Strategy": "webcrawl.analysis.ordering",  # write your own ordering...
     "register_strategy": "webcrawl.analysis.ordering",  # ...and make it --strategy NAME

@@ -67,13 +67,13 @@ def read_fastwarc(path: Path) -> tuple[int, int]:
 def read_unchecked(path: Path) -> tuple[int, int]:
     """What ``import warc`` read before its framing checks: warcio's iterator, each
     record made into the importer's record."""
-    from webcrawl.crawler.ingest.warc import _read
+    from webcrawl.crawler.ingest._records import read_record
 
     n = size = 0
     with open(path, "rb") as f:
         records = WarcioIterator(f)
         for rec in records:
-            record = _read(rec, records.offset, 1 << 30)
+            record = read_record(rec, records.offset, 1 << 30)
             if record.kind == "response":
                 size += len(record.body)
                 n += 1
@@ -81,10 +81,10 @@ def read_unchecked(path: Path) -> tuple[int, int]:
 
 
 def read_checked(path: Path) -> tuple[int, int]:
-    from webcrawl.crawler.ingest.warc import _records
+    from webcrawl.crawler.ingest._records import read_records
 
     n = size = 0
-    for rec in _records(path, 1 << 30, False, lambda _offset, _reason: None):
+    for rec in read_records(path, 1 << 30, False, lambda _offset, _reason: None):
         if rec.kind == "response":
             size += len(rec.body)
             n += 1

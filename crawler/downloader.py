@@ -20,7 +20,9 @@ Mercator), each after the order's ``wait`` and the host's own clock:
 
 * :class:`~webcrawl.crawler.orders.FetchPage`: fetch with retries (every attempt an
   :class:`~webcrawl.crawler.orders.Attempt`, failed ones classified by
-  :func:`~webcrawl.crawler.outcomes.error_outcome`), and for a 2xx HTML page extract and
+  :func:`~webcrawl.crawler.outcomes.error_outcome`; a request whose kept-alive
+  connection was lost when the server may have read it is sent again within its attempt,
+  at the host's next politeness slot), and for a 2xx HTML page extract and
   normalise its links (:func:`webcrawl.crawler.links.extract_links`, in a thread above
   ``links_thread_above`` bytes);
 * :class:`~webcrawl.crawler.orders.FetchRobots`: fetch robots.txt
@@ -45,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler.http1 import ReusedConnectionLost
 from webcrawl.crawler.links import PageLinks, extract_links
 from webcrawl.crawler.orders import (
     Attempt,
@@ -258,8 +261,20 @@ class LocalDownloader:
             attempts += 1
             t0, wall0 = time.monotonic(), time.time()
             try:
-                result = await fetcher.fetch(url, etag=order.etag,
-                                             last_modified=order.last_modified)
+                try:
+                    result = await fetcher.fetch(url, etag=order.etag,
+                                                 last_modified=order.last_modified)
+                except ReusedConnectionLost:
+                    # The server may have read the request before its kept-alive
+                    # connection was lost: put back for the host's next politeness slot
+                    # and sent once more (on a new connection), never at once.  Like
+                    # the client's at-once resend it is no attempt of its own, but it
+                    # counts for the host's clock.
+                    politeness.after_request(slot, t0, time.monotonic())
+                    await self._wait_for(slot)
+                    t0, wall0 = time.monotonic(), time.time()
+                    result = await fetcher.fetch(url, etag=order.etag,
+                                                 last_modified=order.last_modified)
             except FetchError as exc:
                 t1 = time.monotonic()
                 politeness.after_request(slot, t0, t1)

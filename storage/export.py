@@ -43,6 +43,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.formats import EDGE_FORMATS, TABLE_FORMATS
 from webcrawl.storage.reader import PAGE_COLUMNS, CrawlReader
 
 # New public names not yet in the package facade (webcrawl.storage), so not listed
@@ -57,10 +58,6 @@ EDGE_COLUMNS = ("src", "dst", "nofollow")
 FETCH_COLUMNS = ("url", "url_id", "seq", "kind", "attempt", "started_at", "ended_at",
                  "outcome", "status", "content_type", "size", "digest", "etag",
                  "last_modified", "error", "strategy", "priority", "rank", "changed")
-#: Formats of ``export_edges``.
-EDGE_FORMATS = ("tsv", "edgelist", "graphml", "jsonl")
-#: Formats of the table exports (pages, fetches, rates).
-TABLE_FORMATS = ("tsv", "jsonl")
 #: Links read per chunk by the id-based edge writers.
 _EDGE_CHUNK = 1 << 20
 #: Key of the Parquet key-value metadata that holds :meth:`EdgeArrays.policy` (JSON).

@@ -417,7 +417,9 @@ class CrawlReader:
         import pyarrow as pa
 
         n = ranges.n
-        fetched = self._out_degrees(n) > 0
+        # meta pages = 'all' (import edges' default): every node is a page (schema.sql)
+        fetched = np.ones(n, dtype=bool) if self.meta().get("pages") == "all" else \
+            self._out_degrees(n) > 0
         outcome = np.where(fetched, outcome_code(Outcome.FETCHED), -1).astype(np.int8)
         discovered = np.zeros(n, dtype=np.int64)
         discovered[self.seeds()] = -1

@@ -188,7 +188,9 @@ CREATE TABLE IF NOT EXISTS link_blocks (
 --   url             the id as decimal text (what the edges view shows)
 --   host_id 0 (the empty host name), depth -1, seq NULL, duplicate_of NULL
 --   discovered_seq  -1 for the seeds (meta seeds: their ids as text), else 0
---   outcome         'fetched' if the node has links in link_blocks, else NULL
+--   outcome         'fetched' for every node if meta pages = 'all' (import edges'
+--                   default), else 'fetched' if the node has links in link_blocks,
+--                   else NULL
 -- webcrawl.storage.reader.CrawlReader reads such a file as if it had the rows.
 CREATE TABLE IF NOT EXISTS id_ranges (
     first INTEGER PRIMARY KEY,               -- urls.id of the run's first node

@@ -19,6 +19,7 @@ from pathlib import Path
 import grimp
 import networkx as nx
 import pytest
+import webcrawl
 import webcrawl.analysis
 import webcrawl.crawler
 import webcrawl.fixtures
@@ -37,6 +38,7 @@ FACADES = (
     "webcrawl.analysis.report",
     "webcrawl.analysis.sampling",
     "webcrawl.crawler",
+    "webcrawl.crawler.http1",
     "webcrawl.crawler.ingest",
     "webcrawl.crawler.revisit",
     "webcrawl.crawler.shard",
@@ -57,7 +59,8 @@ def _isort_key(name: str) -> tuple[int, str]:
 def test_no_import_cycle_between_modules() -> None:
     # grimp records every import statement, function-local ones included; imports under
     # TYPE_CHECKING exist for annotations only and are left out.
-    graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=True)
+    # The whole package: grimp reads top-level packages only ("webcrawl" is a regular one).
+    graph = grimp.build_graph("webcrawl", exclude_type_checking_imports=True)
     g = nx.DiGraph()
     for module in graph.modules:
         for imported in graph.find_modules_directly_imported_by(module):
@@ -257,7 +260,8 @@ def test_light_imports_load_no_heavy_library(script: str) -> None:
 
 
 def test_version_everywhere() -> None:
-    packages = (webcrawl.analysis, webcrawl.crawler, webcrawl.fixtures, webcrawl.storage)
+    packages = (webcrawl, webcrawl.analysis, webcrawl.crawler, webcrawl.fixtures,
+                webcrawl.storage)
     versions = {p.__version__ for p in packages}
     assert len(versions) == 1
     out = subprocess.run([sys.executable, "-m", "webcrawl.crawler.cli", "--version"], cwd=ROOT,
@@ -270,6 +274,19 @@ def test_package_ships_type_hints(package: str) -> None:
     assert (ROOT / package.removeprefix("webcrawl.") / "py.typed").is_file()
 
 
+def test_webcrawl_is_a_light_regular_package() -> None:
+    """``import webcrawl`` is the package at the repository's root (its ``__init__.py`` and
+    ``py.typed``), holding the version and nothing heavy; the four packages are below it."""
+    assert webcrawl.__file__ is not None  # a regular package, not a namespace
+    assert Path(webcrawl.__file__).read_bytes() == (ROOT / "__init__.py").read_bytes()
+    assert webcrawl.__all__ == ["__version__"]
+    assert (ROOT / "py.typed").is_file()
+    out = subprocess.run([sys.executable, "-c", "import sys, webcrawl\n"
+                          f"print([m for m in {HEAVY!r} if m in sys.modules])"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_installed_packages_match_the_folders() -> None:
     """pyproject's package list names every folder of ours, each under ``webcrawl.``."""
     import tomllib
@@ -279,7 +296,8 @@ def test_installed_packages_match_the_folders() -> None:
     folders = sorted("webcrawl." + str(p.parent.relative_to(ROOT)).replace("/", ".")
                      for top in ("crawler", "analysis", "storage", "fixtures")
                      for p in (ROOT / top).rglob("__init__.py"))
-    assert listed == folders
+    assert listed == sorted(["webcrawl", *folders])
+    assert config["tool"]["setuptools"]["package-dir"]["webcrawl"] == "."
 
 
 def test_no_code_imports_the_bare_folder_names() -> None:

@@ -39,7 +39,7 @@ def test_every_python_block_of_the_docs_is_run_here() -> None:
     holding = {p.relative_to(ROOT).as_posix() for p in [README, *(ROOT / "docs").rglob("*.md")]
                if "```python" in p.read_text(encoding="utf-8")}
     assert holding == {"README.md", "docs/guide/library.md"}
-    assert len(_snippets(README)) == 1 and len(_snippets(LIBRARY_GUIDE)) == 3
+    assert len(_snippets(README)) == 1 and len(_snippets(LIBRARY_GUIDE)) == 4
 
 
 def test_readme_library_example_runs(tmp_path: Path) -> None:
@@ -56,5 +56,17 @@ def test_library_guide_snippets_run(tmp_path: Path) -> None:
     lines = _run(LIBRARY_GUIDE, tmp_path)
     match = re.fullmatch(r"(\d+) URLs fetched, (\d+) of them HTML pages", lines[0])
     assert match is not None and 0 < int(match[2]) <= int(match[1]), lines[0]
+    html_pages = int(match[2])
     assert lines[1].startswith("top page: http://site")
     assert re.fullmatch(r"\d+ of \d+ pages changed; their median rate [\d.]+/day", lines[3])
+    # The networkx and pandas hand-off of the same crawl's graph: its fetched pages (the
+    # HTML pages, a duplicate body merged into its first page), linked across three hosts.
+    match = re.fullmatch(r"(\d+) pages, (\d+) links; most linked: http://site\d\.test:\d+/\S* "
+                         r"\((\d+) links in\)", lines[4])
+    assert match is not None, lines[4]
+    pages, links, most = int(match[1]), int(match[2]), int(match[3])
+    assert 0.9 * html_pages <= pages <= html_pages and links > pages and 1 < most < pages
+    core = re.fullmatch(r"largest strongly connected component: (\d+) pages", lines[5])
+    assert core is not None and 1 < int(core[1]) <= pages, lines[5]
+    share = re.fullmatch(r"(\d+)% of the links leave their host", lines[6])
+    assert share is not None and 0 < int(share[1]) < 100, lines[6]

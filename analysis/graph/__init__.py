@@ -1,5 +1,6 @@
 """The captured web graph and its structure: loading, sites (mirror detection), PageRank,
-HITS, bow-tie, components, degree laws, small-world measures and bipartite cores.
+HITS, bow-tie, components, degree laws, small-world measures and bipartite cores; the graph
+handed to networkx or pandas (``to_networkx``, ``to_pandas``).
 
 A three-page cycle: every page has the same PageRank, and all of it is one strongly connected
 core.
@@ -44,6 +45,11 @@ from webcrawl.analysis.graph.degree_dist import (
     degrees,
     fit_power_law,
 )
+from webcrawl.analysis.graph.handoff import (
+    GraphFrames,
+    to_networkx,
+    to_pandas,
+)
 from webcrawl.analysis.graph.hits_alg import (
     HitsResult,
     hits,
@@ -81,6 +87,7 @@ __all__ = [
     "Core",
     "CoreConfig",
     "DegreeLaws",
+    "GraphFrames",
     "GraphKind",
     "HitsResult",
     "Mirror",
@@ -107,4 +114,6 @@ __all__ = [
     "reachable",
     "smallworld",
     "smallworld_along_order",
+    "to_networkx",
+    "to_pandas",
 ]

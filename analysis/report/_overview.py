@@ -4,7 +4,8 @@ metric (:mod:`webcrawl.analysis.report.document`).
 Every sentence of the overview is computed from the crawl's own data and the other
 sections' results (``ReportContext.figures``): sizes and outcomes, the captured graph
 and its bow-tie, exact duplicates (pages whose bodies have the same digest), the top
-pages, which ordering captured PageRank fastest, and change rates.  No sentence is
+pages, which ordering a crawler can run captured PageRank fastest (the ceilings
+``ideal`` and ``omniscient`` given apart, as references), and change rates.  No sentence is
 written for one kind of crawl (the fixture web) and shown on another: each states a
 measured number, and a comparative word ("most", "a minority") is chosen from it.
 
@@ -28,12 +29,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from webcrawl.analysis.ordering.ceilings import (
+    CEILING_DEFINITIONS,
+    best_ordering,
+    split_ceilings,
+)
 
 if TYPE_CHECKING:
     from webcrawl.analysis.report.context import ReportContext
     from webcrawl.analysis.report.html import Section
 
-__all__ = ["GLOSSARY", "glossary", "overview_section", "settings_rows"]
+__all__ = ["GLOSSARY", "glossary", "ordering_name", "overview_section", "settings_rows"]
 
 #: Term (as the report writes it) -> its definition.  The glossary of a section lists
 #: the terms its HTML uses.
@@ -72,6 +78,8 @@ GLOSSARY: dict[str, str] = {
              "a random order finds the top pages on the middle slice on average",
     "fetchable set": "the URLs the recorded crawl got an HTTP answer for: the only URLs a "
                      "virtual crawl may fetch",
+    "ideal": "a ceiling, not an ordering: " + CEILING_DEFINITIONS["ideal"],
+    "omniscient": "a ceiling, not an ordering: " + CEILING_DEFINITIONS["omniscient"],
     "freshness": "the share of the stored copies that still match the live pages",
     "censored": "a page with no change seen: its change interval is only known to be at "
                 "least its observed span",
@@ -83,6 +91,7 @@ _PATTERNS = {
     "x mean": r"x mean", "slice": r"\bslices?\b", "censored": r"\bcensored\b",
     "alpha": r"\balpha\b", "KS": r"\bKS\b", "IN": r"\bIN\b", "OUT": r"\bOUT\b",
     "SCC": r"\bSCC\b", "OTHER": r"\bOTHER\b", "fetch attempt": r"fetch attempts?",
+    "ideal": r"\bideal\b", "omniscient": r"\bomniscient\b",
 }
 
 
@@ -250,22 +259,33 @@ def _top(ctx: ReportContext) -> str:
     return text + "."
 
 
+def ordering_name(label: str) -> str:
+    """How the report's sentences name an ordering (the recorded one in words)."""
+    return "the crawl's own order (recorded)" if label == "recorded" else label
+
+
 def _orderings(ctx: ReportContext) -> str:
     comparison: Mapping[str, Mapping[str, float]] = ctx.figures.get("comparison") or {}
     key = "captured_at_10pct"
-    if comparison and all(key in s for s in comparison.values()):
-        ranked = sorted(comparison.items(), key=lambda kv: -kv[1][key])
-        (best, summary), *others = ranked
-
-        def name(order: str) -> str:
-            return "the crawl's own order (recorded)" if order == "recorded" else order
-
-        text = (f"Of the {len(comparison)} orderings compared, {name(best)} captured "
-                f"PageRank fastest: its first 10% of pages held {summary[key]:.2f} of the "
-                "final graph's PageRank (PR@10%)")
+    best = best_ordering(comparison, key) if comparison else None
+    if best is not None:
+        orderings, ceilings = split_ceilings(comparison)
+        others = sorted((o for o in orderings if o != best[0] and key in comparison[o]),
+                        key=lambda o: -comparison[o][key])
+        text = (f"Of the {len(orderings)} orderings compared, {ordering_name(best[0])} "
+                f"captured PageRank fastest: its first 10% of pages held {best[1]:.2f} of "
+                "the final graph's PageRank (PR@10%)")
         if others:
-            text += ", against " + ", ".join(f"{order} {s[key]:.2f}" for order, s in others)
-        return text + "."
+            text += ", against " + ", ".join(f"{o} {comparison[o][key]:.2f}" for o in others)
+        text += "."
+        shown = [c for c in ceilings if key in comparison[c]]
+        if shown:
+            one = len(shown) == 1
+            text += (f" For reference, the ceiling{'' if one else 's'} "
+                     + ", ".join(f"{c} held {comparison[c][key]:.2f}" for c in shown)
+                     + f": no crawler can run {'it, as it needs' if one else 'them, as they need'}"
+                     " the final graph (see Terms used here).")
+        return text
     quality = ctx.figures.get("quality") or {}
     if key in quality:
         return (f"The crawl's own order put {quality[key]:.2f} of the final graph's "

@@ -13,6 +13,7 @@ from typing import Any
 
 from webcrawl.crawler.cli._common import add_json_option
 from webcrawl.crawler.cli._output import end_stages, stage_display
+from webcrawl.storage.edgelist import PAGE_RULES
 
 __all__ = ["register"]
 
@@ -38,6 +39,13 @@ def register(sub: Any) -> None:
     edges.add_argument("--seed", action="append", default=[], metavar="NAME",
                        help="a seed node for virtual crawls, as named in the files "
                             "(default: the first source node); repeatable")
+    edges.add_argument("--pages", choices=PAGE_RULES, default="all",
+                       help="which nodes are fetched pages, the nodes every analysis "
+                            "measures by default: all (every node of the file, as in a "
+                            "published graph or a crawl's 'export edges'; default) or "
+                            "sources (only nodes with out-links in the file; the others "
+                            "are URLs nobody fetched, e.g. 'export edges --graph all' or "
+                            "a frontier you mean to crawl with 'crawl --resume')")
     edges.add_argument("--db", required=True, type=Path, metavar="PATH",
                        help="the crawl database to create")
     add_json_option(edges)
@@ -53,7 +61,12 @@ def register(sub: Any) -> None:
     warc.add_argument("--db", required=True, type=Path, metavar="PATH",
                       help="the crawl database to create")
     warc.add_argument("--skip-bad", action="store_true",
-                      help="skip a damaged record (reported) instead of stopping there")
+                      help="skip a damaged record (reported) instead of stopping there; "
+                           "an input with no readable fetch is still refused")
+    warc.add_argument("--links-from-duplicates", action="store_true",
+                      help="also read the links of a page whose body repeats an earlier "
+                           "page's, as 'crawl --links-from-duplicates' does (default: the "
+                           "page is recorded as a duplicate and its links are not read)")
     add_json_option(warc)
     warc.set_defaults(func=run_warc)
 
@@ -63,13 +76,14 @@ def run_edges(args: argparse.Namespace) -> int:
 
     show = None if args.json else stage_display(args)
     result = import_edges(args.file, args.db, vertices=args.vertices, seeds=args.seed,
-                          progress=show)
+                          pages=args.pages, progress=show)
     end_stages(show)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     else:
         print(f"imported {result.edges:,} links between {result.nodes:,} nodes "
-              f"({result.pages_with_links:,} with out-links, {result.hosts:,} "
+              f"({result.pages:,} pages, {result.pages_with_links:,} with out-links, "
+              f"{result.hosts:,} "
               f"host{'' if result.hosts == 1 else 's'}) "
               f"in {result.seconds:.1f} s ({result.edges_per_second:,.0f} links/s)")
     return 0
@@ -77,8 +91,10 @@ def run_edges(args: argparse.Namespace) -> int:
 
 def run_warc(args: argparse.Namespace) -> int:
     from webcrawl.crawler.ingest import import_warc
+    from webcrawl.crawler.settings import CrawlSettings
 
-    result = import_warc(args.files, args.db, skip_bad=args.skip_bad,
+    settings = CrawlSettings(links_from_duplicates=args.links_from_duplicates)
+    result = import_warc(args.files, args.db, skip_bad=args.skip_bad, settings=settings,
                          progress=not (args.quiet or args.json))
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))

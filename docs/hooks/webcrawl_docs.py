@@ -9,6 +9,8 @@
   title, and pages of ``guide/``, ``results/`` and ``reproductions/`` that the ``nav``
   does not name are appended to their section of the navigation: a page added to one of
   those folders is published and linked without touching mkdocs.yml.
+- Pages of ``guide/`` get a search boost (:data:`SEARCH_BOOSTS`), so that the site's search
+  leads to the guide first.
 
 The generation is plain functions (:func:`cli_reference`, :func:`folder_index`) that the
 tests call too.
@@ -25,13 +27,20 @@ from typing import Any
 #: the title of the nav section each belongs to.
 AUTO_SECTIONS = {"guide/": "User guide", "results/": "Benchmark results",
                  "reproductions/": "Reproducing the papers"}
+#: Search boosts by folder (mkdocs-material's ``search: boost:``, which a page's own front
+#: matter overrides): the guide answers how-to questions, so its pages and sections rank
+#: above results and reproductions that use the same words.  Measured on the built index
+#: (tests/test_docs.py ranks it as the browser does): without it "change rate" put the
+#: revisiting guide only 0.8% above the freshness results.
+SEARCH_BOOSTS = {"guide/": 2.0}
 #: Width of the generated --help texts (argparse reads $COLUMNS).
 HELP_COLUMNS = 100
 _PAGES_OF = re.compile(r"<!-- pages-of: ([\w/-]+) -->")
 
 
 def cli_reference() -> str:
-    """Markdown for every command: a heading and its ``--help`` text."""
+    """Markdown for every command: a heading (h3, a sub-command h4) and its ``--help``
+    text, to sit under an h2 of the page so that the table of contents lists them."""
     from webcrawl.crawler.cli import build_parser
     from webcrawl.crawler.cli._help import iter_parsers
 
@@ -42,7 +51,9 @@ def cli_reference() -> str:
         parts = []
         for path, sub in iter_parsers(parser):
             name = f"webcrawl {path}".strip()
-            level = "##" if path.count(" ") == 0 else "###"
+            # Under the page's "## Commands": the table of contents lists h2 to h4 of
+            # the page's one h1, so a command is an h3 and a sub-command an h4.
+            level = "###" if path.count(" ") == 0 else "####"
             parts.append(f"{level} `{name}`\n\n```text\n{sub.format_help().rstrip()}\n```\n")
     finally:
         if saved is None:
@@ -112,7 +123,16 @@ def folder_index(docs_dir: Path, folder: str) -> str:
 
 # -- the hooks ------------------------------------------------------------------------
 
+def search_boost(src_uri: str) -> float | None:
+    """The search boost of a page by its folder (:data:`SEARCH_BOOSTS`), None for none."""
+    return next((b for folder, b in SEARCH_BOOSTS.items() if src_uri.startswith(folder)), None)
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    boost = search_boost(page.file.src_uri)
+    if boost is not None:
+        search = page.meta.setdefault("search", {})
+        search.setdefault("boost", boost)
     if "<!-- cli-reference -->" in markdown:
         markdown = markdown.replace("<!-- cli-reference -->", cli_reference())
     if "<!-- crawl-settings -->" in markdown:

@@ -77,8 +77,8 @@ ALLOWED = {
     "_sqlite.py": {"SCHEMA_VERSION", "view"},
     # Our schema file, a constant page size and literal column expressions chosen by
     # the kind of names (integer ids, names, URLs with hosts).
-    "edgelist.py": {"_schema(blocked)", "PAGE_SIZE", "CACHE_KB", "XFER_CACHE_KB", "url_sql",
-                    "host_sql", "outcome"},
+    "_edgewrite.py": {"_schema(blocked)", "PAGE_SIZE", "CACHE_KB", "XFER_CACHE_KB", "url_sql",
+                      "host_sql"},
 }
 
 

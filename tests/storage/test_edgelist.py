@@ -14,10 +14,12 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 import pytest
+import webcrawl.storage._edgeread as edgeread
+import webcrawl.storage._edgewrite as edgewrite
 from webcrawl.analysis.graph import load_graph, pagerank
 from webcrawl.crawler.cli import main
 from webcrawl.storage.edgelist import import_edges
-from webcrawl.storage.errors import ConfigError, StoreError
+from webcrawl.storage.errors import ConfigError, InputFormatError, StoreError
 from webcrawl.storage.export import export_edges
 from webcrawl.storage.reader import CrawlReader
 
@@ -63,10 +65,8 @@ def test_integer_edge_list_round_trips(tmp_path: Path, sep: str, gz: bool, noise
                                           create_using=nx.DiGraph, nodetype=int))
     graph = load_graph(tmp_path / "g.db", graph="all", drop_self_loops=False)
     assert graph.n == oracle.number_of_nodes() and graph.m == oracle.number_of_edges()
-    # Every node with out-links is fetchable (crawled); the rest are not; no fetch order.
-    out_deg = dict(oracle.out_degree())
-    assert {int(u) for u, c in zip(graph.urls, graph.crawled, strict=True) if c} == \
-        {u for u, d in out_deg.items() if d > 0}
+    # Every node is a page (crawled), those without out-links too; no fetch order.
+    assert graph.crawled.all()
     assert graph.fetch_order.size == 0
     assert graph.urls[int(graph.seeds[0])] == str(edges[0][0])
 
@@ -97,6 +97,11 @@ def test_common_crawl_vertices_with_reversed_hosts(tmp_path: Path) -> None:
         table = reader.urls()
     assert sorted(hosts) == ["en.wikipedia.org", "example.com", "lonely.net", "www.example.com"]
     assert table.urls[3] == "http://lonely.net/"  # an isolated vertex is still a node
+    assert table.has_outcome("fetched").all()  # every node a page, the lonely one too
+    import_edges(edges, tmp_path / "sources.db", vertices=vertices, pages="sources")
+    with CrawlReader(tmp_path / "sources.db") as reader:
+        table = reader.urls()
+    assert table.has_outcome("fetched").tolist() == [True, True, True, False]
     assert table.outcome[3] == -1  # no out-links: discovered, not fetchable
 
 
@@ -114,6 +119,111 @@ def test_vertices_by_line_number_and_sparse_ids(tmp_path: Path) -> None:
     import_edges(edges, tmp_path / "sparse.db", vertices=sparse)
     assert stored_edges(tmp_path / "sparse.db") == [("http://y.test/", "http://x.test/"),
                                                    ("http://x.test/", "http://y.test/")]
+
+
+def _snap_file(path: Path, edges: list[tuple[int, int]], *, gz: bool = False) -> Path:
+    """``edges`` in SNAP's layout: its ``#`` header, then ``FromNodeId<TAB>ToNodeId``."""
+    nodes = {v for e in edges for v in e}
+    header = ("# Directed graph (each unordered pair of nodes is saved once): web-test.txt\n"
+              f"# Nodes: {len(nodes)} Edges: {len(edges)}\n# FromNodeId\tToNodeId\n")
+    return write(path, header + "".join(f"{a}\t{b}\n" for a, b in edges), gz=gz)
+
+
+def _dangling_edges(seed: int) -> list[tuple[int, int]]:
+    """A SNAP-like graph, sources ascending, where a third of the nodes only receive
+    links (dangling pages), with repeated links and no self-loops."""
+    rng = random.Random(seed)
+    sources = rng.sample(range(1000), 200)
+    sinks = rng.sample(range(1000, 2000), 100)
+    edges = [(a, rng.choice(sources + sinks)) for a in sources for _ in range(rng.randint(1, 8))]
+    edges += [edges[k] for k in range(0, len(edges), 17)]  # repeated links
+    return sorted((a, b) for a, b in edges if a != b)
+
+
+def _cli_pagerank(db: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
+    """The default ``analyze pagerank`` of ``db``, every node's score by name."""
+    capsys.readouterr()
+    assert main(["analyze", "pagerank", "--db", str(db), "--top", "1000000", "--json"]) == 0
+    return {r["url"]: r["score"] for r in json.loads(capsys.readouterr().out)["top"]}
+
+
+@pytest.mark.parametrize("case", ["four-lines", "snap", "snap-gzip", "urls", "vertices"])
+def test_default_pagerank_of_any_edge_list_is_networkx(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str) -> None:
+    """Every node of an edge list is a page, dangling ones included: the default
+    ``import edges`` then ``analyze pagerank`` is networkx's PageRank of the same lines
+    (L1 < 1e-6), node for node."""
+    edges = [(0, 1), (1, 2), (2, 0), (0, 3)] if case == "four-lines" else _dangling_edges(4)
+    args: list[str] = []
+    name = str
+    if case in ("snap", "snap-gzip", "four-lines"):
+        path = _snap_file(tmp_path / "g.txt", edges, gz=case == "snap-gzip")
+    elif case == "urls":
+        def name(v: int) -> str:
+            return f"http://h{v % 7}.test/p{v}"
+        path = write(tmp_path / "g.txt", "".join(f"{name(a)} {name(b)}\n" for a, b in edges))
+    else:  # integer ids named by a vertices file (Common Crawl's reversed hosts)
+        def name(v: int) -> str:
+            return f"http://www.site{v}.test/"
+        nodes = sorted({v for e in edges for v in e})
+        vertices = write(tmp_path / "v.txt", "".join(f"{v}\ttest.site{v}.www\n" for v in nodes))
+        path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
+        args = ["--vertices", str(vertices)]
+    db = tmp_path / "g.db"
+    assert main(["import", "edges", str(path), *args, "--db", str(db), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    oracle = nx.pagerank(nx.DiGraph(edges), alpha=0.85, tol=1e-13, max_iter=10_000)
+    assert result["pages"] == result["nodes"] == len(oracle)
+    assert result["pages_with_links"] == len({a for a, _ in edges}) < len(oracle)
+    ours = _cli_pagerank(db, capsys)
+    assert set(ours) == {name(v) for v in oracle}
+    assert sum(abs(ours[name(v)] - p) for v, p in oracle.items()) < 1e-6
+
+
+def test_sources_only_are_pages_when_asked(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """``--pages sources``: the nodes without out-links are discovered URLs nobody
+    fetched, so the default graph is the one among the sources (networkx on it), and
+    ``--graph all`` is still every node."""
+    edges = _dangling_edges(seed=5)
+    path = _snap_file(tmp_path / "g.txt", edges)
+    db = tmp_path / "g.db"
+    assert main(["import", "edges", str(path), "--pages", "sources", "--db", str(db),
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    sources = {a for a, _ in edges}
+    assert result["pages"] == result["pages_with_links"] == len(sources) < result["nodes"]
+    among = nx.DiGraph([(a, b) for a, b in edges if b in sources])
+    among.add_nodes_from(sources)  # a source whose links all go to sinks
+    oracle = nx.pagerank(among, alpha=0.85, tol=1e-13, max_iter=10_000)
+    ours = _cli_pagerank(db, capsys)
+    assert set(ours) == {str(v) for v in sources}
+    assert sum(abs(ours[str(v)] - p) for v, p in oracle.items()) < 1e-6
+    graph = load_graph(db, graph="all")
+    assert graph.n == len({v for e in edges for v in e})
+    with pytest.raises(SystemExit, match="2"):  # argparse: not a choice
+        main(["import", "edges", str(path), "--pages", "some", "--db", str(tmp_path / "x.db")])
+    with pytest.raises(ConfigError, match="pages must be one of all, sources"):
+        import_edges(path, tmp_path / "x.db", pages="some")
+    assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# Nodes: 0 Edges: 0\n# FromNodeId\tToNodeId\n",
+                                  "src\tdst\tnofollow\n"],
+                         ids=["empty", "blank-lines", "snap-header-only", "tsv-header-only"])
+@pytest.mark.parametrize("gz", [False, True], ids=["plain", "gzip"])
+def test_a_file_without_links_is_refused_and_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, gz: bool) -> None:
+    """An edge list with no link would make an empty database: one line naming the
+    file, a non-zero exit, no database and no temporary file."""
+    path = write(tmp_path / "e.txt", text, gz=gz)
+    with pytest.raises(InputFormatError, match="no links to import"):
+        import_edges(path, tmp_path / "e.db")
+    capsys.readouterr()
+    assert main(["import", "edges", str(path), "--db", str(tmp_path / "e.db")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and "no links" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["e.txt"]
 
 
 def test_names_directly(tmp_path: Path) -> None:
@@ -245,15 +355,14 @@ def test_many_statements_give_the_same_database(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunked inserts (nodes and links split over many statements, one page with more
     links than a chunk) store exactly what one statement stores."""
-    import webcrawl.storage.edgelist as edgelist
     edges = random_edges(n=50, m=300, seed=7)
     hub = edges[0][0]
     edges += [(hub, b) for _, b in random_edges(n=50, m=40, seed=8)]  # a page > LINK_CHUNK
     path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
-    monkeypatch.setattr(edgelist, "LINK_BLOCK", 4)  # 3 blocks a statement below
+    monkeypatch.setattr(edgewrite, "LINK_BLOCK", 4)  # 3 blocks a statement below
     import_edges(path, tmp_path / "one.db")
-    monkeypatch.setattr(edgelist, "NODE_CHUNK", 7)
-    monkeypatch.setattr(edgelist, "LINK_CHUNK", 13)
+    monkeypatch.setattr(edgewrite, "NODE_CHUNK", 7)
+    monkeypatch.setattr(edgewrite, "LINK_CHUNK", 13)
     import_edges(path, tmp_path / "many.db")
     got = stored_edges(tmp_path / "many.db")
     assert got == stored_edges(tmp_path / "one.db")
@@ -318,8 +427,7 @@ def test_an_integer_graph_is_stored_in_link_blocks(tmp_path: Path,
     """Integer ids: the links go to link_blocks as schema.sql says (LINK_BLOCK links a
     row, ``first`` their index, sources ascending, file order within a page), no links
     rows, and urls without an index on url; a graph of URLs keeps a links row a page."""
-    import webcrawl.storage.edgelist as edgelist
-    monkeypatch.setattr(edgelist, "LINK_BLOCK", 4)
+    monkeypatch.setattr(edgewrite, "LINK_BLOCK", 4)
     edges = [(5, 1), (5, 0), (2, 5), (9, 9), (2, 1), (5, 1), (0, 2), (2, 2), (9, 0), (0, 9)]
     path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
     import_edges(path, tmp_path / "g.db")
@@ -361,7 +469,6 @@ def test_parsed_in_parts_gives_the_same_database(tmp_path: Path, monkeypatch: py
     (a page's links may straddle two parts): many small parts store exactly what one
     part stores, for ids already 0..n-1, ids with gaps (the id-indexed table) and
     sparse ids (np.unique), in a file sorted by source or not; both against networkx."""
-    import webcrawl.storage.edgelist as edgelist
     rng = random.Random(11)
     names = {"dense": list(range(60)), "gaps": rng.sample(range(200), 60),
              "sparse": rng.sample(range(10**9, 10**9 + 10**7), 60)}[ids]
@@ -372,8 +479,8 @@ def test_parsed_in_parts_gives_the_same_database(tmp_path: Path, monkeypatch: py
         edges.sort(key=lambda e: e[0])  # stable: file order kept within a page
     path = write(tmp_path / "g.txt", "".join(f"{a}\t{b}\n" for a, b in edges))
     import_edges(path, tmp_path / "one.db")
-    monkeypatch.setattr(edgelist, "BLOCK_SIZE", 1 << 10)  # 1 KB, 100-200 lines a part
-    parts = edgelist._read_edge_table(path)["c0"].num_chunks
+    monkeypatch.setattr(edgeread, "BLOCK_SIZE", 1 << 10)  # 1 KB, 100-200 lines a part
+    parts = edgeread.read_edge_table(path)["c0"].num_chunks
     assert parts > 5
     import_edges(path, tmp_path / "parts.db")
     assert _table_rows(tmp_path / "parts.db") == _table_rows(tmp_path / "one.db")
@@ -398,11 +505,10 @@ def test_a_failed_links_writer_is_one_store_error_and_leaves_nothing(
     """The links' writer (a second thread for a links row a page, after the nodes for
     link blocks): its SQLite error reaches the caller as the mapped StoreError, and
     neither the database nor a temporary file is left."""
-    import webcrawl.storage.edgelist as edgelist
     def full(*_args: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
-    monkeypatch.setattr(edgelist, writer, full)
+    monkeypatch.setattr(edgewrite, writer, full)
     path = write(tmp_path / "g.txt", text)
     with pytest.raises(StoreError, match="disk full"):
         import_edges(path, tmp_path / "g.db")
@@ -411,10 +517,12 @@ def test_a_failed_links_writer_is_one_store_error_and_leaves_nothing(
 
 
 @pytest.mark.parametrize("ids", ["dense", "gaps", "sparse", "negative"])
-def test_id_graph_nodes_are_implied_by_their_ids(tmp_path: Path, ids: str) -> None:
+@pytest.mark.parametrize("pages", ["all", "sources"])
+def test_id_graph_nodes_are_implied_by_their_ids(tmp_path: Path, ids: str, pages: str) -> None:
     """An integer-id graph stores no urls rows, a row per run of consecutive ids, yet
-    every reader sees the rows a crawl would have: the id as URL, 'fetched' exactly for
-    the nodes with out-links, the seeds, the empty host (truth: the edge list itself)."""
+    every reader sees the rows a crawl would have: the id as URL, 'fetched' for every
+    node (``pages='all'``) or exactly for the nodes with out-links (``'sources'``), the
+    seeds, the empty host (truth: the edge list itself)."""
     rng = random.Random(11)
     names = {"dense": list(range(50)), "gaps": [i for i in range(70) if i % 9 != 4],
              "sparse": rng.sample(range(10, 10_000), 50),
@@ -424,13 +532,14 @@ def test_id_graph_nodes_are_implied_by_their_ids(tmp_path: Path, ids: str) -> No
     nodes = sorted({v for e in edges for v in e})
     path = write(tmp_path / "g.txt", "".join(f"{a} {b}\n" for a, b in edges))
     seeds = [str(nodes[3]), str(edges[5][0])]
-    import_edges(path, tmp_path / "g.db", seeds=seeds)
+    import_edges(path, tmp_path / "g.db", seeds=seeds, pages=pages)
     runs = 1 + sum(b != a + 1 for a, b in itertools.pairwise(nodes))
     with sqlite3.connect(tmp_path / "g.db") as conn:
         assert conn.execute("SELECT count(*) FROM urls").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM id_ranges").fetchone() == (runs,)
         assert (runs == 1) == (ids in ("dense", "negative"))
-    sources = {a for a, _ in edges}
+    sources = {a for a, _ in edges} if pages == "sources" else set(nodes)
+    assert len(sources) < len(nodes) or pages == "all"  # the two rules differ here
     with CrawlReader(tmp_path / "g.db") as reader:
         table = reader.urls()
         assert table.ids.tolist() == list(range(len(nodes)))
@@ -462,8 +571,7 @@ def test_the_links_writer_stops_between_chunks_when_told(monkeypatch: pytest.Mon
     further chunk (so a failed or interrupted import does not wait for every link)."""
     import threading
 
-    import webcrawl.storage.edgelist as edgelist
-    monkeypatch.setattr(edgelist, "LINK_CHUNK", 2)
+    monkeypatch.setattr(edgewrite, "LINK_CHUNK", 2)
     indptr = np.array([0, 2, 4, 6])
     counts, dst = np.diff(indptr), np.array([1, 2, 0, 2, 0, 1], np.int32)
     for told, rows in ((False, 3), (True, 0)):
@@ -472,5 +580,5 @@ def test_the_links_writer_stops_between_chunks_when_told(monkeypatch: pytest.Mon
             stop.set()
         with sqlite3.connect(":memory:") as conn:
             conn.execute("CREATE TABLE links (src INTEGER PRIMARY KEY, dst BLOB NOT NULL)")
-            edgelist._write_links(conn, dst, indptr, counts, stop)
+            edgewrite._write_links(conn, dst, indptr, counts, stop)
             assert conn.execute("SELECT count(*) FROM links").fetchone()[0] == rows

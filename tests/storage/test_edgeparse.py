@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import webcrawl.storage._edgeparse as edgeparse
-from webcrawl.storage import edgelist
+import webcrawl.storage._edgeread as edgeread
+import webcrawl.storage._edgewrite as edgewrite
 from webcrawl.storage.edgelist import import_edges
 from webcrawl.storage.reader import CrawlReader
 
@@ -18,12 +19,12 @@ pytest.importorskip("numba")
 
 
 def arrow_ids(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    table = edgelist._read_edge_table(path)
+    table = edgeread.read_edge_table(path)
     return table["c0"].to_numpy(), table["c1"].to_numpy()
 
 
 def parsed(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
-    got = edgelist._parse_ids(path)
+    got = edgeread.parse_ids(path)
     if got is None:
         return None
     return np.concatenate(got[0]), np.concatenate(got[1])
@@ -127,11 +128,11 @@ def test_import_same_database_either_path(tmp_path: Path, monkeypatch: pytest.Mo
     edges = sorted(edges, key=lambda e: e[0]) if by_source else edges
     path = tmp_path / "g.txt"
     path.write_text("".join(f"{a} {b}\n" for a, b in edges))
-    monkeypatch.setattr(edgelist, "LINK_CHUNK", 700)
-    monkeypatch.setattr(edgelist, "LINK_BLOCK", 64)
+    monkeypatch.setattr(edgewrite, "LINK_CHUNK", 700)
+    monkeypatch.setattr(edgewrite, "LINK_BLOCK", 64)
     fast = import_edges(path, tmp_path / "fast.db")
     monkeypatch.setattr(edgeparse, "compiled", lambda *_: None)
-    assert edgelist._parse_ids(path) is None
+    assert edgeread.parse_ids(path) is None
     slow = import_edges(path, tmp_path / "slow.db")
     assert (fast.nodes, fast.edges, fast.pages_with_links) == \
         (slow.nodes, slow.edges, slow.pages_with_links)

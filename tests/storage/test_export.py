@@ -121,3 +121,20 @@ def test_cli_bad_format_combinations(small_db: Path, argv: list[str],
     assert main(["export", *argv, "--db", str(small_db)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("webcrawl: error:")
+
+
+def test_one_list_of_export_formats() -> None:
+    """Storage holds the one list: every writer's formats are in it, each export's
+    formats are the list's, and ``webcrawl export --format`` offers exactly it."""
+    from webcrawl.crawler.cli import build_parser
+    from webcrawl.crawler.cli._help import iter_parsers
+    from webcrawl.storage import export, formats
+
+    assert export.EDGE_FORMATS is formats.EDGE_FORMATS
+    assert export.TABLE_FORMATS is formats.TABLE_FORMATS
+    every = {f for what in ("edges", "pages", "fetches", "rates") for f in formats.formats_of(what)}
+    assert every == set(formats.EXPORT_FORMATS) and len(formats.EXPORT_FORMATS) == len(every)
+    assert set(formats.formats_of("pages")) < set(formats.formats_of("edges"))
+    parser = dict(iter_parsers(build_parser()))["export"]
+    choices = next(a.choices for a in parser._actions if a.dest == "format")
+    assert tuple(choices) == formats.EXPORT_FORMATS

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -135,6 +136,27 @@ def test_revisit_records_are_unchanged_refetches(tmp_path: Path) -> None:
     assert rows == [("crawl", 200, None, "fetched"), ("revisit", 200, 0, "fetched")]
 
 
+def test_codings_over_two_header_lines_are_undone_like_the_fetcher(tmp_path: Path) -> None:
+    """A stored body gzipped twice, each coding on its own ``Content-Encoding`` line
+    (as curl reads such answers): both are undone, so the page's link is found."""
+    warc = tmp_path / "c.warc.gz"
+    html = b'<html><a href="/b">b</a></html>'
+    body = gzip.compress(gzip.compress(html))
+    with open(warc, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html"),
+                                              ("Content-Encoding", "gzip"),
+                                              ("Content-Encoding", "gzip")],
+                                   protocol="HTTP/1.1")
+        writer.write_record(writer.create_warc_record(
+            "http://a.test/", "response", payload=io.BytesIO(body), length=len(body),
+            http_headers=headers))
+    import_warc([warc], tmp_path / "c.db")
+    with sqlite3.connect(tmp_path / "c.db") as conn:
+        urls = {u for (u,) in conn.execute("SELECT url FROM urls")}
+    assert urls == {"http://a.test/", "http://a.test/b"}
+
+
 @pytest.mark.skipif(shutil.which("wget") is None, reason="GNU Wget is not installed")
 def test_wget_warc_of_the_site_imports_like_a_crawl(tmp_path: Path) -> None:
     web = fixture_web(pages=80, hosts=3, seed=4)
@@ -161,3 +183,38 @@ def test_wget_warc_of_the_site_imports_like_a_crawl(tmp_path: Path) -> None:
     assert len(ok_want) > 50
     assert ok_got == ok_want
     assert {u: got["links"][u] for u in ok_want} == {u: want["links"][u] for u in ok_want}
+
+
+@pytest.mark.parametrize("read", [False, True], ids=["default", "links-from-duplicates"])
+def test_cli_links_from_duplicates_reads_a_copys_links(tmp_path: Path, read: bool,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A mirror's copy of a page (same bytes on another host) is recorded as a
+    duplicate either way; its links, relative so they name the mirror's own pages, are
+    read only with ``--links-from-duplicates``, as a crawl with the option reads them."""
+    body = b'<html><a href="/a">a</a> <a href="b.html">b</a> <a href="/a">again</a></html>'
+    warc = tmp_path / "m.warc.gz"
+    with open(warc, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        for url in ("http://site.test/", "http://mirror.test/"):
+            headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")],
+                                       protocol="HTTP/1.1")
+            writer.write_record(writer.create_warc_record(
+                url, "response", payload=io.BytesIO(body), length=len(body),
+                http_headers=headers))
+    db = tmp_path / "m.db"
+    argv = ["import", "warc", str(warc), "--db", str(db), "--json"]
+    assert main([*argv, *(["--links-from-duplicates"] if read else [])]) == 0
+    assert json.loads(capsys.readouterr().out)["links"] == (4 if read else 2)
+    with sqlite3.connect(db) as conn:
+        dup = conn.execute("SELECT u.url, o.url FROM urls u JOIN urls o"
+                           " ON o.id = u.duplicate_of").fetchall()
+        from webcrawl.storage._sqlite import decode_ids
+
+        url = dict(conn.execute("SELECT id, url FROM urls"))
+        links = {url[s]: [url[d] for d in decode_ids(b)]
+                 for s, b in conn.execute("SELECT src, dst FROM links")}
+    assert dup == [("http://mirror.test/", "http://site.test/")]
+    site = ["http://site.test/a", "http://site.test/b.html"]  # a page's distinct targets
+    mirror = [u.replace("site.test", "mirror.test") for u in site]
+    assert links == ({"http://site.test/": site, "http://mirror.test/": mirror} if read
+                     else {"http://site.test/": site})
