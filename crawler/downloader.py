@@ -404,6 +404,8 @@ class LocalDownloader(HostClocks):
         if result.size >= s.links_thread_above:
             return await asyncio.to_thread(extract_links, result.body, url,
                                            max_links=s.links_max_per_page,
-                                           agent=s.fetch_robots_agent, charset=result.charset)
+                                           agent=s.fetch_robots_agent, charset=result.charset,
+                                           sketch=s.near_duplicates)
         return extract_links(result.body, url, max_links=s.links_max_per_page,
-                             agent=s.fetch_robots_agent, charset=result.charset)
+                             agent=s.fetch_robots_agent, charset=result.charset,
+                             sketch=s.near_duplicates)

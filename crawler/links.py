@@ -12,17 +12,22 @@ its encoding.  Each distinct target is kept once (first occurrence), up to
 nofollow when every link to it carries ``rel=nofollow``.  ``<meta name="robots">`` (or
 the crawler's own agent name) ``nofollow``/``noindex``/``none``, separated by commas or
 spaces, is reported for the page (the crawl obeys nofollow and ignores noindex:
-docs/guide/robots.md).
+docs/guide/robots.md).  With ``sketch``, the page's text sketch is taken from the same
+parse, after the links (:mod:`webcrawl.crawler.shingles`; ``PageLinks.sketch``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 from webcrawl.crawler.encodings import decode_page, page_encoding, url_encoding
 from webcrawl.crawler.urls import _SCHEME, _normalize_absolute, normalize_url
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["PageLinks", "extract_links", "link_ids", "page_link_ids"]
 
@@ -131,6 +136,9 @@ class PageLinks:
     meta_noindex: bool = False
     #: distinct targets beyond ``max_links``, dropped (0: the page was not cut)
     cut: int = 0
+    #: the min-hash sketch of the page's text (:mod:`webcrawl.crawler.shingles`), when
+    #: asked for and the page has enough text; else None
+    sketch: np.ndarray | None = None
 
 
 def _link_elements(tree: LexborHTMLParser) -> tuple[list[LexborNode], str | None]:
@@ -188,12 +196,14 @@ def _meta_robots(tree: LexborHTMLParser, agent: str) -> tuple[bool, bool]:
 
 
 def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
-                  agent: str = "webcrawl", charset: str | None = None) -> PageLinks:
+                  agent: str = "webcrawl", charset: str | None = None,
+                  sketch: bool = False) -> PageLinks:
     """Extract the normalised out-links of an HTML page (see the module docstring).
 
     ``page_url`` is normalised (:func:`normalize_url`), as the crawl's URLs are.
     ``html`` as bytes is decoded as browsers do, with ``charset`` the Content-Type's
     declared charset (``None`` if none); as text, its queries are encoded in UTF-8.
+    ``sketch`` also takes the page's text sketch (``PageLinks.sketch``).
     """
     encoding: str | None = None
     if isinstance(html, bytes):
@@ -233,6 +243,11 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
     result.urls = list(seen)
     result.nofollow = {url for url, flag in seen.items() if flag}
     result.cut = len(dropped)
+    if sketch:
+        # numpy only for the sketch: link extraction alone stays light
+        from webcrawl.crawler.shingles import page_text, text_sketch
+
+        result.sketch = text_sketch(page_text(tree))
     return result
 
 

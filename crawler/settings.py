@@ -201,6 +201,17 @@ class CrawlSettings:
     #: mirror (the same tree over http and https) is not crawled twice; on: the crawl
     #: of before the test, and ``--duplicates keep`` shows every copy with its links
     links_from_duplicates: bool = False
+    #: the near-duplicate test (webcrawl.crawler.near_seen): every fetched page's text
+    #: gets a min-hash sketch (``fetches.sketch``) and a page whose text resembles an
+    #: earlier page's is recorded as its near copy (``urls.near_of``); the crawl goes
+    #: on as without it (a near copy's links are read), and ``--duplicates near``
+    #: collapses the groups.  Off by default: it cost 1.33 times the crawl's CPU on a
+    #: CPU-bound fixture crawl (docs/results/near-duplicates.md)
+    near_duplicates: bool = False
+    #: the least estimated resemblance (shared 2-word shingles over all, Broder et al.
+    #: 1997) of two near copies' texts; chosen on the fixture's planted pages
+    #: (docs/results/near-duplicates.md)
+    near_min_resemblance: float = 0.8
 
     # -- sitemaps_ ----------------------------------------------------------------
     #: read each host's sitemaps (robots.txt ``Sitemap:`` lines, else /sitemap.xml) as a
@@ -313,6 +324,9 @@ class CrawlSettings:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ConfigError(f"{name} must be at least 1 (or None), got {value!r}")
+        if not 0.0 < self.near_min_resemblance <= 1.0:
+            raise ConfigError("near_min_resemblance must be in (0, 1], got "
+                              f"{self.near_min_resemblance!r}")
         if self.polite_min_delay > self.polite_max_delay:
             # The one check of the pair, on the layered result (a --min-delay above a
             # configured maximum too); named as the options and the fields are.

@@ -2,7 +2,8 @@
 
 :class:`Batch` holds what :class:`~webcrawl.storage.store.CrawlStore` enqueued between two
 commits; :func:`write_batch` writes it inside the caller's transaction, in a fixed
-order (meta, hosts, host updates, URLs, fetches, links, outcomes, duplicates), so an
+order (meta, hosts, host updates, URLs, fetches, links, outcomes, duplicates, near
+copies), so an
 outcome may be set for a URL added in the same batch; for the same key, the last
 ``set_meta``/``update_host``/``set_outcome``/``set_duplicate`` wins.  A batch also
 travels as JSON (:meth:`Batch.to_json`, :meth:`Batch.from_json`): the pending-records
@@ -33,8 +34,8 @@ _INSERT_URL = ("INSERT INTO urls (id, url, host_id, depth, discovered_seq, outco
 _INSERT_FETCH = (
     "INSERT INTO fetches (id, url_id, seq, started_at, ended_at, outcome, status,"
     " content_type, size, digest, etag, last_modified, error, attempt, kind, strategy,"
-    " priority, rank, changed)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " priority, rank, changed, sketch)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 # A page's links, with the fetch that gave them (?4: the page's fetch enqueued with
 # them; else its newest fetch row).  When the page already has a different link set,
@@ -55,6 +56,7 @@ _SET_OUTCOME = "UPDATE urls SET outcome = ?, seq = ? WHERE id = ?"
 _INSERT_LINK_CUT = "INSERT OR REPLACE INTO link_cuts (src, kept, dropped) VALUES (?, ?, ?)"
 _INSERT_URL_SOURCE = "INSERT OR IGNORE INTO url_sources (url_id, source, via) VALUES (?, ?, ?)"
 _SET_DUPLICATE = "UPDATE urls SET duplicate_of = ? WHERE id = ?"
+_SET_NEAR = "UPDATE urls SET near_of = ?, near_resemblance = ? WHERE id = ?"
 
 LinkRow = tuple[int, bytes, bytes | None, int | None]
 
@@ -74,10 +76,11 @@ class Batch:
     url_sources: list[tuple[int, str, str]]
     last_fetch: dict[int, int]        # url id -> id of its last fetch in this batch
     duplicates: dict[int, int | None]  # url id -> the page it duplicates (None: none)
+    near: dict[int, tuple[int | None, float | None]]  # url id -> (leader, resemblance)
 
     @classmethod
     def empty(cls) -> Batch:
-        return cls({}, [], {}, [], [], [], {}, [], [], {}, {})
+        return cls({}, [], {}, [], [], [], {}, [], [], {}, {}, {})
 
     def to_json(self) -> dict[str, Any]:
         """The batch as JSON values (BLOBs in base64; ``last_fetch``, used only while
@@ -85,12 +88,13 @@ class Batch:
         return {
             "meta": self.meta, "hosts": self.hosts,
             "host_updates": list(self.host_updates.items()), "urls": self.urls,
-            "fetches": self.fetches,
+            "fetches": [(*row[:-1], _b64(row[-1])) for row in self.fetches],
             "links": [(src, _b64(dst), _b64(nofollow), fetch)
                       for src, dst, nofollow, fetch in self.links],
             "outcomes": [(i, o, s) for i, (o, s) in self.outcomes.items()],
             "link_cuts": self.link_cuts, "url_sources": self.url_sources,
             "duplicates": list(self.duplicates.items()),
+            "near": [(i, leader, r) for i, (leader, r) in self.near.items()],
         }
 
     @classmethod
@@ -102,17 +106,20 @@ class Batch:
         return cls(
             meta=dict(doc["meta"]), hosts=[tuple(r) for r in doc["hosts"]],
             host_updates={int(k): _host_fields(v) for k, v in doc["host_updates"]},
-            urls=[tuple(r) for r in doc["urls"]], fetches=[tuple(r) for r in doc["fetches"]],
+            urls=[tuple(r) for r in doc["urls"]],
+            fetches=[_fetch_from_json(r) for r in doc["fetches"]],
             links=links, outcomes={int(i): (str(o), s) for i, o, s in doc["outcomes"]},
             link_cuts=[(int(a), int(b), int(c)) for a, b, c in doc["link_cuts"]],
             url_sources=[(int(a), str(b), str(c)) for a, b, c in doc["url_sources"]],
-            last_fetch={}, duplicates={int(k): v for k, v in doc["duplicates"]})
+            last_fetch={}, duplicates={int(k): v for k, v in doc["duplicates"]},
+            near={int(i): (leader, r) for i, leader, r in doc.get("near", ())})
 
     def __len__(self) -> int:
         """The number of records (rows and updates) in the batch."""
         return (len(self.meta) + len(self.hosts) + len(self.host_updates) + len(self.urls)
                 + len(self.fetches) + len(self.links) + len(self.outcomes)
-                + len(self.link_cuts) + len(self.url_sources) + len(self.duplicates))
+                + len(self.link_cuts) + len(self.url_sources) + len(self.duplicates)
+                + len(self.near))
 
 
 def fetch_row(r: FetchRecord) -> tuple[Any, ...]:
@@ -120,7 +127,7 @@ def fetch_row(r: FetchRecord) -> tuple[Any, ...]:
     return (r.url_id, r.seq, r.started_at, r.ended_at, str(r.outcome), r.status,
             r.content_type, r.size, r.digest, r.etag, r.last_modified, r.error, r.attempt,
             str(r.kind), r.strategy, r.priority, r.rank,
-            None if r.changed is None else int(r.changed))
+            None if r.changed is None else int(r.changed), r.sketch)
 
 
 async def write_batch(db: aiosqlite.Connection, b: Batch) -> None:
@@ -149,6 +156,8 @@ async def write_batch(db: aiosqlite.Connection, b: Batch) -> None:
         await db.executemany(_SET_OUTCOME, [(o, s, i) for i, (o, s) in b.outcomes.items()])
     if b.duplicates:
         await db.executemany(_SET_DUPLICATE, [(o, i) for i, o in b.duplicates.items()])
+    if b.near:
+        await db.executemany(_SET_NEAR, [(o, r, i) for i, (o, r) in b.near.items()])
 
 
 def _rounds(rows: list[LinkRow]) -> list[list[LinkRow]]:
@@ -170,6 +179,14 @@ def _host_fields(fields: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"unknown host fields {sorted(unknown)}")
     return dict(fields)
+
+
+def _fetch_from_json(row: list[Any]) -> tuple[Any, ...]:
+    """A ``fetches`` row back from JSON: its sketch (the last column) from base64; a row
+    kept before schema version 8 has no sketch."""
+    if len(row) < len(_INSERT_FETCH.split("VALUES")[1].split(",")):
+        return (*row, None)
+    return (*row[:-1], _unb64(row[-1]))
 
 
 def _b64(blob: bytes | None) -> str | None:

@@ -28,15 +28,18 @@ from webcrawl.storage.errors import (
 )
 
 #: Version of ``schema.sql``; stored in ``meta.schema_version``.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: Older versions read as they are and upgraded by the writer (:func:`upgrade_script`:
 #: ``schema.sql`` adds the tables they lack, ``ALTER TABLE`` the columns).
-MIGRATABLE = frozenset({1, 2, 3, 4, 5, 6})
+MIGRATABLE = frozenset({1, 2, 3, 4, 5, 6, 7})
 #: Columns added to existing tables since version ``v``: ``(v, table, column, type)``;
 #: a file older than ``v`` gets them by ``ALTER TABLE ... ADD COLUMN``.
 ADDED_COLUMNS: tuple[tuple[int, str, str, str], ...] = (
     (3, "links", "fetch_id", "INTEGER"),
     (5, "urls", "duplicate_of", "INTEGER"),
+    (8, "fetches", "sketch", "BLOB"),
+    (8, "urls", "near_of", "INTEGER"),
+    (8, "urls", "near_resemblance", "REAL"),
 )
 #: Views whose definition changed in version ``v``: ``(v, view)``; an older file's
 #: copy is dropped and made again from ``schema.sql``.

@@ -174,6 +174,25 @@ class CrawlReader:
         order = id_order(ids)
         return (ids, original) if order is None else (ids[order], original[order])
 
+    def near_duplicates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pages recorded as near copies (``urls.near_of``): their ids, the ids of their
+        groups' leaders (int64, by id) and the estimated resemblance (float64).  A file
+        written before schema version 8 has none."""
+        columns = {r[1] for r in self._q.all("PRAGMA table_info(urls)")}
+        if "near_of" not in columns:
+            return (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64),
+                    np.empty(0, dtype=np.float64))
+        rows = self._q.all("SELECT id, near_of, ifnull(near_resemblance, 0) FROM urls"
+                           " WHERE near_of IS NOT NULL ORDER BY id")
+        try:
+            pairs = np.array(rows, dtype=np.float64).reshape(-1, 3)
+        except (TypeError, ValueError):
+            raise self._q.damaged("urls.near_of holds values that are not numbers") from None
+        ids, leaders = pairs[:, 0].astype(np.int64), pairs[:, 1].astype(np.int64)
+        if leaders.size and (int(leaders.min()) < 0 or int(leaders.max()) >= self._nodes()):
+            raise self._q.damaged("urls.near_of names a page that does not exist")
+        return ids, leaders, pairs[:, 2].copy()
+
     def _id_ranges(self) -> IdRanges | None:
         """The ``id_ranges`` of an imported graph of integer ids (None: its nodes are
         ``urls`` rows).  Read once: only the importer writes the table."""

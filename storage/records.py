@@ -69,6 +69,7 @@ class FetchRecord:
     priority: float | None = None  # the URL's priority when it was taken
     rank: int | None = None        # its rank among frontier URLs when taken (0 = best)
     changed: bool | None = None    # revisits: changed since the previous visit
+    sketch: bytes | None = None    # min-hash sketch of the page's text (schema.sql)
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
--- The webcrawl crawl database, schema version 7.
+-- The webcrawl crawl database, schema version 8.
 --
 -- THE one place the schema is documented.  One SQLite file per crawl, written by
 -- webcrawl.storage.store.CrawlStore (aiosqlite) and read by webcrawl.storage.reader.CrawlReader and
@@ -25,6 +25,10 @@
 -- which then has no urls rows) and the view edges reads it too (a file of version 1
 -- to 6 is read as it is: its nodes are urls rows, and it gets the empty table and
 -- the new view when the writer opens it to resume).
+-- 7 -> 8 added fetches.sketch, urls.near_of and urls.near_resemblance (the
+-- near-duplicate test; a file of version 1 to 7 gets the columns, all NULL, when the
+-- writer opens it to resume: its pages were never tested, and readers of an older
+-- file see no near copies).
 --
 -- Connection settings (set by the writer on every open, not stored here):
 --   PRAGMA journal_mode = WAL      readers (analysis) run while the crawl writes
@@ -82,8 +86,11 @@ CREATE TABLE IF NOT EXISTS urls (
                                              -- (robots_unreachable, added without a version
                                              -- change: older files never hold it)
     seq            INTEGER,                  -- seq of its final crawl fetch (NULL if never taken)
-    duplicate_of   INTEGER                   -- urls.id of the page whose body this page's
+    duplicate_of   INTEGER,                  -- urls.id of the page whose body this page's
                                              -- body repeats byte for byte (NULL: none)
+    near_of        INTEGER,                  -- urls.id of the leader of this page's
+                                             -- near-duplicate group (NULL: none)
+    near_resemblance REAL                    -- estimated resemblance to it, in (0, 1]
 );
 -- duplicate_of is the content-seen test (webcrawl.crawler.content_seen): a fetched
 -- HTML page whose body digest (fetches.digest of its latest fetch) equals the digest
@@ -94,6 +101,13 @@ CREATE TABLE IF NOT EXISTS urls (
 -- re-tests the page: it may become a duplicate, or stop being one; when the first
 -- page's body changes, the next page holding that body becomes the first.  The
 -- analysis loader collapses every duplicate into its first page (--duplicates).
+-- near_of is the near-duplicate test (webcrawl.crawler.near_seen): a fetched HTML page
+-- that is no duplicate and whose text's min-hash sketch (fetches.sketch of its latest
+-- fetch) estimates a resemblance of at least near_min_resemblance (the crawl's
+-- setting) to a group leader's is a near copy of that leader (never of another near
+-- copy); near_resemblance is the estimate (the share of equal sketch bins), "how near".
+-- A revisit re-tests the page.  --duplicates near collapses each near copy into its
+-- leader (after the duplicates into their first pages).
 
 -- One row per fetch attempt (crawl fetches, their retries, and revisits): every
 -- field of webcrawl.storage.records.FetchRecord.  The final crawl fetch of URL u is the row
@@ -120,8 +134,13 @@ CREATE TABLE IF NOT EXISTS fetches (
     strategy      TEXT,                      -- crawl ordering that chose it
     priority      REAL,                      -- the URL's priority when taken
     rank          INTEGER,                   -- its rank among frontier URLs when taken (0 = best)
-    changed       INTEGER                    -- revisits: 1 changed, 0 unchanged, NULL unknown
+    changed       INTEGER,                   -- revisits: 1 changed; 0 unchanged; NULL unknown
+    sketch        BLOB                       -- fetched HTML pages: min-hash sketch of the
+                                             -- page's text, 64 little-endian uint16;
+                                             -- NULL: not taken, see below
 );
+-- sketch: webcrawl.crawler.shingles (128 bytes); NULL when the crawl's near_duplicates
+-- setting was off, or the page's text has too few words.
 CREATE INDEX IF NOT EXISTS fetches_url_id ON fetches (url_id);
 
 -- Out-links of every fetched HTML page (and of every redirect: its target is its

@@ -222,6 +222,14 @@ class CrawlStore:
         self._batch.duplicates[url_id] = original
         self._added(1)
 
+    def set_near_duplicate(self, url_id: int, leader: int | None,
+                           resemblance: float | None) -> None:
+        """Record that a page's text resembles page ``leader``'s (``None``: it is no near
+        copy); see ``urls.near_of`` in ``schema.sql``."""
+        self._check()
+        self._batch.near[url_id] = (leader, resemblance)
+        self._added(1)
+
     def set_outcome(self, url_id: int, outcome: Outcome, seq: int | None) -> None:
         self._check()
         self._batch.outcomes[url_id] = (str(outcome), seq)

@@ -56,9 +56,11 @@ GRAPH_KINDS: tuple[GraphKind, ...] = ("pages", "all")
 
 #: What a graph does with duplicate pages (a body repeating an earlier page's, see
 #: ``urls.duplicate_of`` in ``storage/schema.sql``): ``collapse`` them into the first
-#: page with that body (the default), or ``keep`` every copy as its own node.
-DuplicatePolicy = Literal["collapse", "keep"]
-DUPLICATE_POLICIES: tuple[DuplicatePolicy, ...] = ("collapse", "keep")
+#: page with that body (the default); ``near``, also collapse every near copy (a text
+#: resembling a group leader's, ``urls.near_of``) into its leader; or ``keep`` every
+#: copy as its own node.
+DuplicatePolicy = Literal["collapse", "near", "keep"]
+DUPLICATE_POLICIES: tuple[DuplicatePolicy, ...] = ("collapse", "near", "keep")
 
 #: Outcomes that mean the recorded crawl got an HTTP answer for the URL: the URLs a
 #: virtual crawl over the database may fetch.
@@ -81,7 +83,8 @@ def check_duplicates(policy: str) -> DuplicatePolicy:
     """Return ``policy`` if it is one of :data:`DUPLICATE_POLICIES`, else a ConfigError."""
     if policy not in DUPLICATE_POLICIES:
         raise ConfigError(f"unknown duplicates policy {policy!r}: choose 'collapse' (a page "
-                          "whose body repeats an earlier page's is that page) or 'keep'")
+                          "whose body repeats an earlier page's is that page), 'near' (so "
+                          "is a near copy of a page's text) or 'keep'")
     return policy
 
 
@@ -127,6 +130,9 @@ class CapturedGraph:
         Pages whose body repeats an earlier page's, merged into that page's node
         (``load_graph(..., duplicates="collapse")``); every output that describes the
         graph names the count.
+    near_duplicates_collapsed : int
+        Near copies (a text resembling a group leader's) merged into their leader's
+        node (``load_graph(..., duplicates="near")``); named like the duplicates.
     sites : ndarray of int32, length n
         Site index of each node, into ``site_names``: the host's site, where mirrored
         hosts are one site (:mod:`webcrawl.analysis.graph.sites`).  Every host-based
@@ -153,6 +159,7 @@ class CapturedGraph:
     fetchable: np.ndarray = field(default_factory=lambda: np.empty(0, bool))
     truncated_pages: int = 0
     duplicates_collapsed: int = 0
+    near_duplicates_collapsed: int = 0
     sites: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
     site_names: Sequence[str] = ()
     mirrors: tuple[Mirror, ...] = ()
@@ -200,6 +207,9 @@ class CapturedGraph:
         note = (f"; {cut:,} page{'s' if cut != 1 else ''} with links cut at the per-page "
                 "cap" if cut else "")
         dups = f", {dup:,} duplicate{'s' if dup != 1 else ''} collapsed" if dup else ""
+        near = self.near_duplicates_collapsed
+        if near:
+            dups += f", {near:,} near cop{'ies' if near != 1 else 'y'} collapsed"
         mirrors = ""
         if len(self.mirrors) == 1:
             mirrors = f"; one site under {len(self.mirrors[0].hosts)} host names: " + \
@@ -217,6 +227,7 @@ class CapturedGraph:
         return {"kind": self.kind, "nodes": self.n, "links": self.m, "pages": self.pages,
                 "truncated_pages": self.truncated_pages,
                 "duplicates_collapsed": self.duplicates_collapsed,
+                "near_duplicates_collapsed": self.near_duplicates_collapsed,
                 "sites": len(self.site_names),
                 "mirrors": [m.info() for m in self.mirrors],
                 "description": self.describe()}

@@ -80,14 +80,16 @@ def load_graph(
         Read each page's links as they were after the fetch of this crawl sequence
         number (the link history kept by revisits, ``link_versions`` in
         ``schema.sql``).  Default: every page's latest links.
-    duplicates : {"collapse", "keep"}, default "collapse"
+    duplicates : {"collapse", "near", "keep"}, default "collapse"
         Pages whose body repeats, byte for byte, the body of a page fetched earlier
         (the crawl's content-seen test, ``urls.duplicate_of``): ``collapse`` merges each
         into the first page with that body (one node per distinct document; a link to
         a copy is a link to that page; the copy's own out-links are dropped, as the
-        crawl did not read them), ``keep`` makes every copy its own node, the graph
-        before the test existed.  Not to be confused with ``collapse_duplicates``
-        (repeated links between two pages).
+        crawl did not read them); ``near`` also merges each near copy (a page whose
+        text resembles its group leader's, the near-duplicate test, ``urls.near_of``)
+        into its leader, the same way (its out-links are dropped too); ``keep`` makes
+        every copy its own node, the graph before the tests existed.  Not to be
+        confused with ``collapse_duplicates`` (repeated links between two pages).
     sites : {"mirrors", "hosts"}, default "mirrors"
         What "the same site" means for every host-based measure (``graph.sites``):
         ``mirrors``, hosts that serve the same documents are one site
@@ -112,7 +114,7 @@ def load_graph(
     ------
     ConfigError
         ``graph`` is not one of ``pages`` and ``all``, ``duplicates`` not one of
-        ``collapse`` and ``keep``, or ``sites`` not one of ``mirrors`` and ``hosts``.
+        ``collapse``, ``near`` and ``keep``, or ``sites`` not one of ``mirrors`` and ``hosts``.
     StoreError
         The file is missing or not a crawl database.
     SchemaVersionError
@@ -151,7 +153,8 @@ def load_graph(
     'graph of fetched pages: 1,000 pages, 7,512 links'
     """
     include_frontier = check_graph_kind(graph) == "all"
-    collapse = check_duplicates(duplicates) == "collapse"
+    policy = check_duplicates(duplicates)
+    collapse = policy != "keep"
     site_policy = check_site_policy(sites)
     with CrawlReader(db_path) as reader, reader.snapshot():
         table = reader.urls()
@@ -162,6 +165,7 @@ def load_graph(
         seed_ids = reader.seeds()
         cut_ids = np.array([c[0] for c in reader.link_cuts()], dtype=np.int64)
         dup_ids, dup_of = reader.duplicates()
+        near_ids, near_of, _ = reader.near_duplicates()
 
     crawled_all = table.has_outcome(Outcome.FETCHED)
     fetchable_all = _fetchable(table.outcome, table.ids, links.src)
@@ -176,11 +180,13 @@ def load_graph(
     site_map = (SiteMap.identity(host_names, site_policy) if url_hosts is None or body is None
                 else _site_map(site_policy, table.ids, url_hosts, crawled_all, body,
                                host_names, links, top))
-    original = None
-    if collapse and body is not None:
-        original = body
-        keep = keep.copy()
-        keep[np.searchsorted(table.ids, dup_ids[original[dup_ids] != dup_ids])] = False
+    original = body if collapse else None
+    if policy == "near" and near_ids.size:
+        # A copy of a near copy is merged into the near copy's leader.
+        near = collapse_map(near_ids, near_of, table.ids[crawled_all], top + 2)
+        original = near if original is None else near[original]
+    if original is not None:
+        keep = keep & (original[table.ids] == table.ids)
     node_ids = table.ids[keep]
     n = int(node_ids.size)
     # URL id -> node index (-1: not a node); int32 when it fits, as every per-link array
@@ -199,10 +205,15 @@ def load_graph(
     # redirects led to (as the crawl followed them); the all graph keeps the redirects.
     final = (np.arange(top + 2, dtype=np.int64) if include_frontier
              else _redirect_targets(table.ids[table.has_outcome(Outcome.REDIRECT)], links, top))
-    collapsed = 0
+    collapsed = near_collapsed = 0
     if original is not None:
         final = original[final]  # a link to a copy (or a redirect to one) is to its page
         collapsed = int(np.count_nonzero(crawled_all) - np.count_nonzero(crawled_all & keep))
+        if body is not None:
+            exact = int(np.count_nonzero(crawled_all & (body[table.ids] != table.ids)))
+            collapsed, near_collapsed = exact, collapsed - exact
+        else:
+            collapsed, near_collapsed = 0, collapsed
     indices, counts = _edges(links, pos, node_sites, nofollow, top, final, n,
                              remote_only=remote_only, drop_self_loops=drop_self_loops)
     del links, final  # the stored links: the CSR arrays below replace them
@@ -231,6 +242,7 @@ def load_graph(
         fetchable=fetchable,
         truncated_pages=int(np.count_nonzero(np.isin(node_ids, cut_ids))),
         duplicates_collapsed=collapsed,
+        near_duplicates_collapsed=near_collapsed,
         sites=node_sites.astype(np.int32),
         site_names=site_map.names,
         mirrors=site_map.mirrors,
@@ -475,9 +487,9 @@ def graph_edges(db_path: str | Path, graph: GraphKind = "pages",
         The crawl database.
     graph : {"pages", "all"}, default "pages"
         Which graph (see :func:`load_graph`).
-    duplicates : {"collapse", "keep"}, default "collapse"
-        Duplicate pages collapsed into the first page with their body, or kept (see
-        :func:`load_graph`).
+    duplicates : {"collapse", "near", "keep"}, default "collapse"
+        Duplicate pages collapsed into the first page with their body, near copies
+        too into their leaders, or kept (see :func:`load_graph`).
 
     Returns
     -------
@@ -514,5 +526,9 @@ def _duplicate_pages(graph: CapturedGraph, duplicates: DuplicatePolicy) -> str:
     """The export metadata's account of duplicate pages."""
     if duplicates == "keep":
         return "kept: a page whose body repeats an earlier page's is its own node"
-    return (f"collapsed: {graph.duplicates_collapsed:,} pages whose body repeats an earlier "
+    text = (f"collapsed: {graph.duplicates_collapsed:,} pages whose body repeats an earlier "
             "page's merged into that page")
+    if duplicates == "near":
+        text += (f"; {graph.near_duplicates_collapsed:,} near copies (text resembling a "
+                 "group leader's) merged into their leaders")
+    return text

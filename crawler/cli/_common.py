@@ -279,12 +279,16 @@ def add_graph_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_duplicates_option(parser: argparse.ArgumentParser) -> None:
-    """``--duplicates collapse|keep``: pages whose body repeats an earlier page's."""
-    parser.add_argument("--duplicates", choices=("collapse", "keep"), default="collapse",
+    """``--duplicates collapse|near|keep``: pages whose body repeats an earlier page's,
+    and near copies of a page's text."""
+    parser.add_argument("--duplicates", choices=("collapse", "near", "keep"),
+                        default="collapse",
                         help="collapse (default): a page whose body repeats, byte for "
                              "byte, a page fetched earlier (http and https copies, www. "
                              "aliases) is merged into that page, and outputs name the "
-                             "count; keep: every copy is its own node")
+                             "count; near: so is a near copy (its text resembles a group "
+                             "leader's: another date, menu, advert, block order) merged "
+                             "into its leader; keep: every copy is its own node")
 
 
 #: ``--sites``: each choice and what it means (the first is the default).

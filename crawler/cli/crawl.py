@@ -85,6 +85,10 @@ def register(sub: Any) -> None:
                         "(default: a duplicate is recorded, its links are not read, so a "
                         "mirror such as the same site over http and https is not crawled "
                         "twice)")
+    p.add_argument("--near-duplicates", action="store_const", const=True, default=None,
+                   help="also test every page's text against the earlier pages' and record "
+                        "near copies (another date, menu, advert or block order), for "
+                        "--duplicates near; costs CPU (default off)")
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="worker processes that fetch and extract links, each owning the "
                         "hosts a stable hash gives it; one coordinator writes the database "
@@ -126,7 +130,7 @@ _CRAWL_FIELDS = {"retries": "retry_attempts", "seed": "frontier_seed",
                  "max_links_per_page": "links_max_per_page", "sitemaps": "sitemaps_follow",
                  "workers": "workers", "proxy": "proxy",
                  "links_from_duplicates": "links_from_duplicates",
-                 "memory_limit": "memory_limit"}
+                 "near_duplicates": "near_duplicates", "memory_limit": "memory_limit"}
 
 
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:

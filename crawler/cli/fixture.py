@@ -57,6 +57,13 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
                         help="fraction of pages that die (default 0)")
     parser.add_argument("--faults", default="",
                         help="faults, e.g. '5xx:0.02,429:0.01,trap@0' (see fixtures.faults)")
+    parser.add_argument("--near-pairs", type=int_range(0, 10**7), default=0, metavar="N",
+                        help="plant N pairs of near-duplicate pages (another date, menu, "
+                             "block order, tracking query, advert or a few edited words; "
+                             "truth in near.tsv; default 0)")
+    parser.add_argument("--similar-pages", type=int_range(0, 10**7), default=0, metavar="N",
+                        help="plant N distinct pages sharing a long notice of their host's, "
+                             "which a near-duplicate test must not merge (default 0)")
 
 
 #: A DNS host name (RFC 1123 labels, 253 characters at most).
@@ -91,7 +98,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
         same_host_fraction=args.same_host_fraction, day_seconds=args.day_seconds,
         crawl_delay=args.crawl_delay, robots_disallow_fraction=args.disallow_fraction,
         birth_fraction=args.births, death_fraction=args.deaths,
-        faults=FaultSpec.parse(args.faults))
+        faults=FaultSpec.parse(args.faults), near_duplicate_pairs=args.near_pairs,
+        similar_pages=args.similar_pages)
 
 
 def register(sub: Any) -> None:

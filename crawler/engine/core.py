@@ -49,6 +49,7 @@ from webcrawl.crawler.engine.sitemap_turn import SitemapTurn
 from webcrawl.crawler.engine.stats import CrawlStats
 from webcrawl.crawler.engine.windows import HostWindows
 from webcrawl.crawler.frontier import Frontier
+from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.resume import (
     merge_seeds,
@@ -135,6 +136,8 @@ class Crawler:
         self.registry = CrawlRegistry(spill_dir=spill)
         #: body digest -> first page with that body (Mercator's content-seen test)
         self.content_seen = ContentSeen()
+        #: text sketches -> near-duplicate groups (the near-duplicate test)
+        self.near_seen = NearSeen(self.settings.near_min_resemblance)
         self.tasks = FetchTasks()
         self.robots = RobotsCache(s)
         self.frontier = Frontier(record_rank=s.frontier_record_rank,
@@ -238,6 +241,7 @@ class Crawler:
         self.stats.resumed_pages = self.stats.pages
         self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
         self.content_seen = ContentSeen.from_db(self.db_path)
+        self.near_seen = NearSeen.from_db(self.db_path, self.settings.near_min_resemblance)
         self.windows.taken, self.windows.next_seq = restored.taken, restored.next_seq
         # The crawl that stopped may have had requests in flight whose records were
         # never committed, so the database cannot tell a host's last contact: each

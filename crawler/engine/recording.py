@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from webcrawl.crawler.frontier import Taken
 from webcrawl.crawler.links import PageLinks, page_link_ids
+from webcrawl.crawler.near_seen import encode_sketch
 from webcrawl.crawler.orders import Attempt, PageDone
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.urls import normalize_url
@@ -25,6 +26,7 @@ from webcrawl.storage import _testhooks
 from webcrawl.storage.records import FetchRecord, Outcome
 
 if TYPE_CHECKING:
+    import numpy as np
     from webcrawl.crawler.engine.core import Crawler
 
 __all__ = ["PageRecorder"]
@@ -59,14 +61,14 @@ class PageRecorder:
         _testhooks.kill_at("shard_page")
 
     def record(self, taken: Taken, seq: int, attempt: int, a: Attempt,
-               outcome: Outcome) -> None:
+               outcome: Outcome, sketch: bytes | None = None) -> None:
         """One attempt's ``fetches`` row."""
         crawl = self.crawl
         assert crawl.store is not None
         record = FetchRecord(
             url_id=taken.url_id, seq=seq, started_at=a.started_at, ended_at=a.ended_at,
             outcome=outcome, error=a.error, attempt=attempt, strategy=crawl.strategy.name,
-            priority=taken.priority, rank=taken.rank)
+            priority=taken.priority, rank=taken.rank, sketch=sketch)
         if a.status is not None:
             record.status = a.status
             record.content_type = a.content_type or None
@@ -92,17 +94,20 @@ class PageRecorder:
         links: list[int] = []
         nofollow: list[int] = []
         read_links = True
+        sketch = None
         if outcome is Outcome.REDIRECT:
             assert result.location is not None
             links = self._follow_redirect(taken.url_id, seq, result.location)
         elif outcome is Outcome.FETCHED:
             # A copy of an earlier page's body is not read again (content-seen test).
-            read_links = (not self._duplicate(taken.url_id, result.digest if result.size
-                                              else None)
-                          or crawl.settings.links_from_duplicates)
+            duplicate = self._duplicate(taken.url_id, result.digest if result.size else None)
+            read_links = not duplicate or crawl.settings.links_from_duplicates
             if page is not None and read_links:
                 links, nofollow = self._page_links(taken.url_id, seq, page)
-        self.record(taken, seq, attempt, result, outcome)
+            if page is not None and page.sketch is not None:
+                sketch = encode_sketch(page.sketch)
+            self._near(taken.url_id, None if duplicate or page is None else page.sketch)
+        self.record(taken, seq, attempt, result, outcome, sketch)
         if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
             assert crawl.store is not None
             if read_links:
@@ -117,6 +122,14 @@ class PageRecorder:
         for page_id, original in crawl.content_seen.see(url_id, digest):
             crawl.store.set_duplicate(page_id, original)
         return crawl.content_seen.original(url_id) is not None
+
+    def _near(self, url_id: int, sketch: np.ndarray | None) -> None:
+        """The near-duplicate test (a duplicate, or a page without a sketch: none)."""
+        crawl = self.crawl
+        if crawl.settings.near_duplicates:
+            assert crawl.store is not None
+            for page_id, leader, resemblance in crawl.near_seen.see(url_id, sketch):
+                crawl.store.set_near_duplicate(page_id, leader, resemblance)
 
     def _follow_redirect(self, url_id: int, seq: int, location: str) -> list[int]:
         crawl = self.crawl

@@ -205,3 +205,31 @@ async def test_exit_status_when_no_seed_can_be_fetched(tmp_path: Path,
     assert code == 4, err
     assert err.splitlines()[-1].startswith("webcrawl: error: no seed could be fetched (")
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag", [False, True], ids=["default", "near-duplicates"])
+async def test_near_duplicates_flag(mini_web: MiniWeb, tmp_path: Path, flag: bool) -> None:
+    """``--near-duplicates`` turns the near-duplicate test on (off by default): a copy
+    of a page's article with another date is recorded as its near copy."""
+    import asyncio
+
+    from webcrawl.storage.reader import CrawlReader
+
+    article = " ".join(f"word{i} text{i % 7}" for i in range(60))
+    mini_web.add("a.test", "/", html("/a", "/b", "/c"))
+    mini_web.add("a.test", "/a", html() + f"<p>6 May 2026 {article}</p>")
+    mini_web.add("a.test", "/b", html() + f"<p>7 May 2026 {article}</p>")
+    mini_web.add("a.test", "/c", html() + "<p>" + " ".join(f"other{i}" for i in range(99)))
+    db = tmp_path / "n.db"
+    argv = ["crawl", mini_web.url("a.test"), "--db", str(db), "--resolve", "*.test=127.0.0.1",
+            *_FAST, *(["--near-duplicates"] if flag else [])]
+    assert await asyncio.to_thread(main, argv) == 0
+    with CrawlReader(db) as reader:
+        ids, leaders, _ = reader.near_duplicates()
+        urls = dict(zip(reader.urls().ids.tolist(), list(reader.urls().urls), strict=True))
+    got = {(urls[i], urls[j]) for i, j in zip(ids.tolist(), leaders.tolist(), strict=True)}
+    pair = {mini_web.url("a.test", "/a"), mini_web.url("a.test", "/b")}
+    if flag:
+        assert len(got) == 1 and set(next(iter(got))) == pair
+    else:
+        assert got == set()

@@ -111,4 +111,4 @@ async def test_version_3_file_is_read_then_gets_the_view(small_db: Path) -> None
     await store.aclose()
     assert _rows(small_db, "SELECT count(*) FROM edges") == [(len(EXPECTED),)]
     with CrawlReader(small_db) as reader:
-        assert reader.meta()["schema_version"] == "7"
+        assert reader.meta()["schema_version"] == "8"

@@ -99,6 +99,6 @@ async def test_version_1_file_is_read_and_upgraded(tmp_path: Path) -> None:
     store.add_fetch(fetch(1, 6, FetchKind.REVISIT))
     store.add_links(1, [2])
     await store.aclose()
-    assert rows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("7",)]
+    assert rows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("8",)]
     (version,) = rows(path, "SELECT src, fetch_id, dst FROM link_versions")
     assert version[0] == 1 and version[1] is None and list(decode_ids(version[2])) == [0]

@@ -46,7 +46,7 @@ def test_small_tables_and_order(small_db: Path) -> None:
         assert ids.tolist() == [0, 1] and names == ["a.test", "b.test:8080"]
         assert r.seeds().tolist() == [0]
         assert r.seed_urls() == ["http://a.test/"]
-        assert r.meta()["schema_version"] == "7"
+        assert r.meta()["schema_version"] == "8"
         assert r.url_strings(np.array([3, 0])) == [SMALL_URLS[3][0], SMALL_URLS[0][0]]
         url_ids, seqs, times = r.fetch_order()
     assert url_ids.tolist() == [0, 1, 4] and seqs.tolist() == [0, 1, 2]

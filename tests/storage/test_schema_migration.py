@@ -28,7 +28,7 @@ async def test_version_1_file_read_then_upgraded(tmp_path: Path) -> None:
     store.add_link_cut(0, 10, 5)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "7"
+        assert reader.meta()["schema_version"] == "8"
         assert reader.link_cuts() == [(0, 10, 5)]
 
 
@@ -49,7 +49,7 @@ async def test_version_4_file_gets_duplicate_of(tmp_path: Path) -> None:
     store.set_duplicate(1, 0)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "7"
+        assert reader.meta()["schema_version"] == "8"
         assert [a.tolist() for a in reader.duplicates()] == [[1], [0]]
 
 
@@ -79,7 +79,7 @@ async def test_version_5_file_read_then_gets_link_blocks_and_the_new_view(tmp_pa
                             ).fetchall() == [(0, 1, 0), (0, 2, 1), (0, 1, 2)]
         assert conn.execute("SELECT count(*) FROM link_blocks").fetchone() == (0,)
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "7"
+        assert reader.meta()["schema_version"] == "8"
 
 
 async def test_version_6_imported_graph_read_then_upgraded(tmp_path: Path) -> None:
@@ -136,5 +136,32 @@ async def test_version_6_imported_graph_read_then_upgraded(tmp_path: Path) -> No
     store = await CrawlStore.open(path, resume=True)
     await store.aclose()
     with CrawlReader(path) as reader:
-        assert reader.meta()["schema_version"] == "7"
+        assert reader.meta()["schema_version"] == "8"
     same_as_v7()
+
+
+async def test_version_7_file_gets_the_near_duplicate_columns(tmp_path: Path) -> None:
+    """A version 7 file (no sketches, no near copies) reads as it is, and on resume gets
+    fetches.sketch, urls.near_of and urls.near_resemblance, all empty until written."""
+    path = tmp_path / "v7.db"
+    store = await CrawlStore.open(path)
+    store.add_host(HostRow(0, "a.test"))
+    store.add_url(UrlRow(0, "http://a.test/", 0, 0, -1))
+    store.add_url(UrlRow(1, "http://a.test/b", 0, 1, 0))
+    await store.aclose()
+    conn = sqlite3.connect(path)
+    conn.executescript("ALTER TABLE urls DROP COLUMN near_of;"
+                       " ALTER TABLE urls DROP COLUMN near_resemblance;"
+                       " ALTER TABLE fetches DROP COLUMN sketch;"
+                       " UPDATE meta SET value = '7' WHERE key = 'schema_version';")
+    conn.close()
+    with CrawlReader(path) as reader:  # read as it is: no near copies
+        assert [a.tolist() for a in reader.near_duplicates()] == [[], [], []]
+    store = await CrawlStore.open(path, resume=True)
+    store.set_near_duplicate(1, 0, 0.875)
+    await store.aclose()
+    with CrawlReader(path) as reader:
+        assert reader.meta()["schema_version"] == "8"
+        assert [a.tolist() for a in reader.near_duplicates()] == [[1], [0], [0.875]]
+    with sqlite3.connect(path) as conn:
+        assert {r[1] for r in conn.execute("PRAGMA table_info(fetches)")} >= {"sketch"}

@@ -66,7 +66,7 @@ async def test_round_trip_every_record_type(tmp_path: Path) -> None:
     state = await store.load_state()
     await store.aclose()
     assert state.meta["strategy"] == "bfs"
-    assert state.meta["schema_version"] == "7"
+    assert state.meta["schema_version"] == "8"
     host.crawl_delay = 2.0
     assert state.hosts == [host]
     seed.outcome, seed.seq = Outcome.FETCHED, 0
@@ -253,7 +253,7 @@ async def test_foreign_or_empty_file(tmp_path: Path, content: bytes) -> None:
     else:  # an empty file is a fresh database
         store = await CrawlStore.open(path)
         await store.aclose()
-        assert _rows(path, "SELECT value FROM meta WHERE key='schema_version'") == [("7",)]
+        assert _rows(path, "SELECT value FROM meta WHERE key='schema_version'") == [("8",)]
 
 
 async def test_sqlite_file_of_another_application(tmp_path: Path) -> None:

@@ -103,7 +103,8 @@ async def test_default_graph_is_the_fetched_pages(crawl_db: Path) -> None:
     assert g.describe() == "graph of fetched pages: 4 pages, 5 links"
     assert g.info() | {"description": ""} == {"kind": "pages", "nodes": 4, "links": 5,
                                               "pages": 4, "truncated_pages": 0,
-                                              "duplicates_collapsed": 0, "sites": 3,
+                                              "duplicates_collapsed": 0,
+                                              "near_duplicates_collapsed": 0, "sites": 3,
                                               "mirrors": [], "description": ""}
 
 

@@ -1,0 +1,206 @@
+"""A page's text sketch: Broder's min-hash resemblance over the 2-word shingles of its text.
+
+Broder et al. [1]_ call two documents near-duplicates when their *resemblance* is high:
+the Jaccard similarity ``|S(A) & S(B)| / |S(A) | S(B)|`` of their sets of w-word
+shingles (overlapping runs of w words).  A min-hash sketch estimates it from a few
+numbers per page: under a random hash, the smallest shingle of A and of B are equal
+with probability exactly the resemblance.  This module computes a page's sketch; the
+test over sketches is :mod:`webcrawl.crawler.near_seen`.
+
+Contract
+--------
+* **Text, not markup.**  :func:`page_text` is the text of the parsed page's ``<body>``
+  with what is not the page's own content taken out first: ``script``, ``style``,
+  ``noscript``, ``template``, the HTML5 elements for site furniture (``nav``,
+  ``header``, ``footer``, ``aside``) and elements with the matching ARIA landmark roles
+  (``navigation``, ``banner``, ``contentinfo``, ``complementary``, ``search``).  The
+  tree is changed in place: call it after the links were read.
+* **Shingles.**  Words are runs of ASCII letters and digits and of non-ASCII bytes
+  (UTF-8 sequences of other scripts stay inside their words), case-folded (ASCII); the
+  features are the *set* of overlapping 2-word shingles.  Measured on the fixture's
+  planted near-duplicates (``benchmarks/bench_near_dup.py``,
+  docs/results/near-duplicates.md): 2-word shingles keep the resemblance of an edited
+  copy high (each changed word touches 2 shingles, 4 with Broder's w = 4) while
+  distinct pages that share a long notice stay far apart; Charikar's 64-bit simhash
+  (Manku et al. [2]_) of the same text reached recall 0.95 only where its precision
+  had fallen to 0.73.
+* **Hashes, vectorised over the text's bytes.**  A shingle's hash is a polynomial hash
+  modulo 2**64 (Karp and Rabin [6]_) of its words joined by one NUL byte (so "ab c"
+  and "a bc" differ), then mixed by a multiply and an xor-shift.  Every word's hash
+  comes from one prefix sum of ``byte * P**position`` over the case-folded text,
+  divided back by ``P**start`` (``P`` odd, so invertible modulo 2**64); a shingle
+  chains its words' hashes with ``P**(length + 1)``.  No Python runs per word: about
+  a dozen numpy calls a page, whatever its length.
+* **Sketch.**  One-permutation min-hash (Li, Owen and Zhang [3]_): the top 6 bits of a
+  shingle's hash pick one of :data:`SKETCH_SIZE` = 64 bins and a bin keeps its
+  smallest hash (one ``np.minimum.at``); an empty bin takes the next non-empty bin's
+  value (rotation densification, Shrivastava and Li [4]_).  A bin's value is kept as
+  its low 16 bits (b-bit min-hash [5]_: two different values agree by chance with
+  probability 2**-16), so a sketch is 64 uint16, 128 bytes.  The share of equal bins
+  of two sketches estimates their resemblance (standard error about
+  ``sqrt(r (1 - r) / 64)``: 0.05 at r = 0.8).
+* **Deterministic.**  The same text gives the same sketch in every process and on every
+  platform: unsigned 64-bit arithmetic wraps the same everywhere, and Python's salted
+  ``hash`` is never used.
+* **Cost.**  Measured in ``benchmarks/bench_near_dup.py`` (the results page): one
+  selector pass and the removals of the furniture, one text walk in C, then numpy
+  over the bytes; only the first :data:`MAX_TEXT_BYTES` of the text are read, and the
+  power tables (2 x 2 MiB) are made at the first sketch.  A text with fewer than
+  :data:`MIN_WORDS` words has no sketch (``None``): too little text to call two pages
+  near copies.
+
+References
+----------
+.. [1] A. Z. Broder, S. C. Glassman, M. S. Manasse and G. Zweig, "Syntactic
+   clustering of the web", WWW6, 1997.
+.. [2] G. S. Manku, A. Jain and A. Das Sarma, "Detecting near-duplicates for web
+   crawling", WWW 2007.
+.. [3] P. Li, A. B. Owen and C.-H. Zhang, "One permutation hashing", NIPS 2012.
+.. [4] A. Shrivastava and P. Li, "Densifying one permutation hashing via rotation for
+   fast near neighbor search", ICML 2014.
+.. [5] P. Li and A. C. König, "b-bit minwise hashing", WWW 2010.
+.. [6] R. M. Karp and M. O. Rabin, "Efficient randomized pattern-matching
+   algorithms", IBM Journal of Research and Development 31(2), 1987.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import numpy as np
+from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
+
+__all__ = ["MAX_TEXT_BYTES", "MIN_WORDS", "SKETCH_SIZE", "page_text", "resemblance",
+           "shingle_hashes", "sketch", "text_sketch"]
+
+#: Bytes of a page's text read for its sketch (the rest is ignored).
+MAX_TEXT_BYTES = 256 * 1024
+#: Fewer words than this: no sketch.
+MIN_WORDS = 8
+#: Bins of a sketch (a power of two: a bin is the top bits of a shingle's hash).
+SKETCH_SIZE = 64
+_BIN_SHIFT = np.uint64(64 - 6)
+#: Elements whose text is not the page's own content.
+_FURNITURE = ("script, style, noscript, template, nav, header, footer, aside, "
+              '[role="navigation"], [role="banner"], [role="contentinfo"], '
+              '[role="complementary"], [role="search"]')
+
+_U64 = np.uint64
+#: Byte -> its code in a word (ASCII letters folded to lower case), 0 between words.
+_FOLD = bytes(c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 or c >= 128
+              else 0 for c in range(256))
+#: The polynomial hash's base (odd: invertible modulo 2**64).
+_BASE = 0x9E3779B97F4A7C15
+#: The final mix: SplitMix64's last multiply and xor-shift (the polynomial hash's low
+#: bits depend only on the bytes' low bits; the shift brings the high bits down).
+_MIX = _U64(0x94D049BB133111EB)
+_SHIFT = _U64(31)
+_EMPTY = _U64(0xFFFF_FFFF_FFFF_FFFF)
+
+
+#: One CSS parser per thread (big pages are parsed in worker threads): ``tree.css``
+#: makes a new parser at every call, which cost about 80 us a fixture page against
+#: about 3 us for the match itself (benchmarks/bench_near_dup.py).
+_SELECTORS = threading.local()
+
+
+def _furniture(tree: LexborHTMLParser) -> list[LexborNode]:
+    """The furniture elements of ``tree``, in document order."""
+    selector: LexborCSSSelector | None = getattr(_SELECTORS, "furniture", None)
+    if selector is None:
+        selector = _SELECTORS.furniture = LexborCSSSelector()  # type: ignore[no-untyped-call]
+    return selector.find(_FURNITURE, tree.root) if tree.root is not None else []
+
+
+def page_text(tree: LexborHTMLParser) -> str:
+    """The text of the page's own content (see the module docstring); changes ``tree``."""
+    # One selector pass; matches come in document order, so in reverse a node's matched
+    # descendants are removed before it (never a node already freed with its ancestor).
+    for node in reversed(_furniture(tree)):
+        node.decompose()
+    body = tree.body
+    if body is None:
+        return ""
+    return body.text(deep=True, separator=" ")
+
+
+@functools.cache
+def _powers() -> tuple[np.ndarray, np.ndarray]:
+    """``_BASE ** i`` and its inverse modulo 2**64, for i up to the text cap (+ 2)."""
+    n = MAX_TEXT_BYTES + 2
+    tables = []
+    for base in (_BASE, pow(_BASE, -1, 1 << 64)):
+        out = np.empty(n, dtype=_U64)
+        out[0], k = 1, 1
+        while k < n:  # doubling: out[k:2k] = out[:k] * base**k
+            m = min(k, n - k)
+            np.multiply(out[:m], _U64(pow(base, k, 1 << 64)), out=out[k:k + m])
+            k += m
+        tables.append(out)
+    return tables[0], tables[1]
+
+
+def shingle_hashes(text: str | bytes, w: int = 2) -> np.ndarray:
+    """The 64-bit hashes of the overlapping ``w``-word shingles of ``text``, in order
+    (see the module docstring); empty below ``w`` words."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    power, inverse = _powers()
+    # Case-folded, a 0 for every byte between words, one 0 before and after ...
+    codes = np.frombuffer((b"\0" + raw[:MAX_TEXT_BYTES] + b"\0").translate(_FOLD),
+                          dtype=np.uint8)
+    in_word = codes.view(np.bool_)
+    keep = np.empty(codes.size, dtype=np.bool_)
+    keep[0] = True
+    np.logical_or(in_word[1:], in_word[:-1], out=keep[1:])
+    # ... then each run of 0s cut to one: "0 w1 0 w2 0 ... wn 0".
+    joined = codes[keep]
+    zeros = np.flatnonzero(joined == 0)
+    if zeros.size <= w:
+        return np.empty(0, dtype=_U64)
+    # Shingle j is the bytes between zeros j and j + w: sum of byte * P**(i - start).
+    prefix = np.cumsum(joined * power[:joined.size])
+    at_zeros = prefix[zeros]
+    shingles: np.ndarray = at_zeros[w:] - at_zeros[:-w]
+    shingles *= inverse[1:][zeros[:-w]]
+    shingles *= _MIX
+    shingles ^= shingles >> _SHIFT
+    return shingles
+
+
+#: The offset a densified bin adds per bin it moved.
+_ROTATION = np.uint16(0x9E37)
+_BINS = np.arange(SKETCH_SIZE)
+_NO_MINS = np.full(SKETCH_SIZE, _EMPTY)
+
+
+def sketch(features: np.ndarray) -> np.ndarray:
+    """The one-permutation min-hash sketch of a set of 64-bit feature hashes: 64 uint16
+    (see the module docstring).  ``features`` must not be empty."""
+    mins = _NO_MINS.copy()
+    np.minimum.at(mins, (features >> _BIN_SHIFT).view(np.int64), features)
+    low = mins.astype(np.uint16)  # the low 16 bits
+    # (A bin whose least hash is all ones is taken as empty: chance 2**-58 a page.)
+    filled = np.flatnonzero(mins != _EMPTY)
+    if filled.size == SKETCH_SIZE:
+        return low
+    # Rotation: an empty bin takes the next filled bin's value (circularly), plus an
+    # offset per bin moved, so two pages agree on it only if they agree there.
+    source = filled[np.searchsorted(filled, _BINS) % filled.size]
+    moved = ((source - _BINS) % SKETCH_SIZE).astype(np.uint16)
+    dense: np.ndarray = low[source] + moved * _ROTATION
+    return dense
+
+
+def text_sketch(text: str | bytes, *, w: int = 2) -> np.ndarray | None:
+    """The sketch of a text's ``w``-word shingle set (see the module docstring); None
+    below :data:`MIN_WORDS` words.  ``w`` other than 2 is for the benchmark."""
+    features = shingle_hashes(text, w)
+    if features.size <= max(MIN_WORDS, w) - w:
+        return None
+    return sketch(features)
+
+
+def resemblance(a: np.ndarray, b: np.ndarray) -> float:
+    """Estimated resemblance of two pages from their sketches: the share of equal bins."""
+    return float(np.count_nonzero(a == b)) / SKETCH_SIZE
