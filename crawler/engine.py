@@ -118,7 +118,7 @@ class CrawlStats:
     queued_hosts: int = 0      # hosts holding URLs in the frontier
     hosts: int = 0
     urls: int = 0
-    stopped: str = "running"   # 'done', 'max_pages', 'stopped'
+    stopped: str = "running"   # 'done', 'max_fetches', 'memory_limit', 'stopped'
     resumed_pages: int = 0     # pages of the crawl before this run (resume)
     links_cut_pages: int = 0   # pages whose links were cut at links_max_per_page
     sitemap_fetches: int = 0   # sitemap files requested (--sitemaps)
@@ -148,8 +148,8 @@ class CrawlStats:
         return done / self.elapsed if self.elapsed > 0 else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"pages": self.pages, "seconds": round(self.elapsed, 3),
-                "pages_per_second": round(self.rate, 1), "requests": self.requests,
+        return {"fetches": self.pages, "seconds": round(self.elapsed, 3),
+                "fetches_per_second": round(self.rate, 1), "requests": self.requests,
                 "robots_fetches": self.robots_fetches, "retries": self.retries,
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
                 "links_cut_pages": self.links_cut_pages,
@@ -256,7 +256,11 @@ class Crawler:
     def _seed(url: str) -> str:
         norm = normalize_url(url)
         if norm is None:
-            raise ConfigError(f"bad seed URL {url!r}: need an absolute http(s) URL")
+            # 'example.org' is a host without a scheme: name the URL that was meant
+            meant = (None if "://" in url or url.startswith("/")
+                     else normalize_url(f"http://{url}"))
+            hint = f" (did you mean {meant!r}?)" if meant else ""
+            raise ConfigError(f"bad seed URL {url!r}: need an absolute http(s) URL{hint}")
         return norm
 
     # -- public -------------------------------------------------------------------
@@ -442,7 +446,7 @@ class Crawler:
             return
         # URLs left by a page limit stay in the frontier (no outcome): a resume with a
         # higher limit takes them.
-        self.stats.stopped = "max_pages" if self._max_pages_reached() else "done"
+        self.stats.stopped = "max_fetches" if self._max_pages_reached() else "done"
 
     async def _drain(self) -> None:
         """A stop: let the requests under way answer (and be recorded) for up to
