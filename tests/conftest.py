@@ -1,4 +1,5 @@
-"""What every test shares: compiled bytecode cached outside the source tree.
+"""What every test shares: compiled bytecode cached outside the source tree, and the
+longest test files first.
 
 With ``PYTHONDONTWRITEBYTECODE`` set (common in containers), every Python process the
 suite starts (the CLI runs, the workers, the fresh interpreters of
@@ -8,6 +9,10 @@ each CLI subprocess spends before it starts.  For the test session only, bytecod
 a throwaway cache (``PYTHONPYCACHEPREFIX``, never beside the sources) that every process of
 the run shares and that is removed at the end.  Without the variable Python caches by
 itself, beside the sources, and nothing changes here.
+
+README command 2 hands whole files to 4 worker processes (``--dist loadfile``), in the
+order collected; a file of several minutes handed out last would run alone at the end.
+:data:`LONGEST_FILES` go first (longest processing time first), the rest keep their order.
 """
 
 from __future__ import annotations
@@ -18,6 +23,12 @@ import sys
 import tempfile
 
 import pytest
+
+#: Test files of a minute or more (``--durations``, 2-core machine, 2026-12-06), longest
+#: first: the README and guide blocks (~50 s each), the resident-memory and kill -9 crawls,
+#: the demo, the fresh imports of every module.
+LONGEST_FILES = ("test_readme_commands.py", "test_memory_limit.py", "test_crash_safety.py",
+                 "test_demo.py", "test_architecture.py")
 
 #: the cache folder of this run (set by the controller only)
 _KEY = pytest.StashKey[str]()
@@ -40,3 +51,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if cache is not None:
         shutil.rmtree(cache, ignore_errors=True)
 
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of :data:`LONGEST_FILES` first (a stable sort: order kept within)."""
+    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
