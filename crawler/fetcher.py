@@ -45,7 +45,7 @@ import hashlib
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from webcrawl.crawler.codings import (
     ACCEPT_ENCODING,
@@ -65,7 +65,7 @@ from webcrawl.storage.errors import FetchError, NetworkError
 if TYPE_CHECKING:
     from webcrawl.crawler.archive import WarcArchive
 
-__all__ = ["FetchResult", "Fetcher", "decode_body", "is_html"]
+__all__ = ["FetchResult", "FetchTransport", "Fetcher", "decode_body", "is_html"]
 
 _HTML_TYPES = frozenset(("text/html", "application/xhtml+xml"))
 _SNIFF_TYPES = frozenset(("", "application/octet-stream", "unknown/unknown"))
@@ -158,6 +158,22 @@ def _utf8(value: str | None) -> str | None:
         return value.encode("latin-1").decode("utf-8")
     except UnicodeDecodeError:
         return value
+
+
+class FetchTransport(Protocol):
+    """What a downloader sends its requests through (httpx's transports): a
+    :class:`Fetcher` over the network, or a test's fake web answering from memory."""
+
+    async def __aenter__(self) -> Any:
+        """Get ready (a bad TLS setting fails here)."""
+
+    async def aclose(self) -> None:
+        """Close every connection (and the WARC file)."""
+
+    async def fetch(self, url: str, *, etag: str | None = None,
+                    last_modified: str | None = None,
+                    max_body: int | None = None) -> FetchResult:
+        """GET ``url`` once (see :meth:`Fetcher.fetch`)."""
 
 
 class Fetcher:

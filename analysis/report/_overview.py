@@ -151,26 +151,26 @@ def overview_section(ctx: ReportContext, sec: Section) -> None:
 
 def _sizes(ctx: ReportContext) -> str:
     from webcrawl.storage.reader import OUTCOMES
-    from webcrawl.storage.records import Outcome
+    from webcrawl.storage.records import REQUESTED
 
     codes = ctx.urls.outcome
     counts = {OUTCOMES[c].value: int(n) for c, n in zip(*np.unique(codes[codes >= 0],
                                                                    return_counts=True),
                                                          strict=True)}
     frontier = int(np.count_nonzero(codes < 0))
-    fetched_kinds = ("fetched", "not_html", "redirect", "not_modified", "http_error",
-                     "network_error", "timeout", "too_large")
-    fetched = sum(counts.get(k, 0) for k in fetched_kinds)
+    fetched = sum(counts.get(k, 0) for k in REQUESTED)
     pages = counts.get("fetched", 0)
+    dead = _dead_hosts(ctx.meta)
     if fetched == 0:
         return (f"No URL was fetched: the database holds {_plural(len(codes), 'URL')} on "
-                f"{_plural(len(ctx.host_names), 'host')}, none of them answered.")
+                f"{_plural(len(ctx.host_names), 'host')}, none of them answered"
+                + (f"; {dead}" if dead else "") + ".")
     other = [(counts.get("redirect", 0), "redirect"), (counts.get("not_html", 0),
              "other file"), (counts.get("http_error", 0), "HTTP error"),
              (counts.get("network_error", 0) + counts.get("timeout", 0),
               "network failure or timeout"), (counts.get("too_large", 0), "oversized body")]
     rest = [_plural(n, word) for n, word in other if n]
-    ended = np.isin(codes, [OUTCOMES.index(Outcome(k)) for k in fetched_kinds])
+    ended = np.isin(codes, [OUTCOMES.index(k) for k in REQUESTED])
     hosts = int(np.unique(ctx.urls.host_ids[ended]).size)
     seen = len(ctx.host_names)
     text = (f"The crawl fetched {_plural(fetched, 'URL')} on {_plural(hosts, 'host')}"
@@ -179,11 +179,26 @@ def _sizes(ctx: ReportContext) -> str:
             + (f", {', '.join(rest)}" if rest else "") + ".")
     unfetched = [(counts.get("out_of_scope", 0), "were out of scope"),
                  (counts.get("robots_excluded", 0), "were excluded by robots.txt"),
+                 (counts.get("robots_unreachable", 0), "were on hosts whose robots.txt "
+                  "could not be fetched"),
                  (frontier, "were still waiting in the frontier")]
     said = [f"{n:,} {what}" for n, what in unfetched if n]
     text += (f" It discovered {_plural(len(codes), 'URL')} in all"
-             + (f"; of those never fetched, {', '.join(said)}" if said else "") + ".")
+             + (f"; of those never fetched, {', '.join(said)}" if said else "") + "."
+             + (f" {dead[0].upper()}{dead[1:]}." if dead else ""))
     return text
+
+
+def _dead_hosts(meta: Mapping[str, str]) -> str:
+    """The hosts whose robots.txt could not be fetched, with the crawl's cause (meta
+    ``robots_unreachable:<host>``, :mod:`webcrawl.crawler.engine.dead_hosts`)."""
+    prefix = "robots_unreachable:"
+    dead = sorted((k[len(prefix):], v) for k, v in meta.items() if k.startswith(prefix) and v)
+    if not dead:
+        return ""
+    named = ", ".join(f"{host} ({cause})" for host, cause in dead[:5])
+    more = f" and {len(dead) - 5:,} more" if len(dead) > 5 else ""
+    return f"robots.txt unreachable on {_plural(len(dead), 'host')}: {named}{more}"
 
 
 def _coverage(ctx: ReportContext) -> str:

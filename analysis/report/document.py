@@ -211,6 +211,9 @@ OUTCOME_MEANING = {
     "timeout": "no complete answer in time after the retries",
     "too_large": "body over the size cap (kept cut, not parsed)",
     "robots_excluded": "disallowed by the host's robots.txt, never requested",
+    "robots_unreachable": "never requested: the host's robots.txt could not be fetched "
+                          "(connection refused, no address, TLS, timeout or 5xx), which "
+                          "RFC 9309 reads as disallow all",
     "out_of_scope": "never requested: another host or domain than the scope allows, too "
                     "deep, over a per-host or URL-shape limit, or a link to a binary file "
                     "(.pdf, images, archives)",
@@ -326,11 +329,9 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
 def _urls_fetched(outcome: np.ndarray) -> int:
     """URLs whose request ended (any answer or failure): what ``--max-pages`` counts."""
     from webcrawl.storage.reader import OUTCOMES
-    from webcrawl.storage.records import Outcome
+    from webcrawl.storage.records import REQUESTED
 
-    ended = [OUTCOMES.index(o) for o in (
-        Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT, Outcome.NOT_MODIFIED,
-        Outcome.HTTP_ERROR, Outcome.NETWORK_ERROR, Outcome.TIMEOUT, Outcome.TOO_LARGE)]
+    ended = [OUTCOMES.index(o) for o in REQUESTED]
     return int(np.count_nonzero(np.isin(outcome, ended)))
 
 

@@ -100,7 +100,7 @@ async def _downloader_puts_it_back(scheme: str, tls: tuple[ssl.SSLContext, Path]
         waits: list[tuple[float, float, int]] = []  # seconds, the host's next time, requests
 
         async def sleep(seconds: float) -> None:
-            waits.append((seconds, downloader.slot(HOST).ready_at, len(server.requests)))
+            waits.append((seconds, downloader.slots.slot(HOST).ready_at, len(server.requests)))
             await sleep_for(seconds)
 
         await downloader.open(DownloaderLink(sleep=sleep))
@@ -118,7 +118,7 @@ async def _downloader_puts_it_back(scheme: str, tls: tuple[ssl.SSLContext, Path]
     # is a politeness delay after the reset, and /2 came again only after it
     ready_at = max(ready for _, ready, count in waits if count == 2)
     assert read + DELAY <= ready_at <= again
-    assert downloader.slot(HOST).requests == 3  # the host's clock counted all three
+    assert downloader.slots.slot(HOST).requests == 3  # the host's clock counted all three
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
