@@ -100,6 +100,11 @@ def format_line(stats: CrawlStats, rate: float, *, max_pages: int | None = None,
     return "  ".join(parts)
 
 
+#: How a crawl ended (:attr:`CrawlStats.stopped`), in the words of the options typed.
+_HOW_STOPPED = {"max_fetches": "stopped at --max-fetches",
+                "memory_limit": "stopped at --memory-limit"}
+
+
 def format_summary(stats: CrawlStats) -> str:
     """The crawl's last line: URLs fetched, what they were (HTML pages, other answers,
     errors), what was discovered, the requests made and every outcome's count."""
@@ -109,7 +114,8 @@ def format_summary(stats: CrawlStats) -> str:
     answers.append(f"{stats.errors:,} errors")
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(o.items()))
     traps = ", ".join(f"{k} {v}" for k, v in sorted(stats.traps.items()) if v)
-    return (f"crawl {stats.stopped}: {stats.pages:,} URLs fetched in {stats.elapsed:.1f} s "
+    how = _HOW_STOPPED.get(stats.stopped, stats.stopped)
+    return (f"crawl {how}: {stats.pages:,} URLs fetched in {stats.elapsed:.1f} s "
             f"({stats.rate:.1f}/s): {', '.join(answers)}; {stats.urls:,} URLs known on "
             f"{stats.hosts} host{'' if stats.hosts == 1 else 's'}, "
             f"{stats.frontier:,} left in the frontier; "

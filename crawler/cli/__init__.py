@@ -10,6 +10,7 @@ at the edge, with a non-zero exit status.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -65,6 +66,18 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # argparse lists the choices; name the one the user most likely meant first
+        # (``webcrawl crawll``: did you mean 'crawl'?).
+        if action.choices is None or value in action.choices:
+            return
+        choices = [str(choice) for choice in action.choices]
+        close = difflib.get_close_matches(str(value), choices, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise argparse.ArgumentError(
+            action, f"invalid choice: {value!r}{hint} (choose from "
+                    f"{', '.join(map(repr, choices))})")
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
         # Python 3.11 drops a lone '--' given as an option's value (``--pages=--``) and

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "float_at_least",
     "float_range",
     "fraction",
+    "in_options",
     "int_at_least",
     "int_range",
     "nonneg_float",
@@ -39,6 +41,7 @@ __all__ = [
     "print_table",
     "seed_int",
     "settings_layers",
+    "settings_options",
     "size_arg",
     "warc_settings",
 ]
@@ -138,7 +141,7 @@ def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str)
     Their defaults are None: :func:`politeness_settings` returns only the options
     given, so that stored settings and ``--config`` apply to the rest.
     """
-    from webcrawl.crawler.settings import CrawlSettings
+    from webcrawl.crawler.settings import CrawlSettings, user_agent
 
     d = CrawlSettings()
     parser.add_argument("--resolve", action="append", default=None, metavar="RULE",
@@ -166,8 +169,10 @@ def add_politeness_options(parser: argparse.ArgumentParser, *, robots_help: str)
                         help="product token matched against robots.txt User-agent lines "
                              f"(letters, '-', '_'; default {d.fetch_robots_agent})")
     parser.add_argument("--user-agent", default=None, metavar="UA",
-                        help="the whole User-Agent header (default: TOKEN/version, the "
-                             "project URL and --contact)")
+                        help="the whole User-Agent header (default: "
+                             f"'{user_agent(d.fetch_robots_agent, 'CONTACT')}' with "
+                             "CONTACT the --contact given, or "
+                             f"'{user_agent(d.fetch_robots_agent, None)}' without it)")
     parser.add_argument("--ignore-robots", action="store_true", default=None,
                         help=robots_help)
     parser.add_argument("--ca-file", default=None, metavar="PEM",
@@ -238,6 +243,24 @@ def add_warc_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warc", type=Path, default=None, metavar="DIR",
                         help="write every request and response as WARC 1.1 files "
                              "(gzip per record, 1 GB each) into DIR")
+
+
+def settings_options(parser: argparse.ArgumentParser,
+                     fields: Mapping[str, str] = {}) -> dict[str, str]:
+    """CrawlSettings field -> the option of ``parser`` that sets it (its first spelling),
+    for the politeness and WARC options and ``fields`` (option destination -> field)."""
+    named = {**_POLITENESS_FIELDS, "warc": "warc_dir", **fields}
+    return {named[a.dest]: a.option_strings[0] for a in parser._actions
+            if a.dest in named and a.option_strings}
+
+
+def in_options(text: str, options: Mapping[str, str]) -> str:
+    """``text`` (a note about settings) with each field name of ``options`` replaced by
+    the option the user typed: ``scope_max_pages 5 -> 9`` reads ``--max-fetches 5 -> 9``."""
+    if not options:
+        return text
+    names = "|".join(map(re.escape, sorted(options, key=len, reverse=True)))
+    return re.sub(rf"\b({names})\b", lambda m: options[m.group(1)], text)
 
 
 def warc_settings(args: argparse.Namespace) -> dict[str, Any]:

@@ -12,11 +12,13 @@ from webcrawl.crawler.cli._common import (
     add_politeness_options,
     add_settings_options,
     add_warc_option,
+    in_options,
     nonneg_int,
     politeness_settings,
     positive_int,
     print_json,
     settings_layers,
+    settings_options,
     size_arg,
     warc_settings,
 )
@@ -120,7 +122,7 @@ def register(sub: Any) -> None:
     add_warc_option(p)
     p.add_argument("--json", action="store_true",
                    help="print the final statistics as JSON on stdout")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, option_of=settings_options(p, _CRAWL_FIELDS))
 
 
 #: Options of ``crawl`` itself (destination -> CrawlSettings field).
@@ -200,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         crawler = Crawler(args.db, args.seeds, resume=args.resume, overrides=given)
     settings = crawler.settings
     for note in crawler.notes:
-        print(f"webcrawl: note: {note}", file=sys.stderr)
+        print(f"webcrawl: note: {in_options(note, args.option_of)}", file=sys.stderr)
     if settings.tls_insecure:
         print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
               file=sys.stderr)
@@ -225,7 +227,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(crawler.stats.as_dict())
     elif not args.quiet:
-        print(format_summary(crawler.stats), file=sys.stderr)
+        print(_nothing_left(crawler.stats, args.db) or format_summary(crawler.stats),
+              file=sys.stderr)
     if crawler.memory_full is not None:
         print(f"webcrawl: error: {crawler.memory_full}; stopped cleanly, continue with: "
               f"webcrawl crawl --db {args.db} --resume --memory-limit LARGER",
@@ -240,6 +243,20 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_NO_SEED_FETCHED
     return 0
+
+
+def _nothing_left(stats: CrawlStats, db: Path) -> str | None:
+    """What a resume that fetched nothing says instead of the summary: that the crawl
+    was finished already, or had reached its ``--max-fetches``."""
+    if stats.resumed_pages == 0 or stats.pages > stats.resumed_pages:
+        return None
+    if stats.stopped == "done":
+        return (f"nothing left to crawl: the crawl in {db} is finished ({stats.pages:,} URLs "
+                f"fetched, none left in the frontier); give new seed URLs to crawl further")
+    if stats.stopped == "max_fetches":
+        return (f"nothing crawled: the crawl in {db} already fetched {stats.pages:,} URLs, "
+                f"its --max-fetches; resume with a larger --max-fetches to continue")
+    return None
 
 
 #: Exit status of a crawl none of whose seeds got an HTTP answer (wget's 4, "network

@@ -410,8 +410,8 @@ def _summary_lines(r: DemoResult) -> list[str]:
     c, fig = r.crawl, r.figures
     lines = [
         f"crawled {c.get('outcomes', {}).get('fetched', 0):,} HTML pages "
-        f"({c.get('pages', 0):,} URLs fetched) on {c.get('hosts', 0)} hosts in "
-        f"{c.get('seconds', 0):.1f} s ({c.get('pages_per_second', 0):.0f} URLs/s); "
+        f"({c.get('fetches', 0):,} URLs fetched) on {c.get('hosts', 0)} hosts in "
+        f"{c.get('seconds', 0):.1f} s ({c.get('fetches_per_second', 0):.0f} URLs/s); "
         f"politeness audit: {r.audit_violations} violations",
     ]
     if "graph" in fig:

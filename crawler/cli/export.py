@@ -41,7 +41,7 @@ def register(sub: Any) -> None:
         description="Write a crawl's links (edges: src, dst, nofollow), its URLs (pages: "
                     "url, status, seq, fetched_at, depth, outcome, host, ...), every fetch "
                     "attempt (fetches, revisits included) or each page's change-rate "
-                    "estimate (rates: visits, changes, estimator, rate per day and its 95%% "
+                    "estimate (rates: visits, changes, estimator, rate per day and its 95% "
                     "interval, day length).  Edges are those of the graph the analyses "
                     "measure (--graph pages, the default; all; or stored: every stored "
                     "link, duplicates and self-loops kept).  Example: webcrawl export edges "

@@ -177,6 +177,11 @@ def _serve(args: argparse.Namespace) -> int:
         print(server.seed_url, flush=True)
         print(f"hint: webcrawl crawl {server.seed_url} --db crawl.db "
               f"--resolve '*.test={args.bind}' --allow-domain test", file=sys.stderr)
+        # Pages change on this server's clock: a revisit measures per day only with the
+        # same day length (its own default is a real day).
+        print(f"hint: then webcrawl revisit --db crawl.db --budget 10/s --duration 60 "
+              f"--day-seconds {args.day_seconds:g} (this server's day length)",
+              file=sys.stderr)
         try:
             await stop.wait()
         finally:

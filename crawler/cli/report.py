@@ -8,8 +8,9 @@ rates and freshness; every plot embedded as a PNG data URI (see :mod:`analysis.r
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webcrawl.crawler.cli._common import (
     add_db_option,
@@ -22,6 +23,9 @@ from webcrawl.crawler.cli._common import (
 from webcrawl.crawler.cli._help import add_deprecated_alias
 from webcrawl.crawler.cli._output import end_stages, is_stdout, stage_display
 from webcrawl.storage.errors import ConfigError
+
+if TYPE_CHECKING:
+    from webcrawl.analysis.report import ReportSummary
 
 __all__ = ["register", "run"]
 
@@ -56,8 +60,6 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``webcrawl report``."""
-    import sys
-
     from webcrawl.analysis.report import ReportInputs, ReportSettings, build_report
 
     compare = tuple(name.strip() for name in args.compare.split(",") if name.strip())
@@ -109,7 +111,9 @@ def run(args: argparse.Namespace) -> int:
                     "images": summary.images, "pages": summary.pages, "urls": summary.urls,
                     "hosts": summary.hosts, "sections": summary.sections,
                     "rate_error": summary.rate_error, "rate_pages": summary.rate_pages})
-        return 0
+        return _no_page(summary, db)
+    if args.quiet:
+        return _no_page(summary, db)
     missing = ", ".join(f"{k} ({'no data' if k != 'comparison' else 'not requested'})"
                         for k in summary.missing)
     where = "standard output" if is_stdout(args.out) else summary.path
@@ -117,4 +121,14 @@ def run(args: argparse.Namespace) -> int:
           f"{summary.pages:,} pages, {summary.urls:,} URLs, {summary.hosts} hosts; measured "
           f"on the {summary.graph['description']})"
           + (f"; without: {missing}" if missing else ""), file=out)
-    return 0
+    return _no_page(summary, db)
+
+
+def _no_page(summary: ReportSummary, db: Path) -> int:
+    """1, said in one line, when the crawl holds no page: the report written says only
+    that every section has nothing to show."""
+    if summary.pages:
+        return 0
+    print(f"webcrawl: error: no page to report: {db} holds {summary.urls:,} URLs and no "
+          "fetched HTML page (see webcrawl export pages --db FILE)", file=sys.stderr)
+    return 1

@@ -12,11 +12,13 @@ from webcrawl.crawler.cli._common import (
     add_politeness_options,
     add_settings_options,
     add_warc_option,
+    in_options,
     nonneg_float,
     politeness_settings,
     positive_float,
     positive_int,
     settings_layers,
+    settings_options,
     warc_settings,
 )
 from webcrawl.storage.errors import ConfigError
@@ -110,7 +112,7 @@ def register(sub: Any) -> None:
     add_settings_options(p)
     add_warc_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, option_of=settings_options(p))
 
 
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -157,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     crawler = RevisitCrawler(args.db, settings, true_rates=true_rates,
                              overrides=_given_settings(args))
     for note in crawler.notes:
-        print(f"webcrawl: note: {note}", file=sys.stderr)
+        print(f"webcrawl: note: {in_options(note, args.option_of)}", file=sys.stderr)
     if crawler.crawl_settings.tls_insecure:
         print("webcrawl: warning: TLS certificate verification is disabled (--insecure)",
               file=sys.stderr)

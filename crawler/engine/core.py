@@ -311,7 +311,11 @@ class Crawler:
 def _seed(url: str) -> str:
     norm = normalize_url(url)
     if norm is None:
-        raise ConfigError(f"bad seed URL {url!r}: need an absolute http(s) URL")
+        # 'example.org' is a host without a scheme: name the URL that was meant
+        meant = (None if "://" in url or url.startswith("/")
+                 else normalize_url(f"http://{url}"))
+        hint = f" (did you mean {meant!r}?)" if meant else ""
+        raise ConfigError(f"bad seed URL {url!r}: need an absolute http(s) URL{hint}")
     return norm
 
 

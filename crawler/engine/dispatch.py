@@ -101,7 +101,7 @@ class Dispatcher:
             return
         # URLs left by a page limit stay in the frontier (no outcome): a resume with a
         # higher limit takes them.
-        crawl.stats.stopped = "max_pages" if windows.max_pages_reached() else "done"
+        crawl.stats.stopped = "max_fetches" if windows.max_pages_reached() else "done"
 
     async def drain(self) -> None:
         """A stop: let the requests under way answer (and be recorded) for up to

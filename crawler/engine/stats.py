@@ -33,7 +33,7 @@ class CrawlStats:
     queued_hosts: int = 0      # hosts holding URLs in the frontier
     hosts: int = 0
     urls: int = 0
-    stopped: str = "running"   # 'done', 'max_pages', 'stopped'
+    stopped: str = "running"   # 'done', 'max_fetches', 'memory_limit', 'stopped'
     resumed_pages: int = 0     # pages of the crawl before this run (resume)
     links_cut_pages: int = 0   # pages whose links were cut at links_max_per_page
     sitemap_fetches: int = 0   # sitemap files requested (--sitemaps)
@@ -67,8 +67,8 @@ class CrawlStats:
         return done / self.elapsed if self.elapsed > 0 else 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"pages": self.pages, "seconds": round(self.elapsed, 3),
-                "pages_per_second": round(self.rate, 1), "requests": self.requests,
+        return {"fetches": self.pages, "seconds": round(self.elapsed, 3),
+                "fetches_per_second": round(self.rate, 1), "requests": self.requests,
                 "robots_fetches": self.robots_fetches, "retries": self.retries,
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
                 "links_cut_pages": self.links_cut_pages,

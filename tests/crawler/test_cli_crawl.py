@@ -182,7 +182,7 @@ async def test_max_fetches_counts_every_url_fetched(mini_web: MiniWeb, tmp_path:
         # bfs in link order: the seed, the redirect, the text file, the 404, then p1.
         assert outcomes == ["fetched", "fetched", "http_error", "not_html", "redirect"]
         err = capsys.readouterr().err
-        assert "crawl max_pages: 5 URLs fetched" in err
+        assert "crawl stopped at --max-fetches: 5 URLs fetched" in err
         assert "2 HTML pages, 1 redirects, 1 other files, 1 errors" in err
 
 

@@ -36,7 +36,7 @@ def test_report_dash_o_dash_is_standard_output(db: Path, tmp_path: Path,
                                                capfdbinary: pytest.CaptureFixture[bytes],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["report", "--db", str(db), "-o", "-", "-q"]) == 0
+    assert main(["report", "--db", str(db), "-o", "-"]) == 0
     captured = capfdbinary.readouterr()
     assert captured.out.startswith(b"<!DOCTYPE html>") and captured.out.rstrip().endswith(
         b"</html>")

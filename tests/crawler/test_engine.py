@@ -245,7 +245,7 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path,
     counts = {k: list(o.values()).count(k) for k in set(o.values())}
     assert counts["fetched"] + counts.get("http_error", 0) == 5
     assert counts[None] == 12 - 5  # still queued: nothing is abandoned by a limit
-    assert data["stats"].stopped == "max_pages"
+    assert data["stats"].stopped == "max_fetches"
     # Resuming through the library with a higher limit takes the rest, in the crawl's
     # stored scope (b.test stays allowed by the stored '*.test'; its port refuses
     # connections, so its robots.txt stays unreachable and its URL is not requested).

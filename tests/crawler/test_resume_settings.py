@@ -37,7 +37,7 @@ async def test_library_resume_continues_in_the_stored_pagerank_order(tmp_path: P
     async with FixtureServer(web) as server:
         first = await Crawler(db, [server.seed_url],
                               _settings(frontier_strategy="pagerank", scope_max_pages=2)).run()
-        assert first.stopped == "max_pages"
+        assert first.stopped == "max_fetches"
         assert _order(db, web, server.port) == [0, 1]
         resumed = Crawler(db, resume=True, overrides={"scope_max_pages": None})
         assert resumed.strategy.name == "pagerank"

@@ -116,7 +116,7 @@ def test_cli_crawl_json_and_warc(tmp_path: Path, capsys: pytest.CaptureFixture[s
                 "--allow-host", "*.test"]
         assert main(argv) == 0
     stats = json.loads(capsys.readouterr().out)
-    assert stats["stopped"] == "done" and stats["pages"] > 20
+    assert stats["stopped"] == "done" and stats["fetches"] > 20
     (path,) = (tmp_path / "w").iterdir()
     responses = [k for k, _ in record_types(path) if k == "response"]
     assert len(responses) == stats["requests"]

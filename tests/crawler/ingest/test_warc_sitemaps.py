@@ -76,7 +76,7 @@ async def test_sitemaps_and_pages_land_in_one_warc_set(mini_web: MiniWeb, tmp_pa
                                  scope_max_pages=3 if resumed else None)
     stats = await Crawler(db, seeds, settings).run()
     if resumed:
-        assert stats.stopped == "max_pages"
+        assert stats.stopped == "max_fetches"
         # At once: the resumed run's files start in the same second as the first's.
         stats = await Crawler(db, resume=True, overrides={"scope_max_pages": None}).run()
     assert stats.stopped == "done"

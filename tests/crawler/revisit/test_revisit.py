@@ -308,10 +308,11 @@ def test_kill_and_resume_repeats_no_completed_fetch(tmp_path: Path) -> None:
         cmd = revisit_cmd(db, "--budget", f"{budget}/s", "--policy", "uniform",
                           "--day-seconds", str(DAY_SECONDS))
         # No --duration: the run goes on until the kill, however slow its start-up (imports
-        # took over 20 s at a load average of 25).
+        # took over 20 s at a load average of 25); the deadline is a hang guard only.
         proc = subprocess.Popen(cmd, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 120
-        while revisit_count(db) < n_pages + 10 and time.monotonic() < deadline:
+        while (revisit_count(db) < n_pages + 10 and proc.poll() is None
+               and time.monotonic() < deadline):
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=10)

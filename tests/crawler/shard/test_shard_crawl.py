@@ -120,7 +120,7 @@ async def test_a_resume_keeps_the_host_assignment(tmp_path: Path) -> None:
         _fix_ports(web)
         db = tmp_path / "c.db"
         first = Crawler(db, [web.url(REAL_HOSTS[0])], _real_settings(scope_max_pages=40))
-        assert (await first.run()).stopped == "max_pages"
+        assert (await first.run()).stopped == "max_fetches"
         assert isinstance(first.downloader, ShardDownloader)
         assigned = first.downloader.assignment
         again = Crawler(db, resume=True, overrides={"scope_max_pages": None})
