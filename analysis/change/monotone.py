@@ -1,7 +1,8 @@
 """A vectorised safeguarded Newton root finder for monotone functions (element-wise).
 
 Used by the change-rate estimators (:mod:`analysis.change.estimators`, which re-exports it) and
-the refresh-policy solvers (:mod:`webcrawl.analysis.change.refresh`).
+the refresh allocations (:mod:`webcrawl.analysis.change.objectives`,
+:mod:`webcrawl.analysis.change.allocation`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from webcrawl.analysis.change.freshness import (
     expected_age,
     expected_freshness,
 )
-from webcrawl.analysis.change.refresh import mean_age, mean_freshness
+from webcrawl.analysis.change.objectives import mean_age, mean_freshness
 
 
 def test_doctests():
