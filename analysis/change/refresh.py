@@ -15,14 +15,16 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
+from webcrawl.analysis.change._column import Column
 from webcrawl.analysis.change.allocation import POLICIES, allocate
 from webcrawl.analysis.change.estimators import VisitHistory, map_rate
 from webcrawl.analysis.change.objectives import check_objective
+from webcrawl.analysis.change.signals import ChangeSignals
 from webcrawl.storage.arrays import FloatArray
 from webcrawl.storage.errors import ConfigError
 
@@ -62,6 +64,11 @@ class PlannerSettings:
         optimal policy gives up on are still probed now and then.  The floor comes
         out of the budget (see :func:`allocate`): frequencies still sum to
         ``budget_per_day``.
+    signals : bool
+        Use the change signals sites give (default True): sitemap ``lastmod`` and
+        ``changefreq`` and Last-Modified, each on the hosts where the revisits have not
+        found it false (:mod:`webcrawl.analysis.change.signals`).  False: the revisits'
+        changed-since-last-visit bits alone.
     """
 
     policy: str = "optimal"
@@ -71,6 +78,7 @@ class PlannerSettings:
     prior_days: float = 7.0
     recompute_every: int = 1000
     min_frequency: float = 0.0
+    signals: bool = True
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -88,36 +96,20 @@ class PlannerSettings:
             raise ConfigError("min_frequency must be >= 0")
 
 
-class _Buffer:
-    """A growable float/int/bool column (amortised doubling)."""
-
-    def __init__(self, dtype: type) -> None:
-        self.data: NDArray[np.generic] = np.zeros(64, dtype=dtype)
-        self.size = 0
-
-    def extend(self, values: ArrayLike) -> None:
-        v = np.asarray(values, dtype=self.data.dtype).ravel()
-        need = self.size + v.size
-        if need > self.data.size:
-            grown = np.zeros(max(need, 2 * self.data.size), dtype=self.data.dtype)
-            grown[: self.size] = self.data[: self.size]
-            self.data = grown
-        self.data[self.size:need] = v
-        self.size = need
-
-    def view(self) -> NDArray[np.generic]:
-        return self.data[: self.size]
-
-
 class RevisitPlanner:
     """Per-page change-rate estimates and refresh schedule for the revisit loop.
 
-    The loop tells the planner about every visit (:meth:`update`) and asks which pages
-    are due (:meth:`next_due`, :meth:`next_due_time`).  Estimates are posterior modes
-    under a Gamma prior (:func:`analysis.change.estimators.map_rate`, using Last-Modified when
-    given); the allocation under ``settings.policy`` is recomputed, vectorised, every
-    ``recompute_every`` visits.  Page keys are any hashable (the store's url ids).
-    A page is due ``1 / f`` after its last visit.
+    The loop tells the planner about every visit (:meth:`update`), each page's host
+    (:meth:`set_hosts`), the hosts' politeness limits (:meth:`set_host_limits`), the
+    pages' importance (:meth:`set_weights`) and what sitemaps say (:meth:`read_sitemap`,
+    :meth:`set_changefreq`), and asks which pages are due (:meth:`next_due`,
+    :meth:`next_due_time`).  Estimates are posterior modes under a Gamma prior
+    (:func:`webcrawl.analysis.change.estimators.map_rate`), from the revisits' changed
+    bits and Last-Modified, or from the sitemap's ``lastmod`` where the host's is
+    trusted (:mod:`webcrawl.analysis.change.signals`); the allocation under
+    ``settings.policy`` is recomputed, vectorised, every ``recompute_every``
+    observations.  Page keys are any hashable (the store's url ids), host keys too.  A
+    page is due ``1 / f`` after its last visit.
 
     Examples
     --------
@@ -133,11 +125,16 @@ class RevisitPlanner:
         self.settings = settings or PlannerSettings()
         self._keys: list[Hashable] = []
         self._index: dict[Hashable, int] = {}
-        self._last_visit = _Buffer(np.float64)
-        self._page = _Buffer(np.int64)
-        self._interval = _Buffer(np.float64)
-        self._changed = _Buffer(np.bool_)
-        self._since = _Buffer(np.float64)
+        self._last_visit = Column(np.float64, np.nan)
+        self._host = Column(np.int64, 0)        # 0: no host given (never limited)
+        self._weight = Column(np.float64, 1.0)
+        self._host_index: dict[Hashable, int] = {}
+        self._host_limit: dict[int, float] = {}
+        self._page = Column(np.int64)
+        self._interval = Column(np.float64)
+        self._changed = Column(np.bool_)
+        self._since = Column(np.float64)         # visit time - Last-Modified, raw
+        self.signals = ChangeSignals()
         self._rates = np.zeros(0)
         self._freqs = np.zeros(0)
         self._pending = 0
@@ -163,8 +160,8 @@ class RevisitPlanner:
 
         The first visit of a page (or ``changed=None``) only registers it and sets its
         last-visit time; later ones add an observation ``(interval, changed)``.
-        ``last_modified`` is the Last-Modified time on the same clock, if the server
-        sent one.
+        ``last_modified`` is the Last-Modified time on the same clock, if the answer
+        (a 2xx: a 304 says nothing new) carried one.
         """
         self.update_many([page], [visit_time], [changed],
                          None if last_modified is None else [last_modified])
@@ -188,31 +185,131 @@ class RevisitPlanner:
             self._index[key] = len(self._keys)
             self._keys.append(key)
         if new_keys:
-            self._last_visit.extend(np.full(len(new_keys), np.nan))
+            n = len(self._keys)
+            for col in (self._last_visit, self._host, self._weight):
+                col.resize(n)
             self._stale = True
         idx = np.fromiter((self._index[k] for k in pages), dtype=np.int64, count=len(pages))
         last = self._last_visit.view()
+        host = self._host.view()
         for j in range(idx.size):  # sequential: a page may appear twice in one batch
             i, t, c = int(idx[j]), float(times[j]), flags[j]
             prev = last[i]
             if c is not None and np.isfinite(prev) and t > prev:
-                since = t - lms[j]
-                usable = bool(c) and np.isfinite(since) and since >= 0
                 self._page.extend([i])
                 self._interval.extend([t - prev])
                 self._changed.extend([bool(c)])
-                self._since.extend([min(since, t - prev) if usable else np.nan])
+                self._since.extend([t - lms[j]])
+                self.signals.visit(i, float(prev), t, bool(c), float(lms[j]), int(host[i]))
                 self._pending += 1
             if not np.isfinite(prev) or t > prev:
                 last[i] = t
         if self._pending >= self.settings.recompute_every:
             self._stale = True
 
+    def _indices(self, pages: Sequence[Hashable], *, known_only: bool) -> tuple[
+            np.ndarray, np.ndarray]:
+        """Planner indices of ``pages`` and which of them the planner knows."""
+        found = np.fromiter((self._index.get(k, -1) for k in pages), dtype=np.int64,
+                            count=len(pages))
+        ok = found >= 0
+        if not known_only and not ok.all():
+            missing = pages[int(np.flatnonzero(~ok)[0])]
+            raise ConfigError(f"page {missing!r} was never visited: register it first")
+        return found, ok
+
+    def set_hosts(self, pages: Sequence[Hashable], hosts: Sequence[Hashable]) -> None:
+        """The host of each page (any hashable key), for the per-host limits and signals."""
+        idx, _ = self._indices(pages, known_only=False)
+        if len(hosts) != idx.size:
+            raise ConfigError("pages and hosts must have one length")
+        for key in dict.fromkeys(hosts):
+            self._host_index.setdefault(key, len(self._host_index) + 1)
+        self._host.view()[idx] = [self._host_index[h] for h in hosts]
+        self._stale = True
+
+    def set_host_limits(self, limits: Mapping[Hashable, float]) -> None:
+        """Refreshes per day each host allows (politeness; ``inf`` or absent: none).
+
+        Only the ``polite_optimal`` policy plans with them; the others plan for the
+        budget alone and are held to the limits when they fetch.
+        """
+        new: dict[int, float] = {}
+        for key, per_day in limits.items():
+            if not per_day > 0:
+                raise ConfigError(f"host {key!r}: a limit must be positive, got {per_day}")
+            new[self._host_index.setdefault(key, len(self._host_index) + 1)] = float(per_day)
+        if new != self._host_limit:
+            self._host_limit = new
+            self._stale = True
+
+    def set_weights(self, pages: Sequence[Hashable], weights: ArrayLike) -> None:
+        """Importance of pages (positive; 1 by default), for the optimal policies."""
+        idx, _ = self._indices(pages, known_only=False)
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != idx.shape or np.any(~(w > 0)) or np.any(~np.isfinite(w)):
+            raise ConfigError("weights must be positive and finite, one per page")
+        self._weight.view()[idx] = w
+        self._stale = True
+
+    def read_sitemap(self, pages: Sequence[Hashable], time: float, lastmod: ArrayLike,
+                     resolution: ArrayLike | None = None) -> None:
+        """A sitemap read at ``time`` (days): each listed page's ``lastmod`` (days,
+        ``nan`` when missing; pages the planner does not know are skipped)."""
+        idx, ok = self._indices(pages, known_only=True)
+        values = np.asarray(lastmod, dtype=np.float64)
+        extra = {} if resolution is None else {
+            "resolution": np.broadcast_to(np.asarray(resolution, np.float64), values.shape)[ok]}
+        before = self.signals.sitemap_history()[0].size
+        self.signals.read_sitemap(idx[ok], time, values[ok], host=self._host.view()[idx[ok]],
+                                  **extra)
+        self._pending += self.signals.sitemap_history()[0].size - before
+        if self._pending >= self.settings.recompute_every:
+            self._stale = True
+
+    def set_changefreq(self, pages: Sequence[Hashable], per_day: ArrayLike) -> None:
+        """Sitemap ``changefreq`` of pages as changes per day (``nan``: none), the
+        centre of each page's prior (:func:`webcrawl.analysis.change.signals.changefreq_rate`)."""
+        idx, ok = self._indices(pages, known_only=True)
+        self.signals.set_changefreq(idx[ok], np.asarray(per_day, dtype=np.float64)[ok])
+        self._stale = True
+
     # --- estimates and schedule -----------------------------------------------------
     #: Known rates instead of estimates (an oracle, for benchmarks: "optimal with the
     #: true rates"): ``rate_oracle(pages) -> rates per day`` in :attr:`pages` order.
     #: Set the attribute on an instance; None (default) estimates from the visits.
     rate_oracle: Callable[[Sequence[Hashable]], ArrayLike] | None = None
+
+    def history(self) -> VisitHistory:
+        """The observations the estimates come from: each page's revisits, or its
+        sitemap reads where its host's ``lastmod`` is trusted (signals on)."""
+        n = len(self._keys)
+        n_hosts = len(self._host_index) + 1
+        host = self._host.view()[:n].astype(np.int64)
+        page = self._page.view().astype(np.int64)
+        interval = self._interval.view().astype(np.float64)
+        changed = self._changed.view().astype(bool)
+        raw = self._since.view().astype(np.float64)
+        if not self.settings.signals:
+            return VisitHistory(page, interval, changed, np.full(page.size, np.nan), n)
+        sitemap_ok, lm_ok = self.signals.trusted(n_hosts)
+        usable = changed & np.isfinite(raw) & (raw >= 0) & lm_ok[host[page]]
+        since = np.where(usable, np.minimum(np.where(usable, raw, 0.0), interval), np.nan)
+        sp, si, sc, ss = self.signals.sitemap_history()
+        by_sitemap = (np.bincount(sp, minlength=n) > 0) & sitemap_ok[host]
+        keep, take = ~by_sitemap[page], by_sitemap[sp]
+        return VisitHistory(np.concatenate([page[keep], sp[take]]),
+                            np.concatenate([interval[keep], si[take]]),
+                            np.concatenate([changed[keep], sc[take]]),
+                            np.concatenate([since[keep], ss[take]]), n)
+
+    def _prior_time(self, n: int) -> ArrayLike:
+        s = self.settings
+        if not s.signals or s.prior_changes <= 0:
+            return s.prior_days
+        stated = self.signals.prior_rate(n)
+        good = np.isfinite(stated) & (stated > 0)
+        return np.where(good, s.prior_changes / np.where(good, stated, 1.0), s.prior_days)
 
     def recompute(self) -> None:
         """Re-estimate every rate and reallocate the budget now."""
@@ -221,17 +318,19 @@ class RevisitPlanner:
             self._rates = self._freqs = np.zeros(0)
             self._stale = False
             return
-        hist = VisitHistory(self._page.view().astype(np.int64),
-                            self._interval.view().astype(np.float64),
-                            self._changed.view().astype(bool),
-                            self._since.view().astype(np.float64), n)
         s = self.settings
         self._rates = (
-            map_rate(hist, prior_changes=s.prior_changes, prior_time=s.prior_days)
+            map_rate(self.history(), prior_changes=s.prior_changes,
+                     prior_time=self._prior_time(n))
             if self.rate_oracle is None
             else np.asarray(self.rate_oracle(self._keys), dtype=np.float64))
+        limits = np.full(len(self._host_index) + 1, np.inf)
+        for h, per_day in self._host_limit.items():
+            limits[h] = per_day
         self._freqs = allocate(s.policy, self._rates, s.budget_per_day,
-                               min_frequency=s.min_frequency)
+                               self._weight.view()[:n].astype(np.float64), s.min_frequency,
+                               objective=s.objective, host=self._host.view()[:n],
+                               host_limit=limits)
         self._pending = 0
         self._stale = False
 
