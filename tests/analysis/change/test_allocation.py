@@ -225,3 +225,31 @@ def test_bad_input_is_refused():
         allocate("lambdacrawl", [1.0], 1.0)
     with pytest.raises(ConfigError, match="age"):
         allocate("optimal_age", [1.0], 1.0, objective="harmonic")
+
+
+
+def test_newton_never_bounces_between_the_bracket_ends():
+    # A decreasing function with a jump at 1.5 whose Newton steps from 2 land exactly
+    # on 1 and from 1 exactly on 2 (as a page set dropping to zero can make the total
+    # of an allocation): the safeguard must bisect, converging on the jump.
+    from webcrawl.analysis.change.monotone import solve_monotone
+
+    def fun(x, active):
+        del active
+        return np.where(x < 1.5, 2.0 - x, 1.0 - x), np.full(x.shape, -1.0)
+
+    root = solve_monotone(fun, np.array([0.5]), np.array([8.0]), increasing=False)
+    assert root[0] == pytest.approx(1.5, rel=1e-9)
+
+
+def test_budget_inside_the_jump_where_many_pages_are_given_up():
+    # 100 pages at 4 changes a day are given up on at mu = w / lam = 0.25, where each
+    # drops from lam / r (r ~ 37 at y = 1 - 1e-16) to 0: in floating point the total
+    # jumps there.  A budget inside the jump must still be spent, not loop forever.
+    from webcrawl.analysis.change.objectives import frequency_at
+
+    lam = np.r_[np.full(100, 4.0), np.full(200, 0.1)]
+    budget = float(frequency_at("freshness", lam[100:], 1.0, 0.25 * (1 + 1e-9)).sum()) + 5.0
+    f = allocate("optimal", lam, budget)
+    assert f.sum() == pytest.approx(budget, rel=1e-12)
+    assert np.ptp(f[:100]) <= 1e-9 * f[:100].max() and np.ptp(f[100:]) < 1e-9
