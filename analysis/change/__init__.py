@@ -55,6 +55,10 @@ from webcrawl.analysis.change.freshness import (
     expected_age,
     expected_freshness,
 )
+from webcrawl.analysis.change.importance import (
+    IMPORTANCE,
+    importance_weights,
+)
 from webcrawl.analysis.change.objectives import (
     OBJECTIVES,
     Objective,
@@ -78,6 +82,7 @@ from webcrawl.analysis.change.revisit_eval import (
 )
 
 __all__ = [
+    "IMPORTANCE",
     "META_DAY_SECONDS",
     "OBJECTIVES",
     "POLICIES",
@@ -106,6 +111,7 @@ __all__ = [
     "expected_freshness",
     "export_rates",
     "history_visit_log",
+    "importance_weights",
     "last_modified_rate",
     "load_visit_log",
     "mean_age",
