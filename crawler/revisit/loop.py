@@ -78,6 +78,7 @@ from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
 from webcrawl.crawler.resume import restore_host
 from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
 from webcrawl.crawler.revisit.link_history import LinkHistory
+from webcrawl.crawler.revisit.planning import configure_planner
 from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
 from webcrawl.crawler.revisit.settings import (
     REVISIT_POLICIES,
@@ -243,6 +244,8 @@ class RevisitCrawler:
         self.politeness = PolitenessPolicy(self.crawl_settings)
         self.robots = RobotsCache(self.crawl_settings)
         self.planner: RevisitPlanner | None = None
+        #: revisits per planner day each host allows (its politeness), by host id
+        self.host_limits: dict[int, float] = {}
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, _Page] = {}
         self._links: LinkHistory | None = None
@@ -301,6 +304,8 @@ class RevisitCrawler:
             store.set_meta(META_VOLATILE, rule)
             store.set_meta(META_VOLATILE_SINCE, str(since))
         store.set_meta("revisit_policy", s.policy)
+        store.set_meta("revisit_objective", s.objective)
+        store.set_meta("revisit_importance", s.importance)
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
@@ -321,6 +326,9 @@ class RevisitCrawler:
         self.planner.update_many([hist.visit_page[k] for k in keep],
                                  [self.day(hist.visit_time[k]) for k in keep],
                                  [hist.visit_changed[k] for k in keep])
+        self.host_limits = await asyncio.to_thread(
+            configure_planner, self.planner, self.db_path, s,
+            {i: (p.url, p.host_id) for i, p in allowed.items()}, self._slots, self.politeness)
         if s.add_new:
             assert self._links is not None
             self._window = PageWindow(state.urls, state.hosts, set(hist.pages),
@@ -339,7 +347,8 @@ class RevisitCrawler:
         s = self.settings
         every = s.recompute_every or int(np.clip(n_pages // 20, 1, 1000))
         planner = RevisitPlanner(PlannerSettings(
-            policy=s.policy, budget_per_day=s.budget_per_day, prior_changes=s.prior_changes,
+            policy=s.policy, objective=s.objective, budget_per_day=s.budget_per_day,
+            prior_changes=s.prior_changes,
             prior_days=s.prior_days, recompute_every=every, min_frequency=s.min_frequency))
         if self.true_rates is not None:
             known = self.true_rates
@@ -497,6 +506,7 @@ class RevisitCrawler:
         for new in self._window.new_pages(result.body, result.charset, page.url, seq):
             self._pages[new.url_id] = _Page(new.url_id, new.url, new.host_id, joined=True)
             self.planner.update(new.url_id, -math.inf)  # due at once
+            self.planner.set_hosts([new.url_id], [new.host_id])
             self.stats.added += 1
 
     def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
