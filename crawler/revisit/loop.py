@@ -458,9 +458,10 @@ class RevisitCrawler:
             else:
                 answered.set_result(None)
 
+        crawl_delay = 0.0 if self.clock.simulated else slot.crawl_delay  # see RevisitClock
         self.downloader.submit(FetchPage(
             page.url_id, page.url, slot.name, slot.ready_at - mono,
-            slot.crawl_delay, page.etag, page.last_modified, attempts=1, keep_body=True), done)
+            crawl_delay, page.etag, page.last_modified, attempts=1, keep_body=True), done)
         try:
             await answered
         finally:
@@ -472,7 +473,10 @@ class RevisitCrawler:
                   mono: float, wall: float) -> None:
         """``mono``, ``wall``: the clock when the visit started (what a simulated clock
         dates the answer by)."""
-        slot.ready_at = max(slot.ready_at, self.clock.monotonic() + done.ready_in)
+        ready_in = done.ready_in
+        if self.clock.simulated:  # the downloader was not given the Crawl-delay: see _visit
+            ready_in = max(ready_in, self.politeness.delay(0.0, slot.crawl_delay))
+        slot.ready_at = max(slot.ready_at, self.clock.monotonic() + ready_in)
         if done.response is None:
             failed = done.failed[-1]
             assert failed.outcome is not None
