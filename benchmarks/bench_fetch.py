@@ -13,15 +13,16 @@ alternating rounds:
 * ``http1``: :class:`webcrawl.crawler.http1.Http1Client`, the body read in chunks;
 * ``Fetcher``: the crawler's whole :meth:`webcrawl.crawler.fetcher.Fetcher.fetch` on http1
   (headers, decoding, :class:`~webcrawl.crawler.fetcher.FetchResult`);
-* ``baseline`` (with ``--baseline FILE``): another version of ``crawler/http1.py``, loaded
-  from FILE, in the same rounds as ``http1``, so a change is measured against the code it
-  replaces under the same load (the ratio is printed).
+* ``baseline`` (with ``--baseline PATH``): another version of the client (a copy of the
+  ``crawler/http1/`` folder, or the one file ``crawler/http1.py`` of older versions),
+  loaded from PATH, in the same rounds as ``http1``, so a change is measured against the
+  code it replaces under the same load (the ratio is printed).
 
 Usage::
 
     PYTHONPATH=. python benchmarks/bench_fetch.py [--requests 20000] [--workers 8] [--rounds 3]
-    git show main:crawler/http1.py > /tmp/http1_main.py
-    PYTHONPATH=. python benchmarks/bench_fetch.py --baseline /tmp/http1_main.py --rounds 9
+    mkdir /tmp/main && git archive main crawler/http1 | tar -x -C /tmp/main
+    PYTHONPATH=. python benchmarks/bench_fetch.py --baseline /tmp/main/crawler/http1 --rounds 9
 
 The machine may be shared: keep sizes small while developing, and read the medians.
 """
@@ -85,15 +86,31 @@ async def _aiohttp(workers: int) -> tuple[Fetch, Callable[[], Awaitable[None]]]:
     return fetch, session.close
 
 
-#: the module of ``--baseline`` (another version of crawler/http1.py)
+#: the module of ``--baseline`` (another version of the client)
 _BASELINE: Any = None
 
 
 def load_http1(path: str) -> Any:
-    """Another version of ``crawler/http1.py``, loaded from ``path`` as its own module."""
+    """Another version of the client, loaded from ``path`` as its own module: the one
+    file ``crawler/http1.py`` of versions before the package, or a copy of the
+    ``crawler/http1/`` folder (its imports of itself are pointed at the copy)."""
+    import importlib
     import importlib.util
+    import tempfile
+    from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location("bench_http1_baseline", path)
+    name = "bench_http1_baseline"
+    source = Path(path)
+    if source.is_dir():
+        folder = Path(tempfile.mkdtemp(prefix="bench_http1_")) / name
+        folder.mkdir()
+        for module in source.glob("*.py"):
+            text = module.read_text(encoding="utf-8")
+            (folder / module.name).write_text(text.replace("webcrawl.crawler.http1", name),
+                                              encoding="utf-8")
+        sys.path.insert(0, str(folder.parent))
+        return importlib.import_module(name)
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -171,8 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", type=int, default=20_000)
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--baseline", metavar="FILE",
-                    help="also measure this version of crawler/http1.py (as 'baseline')")
+    ap.add_argument("--baseline", metavar="PATH",
+                    help="also measure this version of crawler/http1/ (a folder) or of "
+                         "crawler/http1.py (as 'baseline')")
     ap.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve:

@@ -9,16 +9,17 @@ divided by the extra requests: the instructions of one request, start-up and con
 cancelled out.  The server is ``bench_fetch.py``'s, in a child process valgrind does not
 follow.
 
-* ``--client http1``: :class:`webcrawl.crawler.http1.Http1Client` (``--http1-file FILE``
-  loads another version of ``crawler/http1.py`` instead, to compare with);
+* ``--client http1``: :class:`webcrawl.crawler.http1.Http1Client` (``--http1-file PATH``
+  loads another version instead, to compare with: a copy of the ``crawler/http1/``
+  folder, or the one file ``crawler/http1.py`` of older versions);
 * ``--client Fetcher``: :meth:`webcrawl.crawler.fetcher.Fetcher.fetch` (``--python`` runs
   another checkout's interpreter, to compare whole trees).
 
 Usage::
 
     PYTHONPATH=. python benchmarks/bench_fetch_instructions.py --client http1 --loop uvloop
-    git show main:crawler/http1.py > /tmp/http1_main.py
-    PYTHONPATH=. python benchmarks/bench_fetch_instructions.py --http1-file /tmp/http1_main.py
+    mkdir /tmp/main && git archive main crawler/http1 | tar -x -C /tmp/main
+    PYTHONPATH=. python benchmarks/bench_fetch_instructions.py --http1-file /tmp/main/crawler/http1
 
 Valgrind slows Python about fifty times: the defaults take a minute or two.
 """
@@ -114,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--client", choices=("http1", "Fetcher"), default="http1")
     ap.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
     ap.add_argument("--requests", type=int, default=500)
-    ap.add_argument("--http1-file", metavar="FILE",
-                    help="measure this version of crawler/http1.py (--client http1)")
+    ap.add_argument("--http1-file", metavar="PATH",
+                    help="measure this version of crawler/http1/ or crawler/http1.py "
+                         "(--client http1)")
     ap.add_argument("--python", default=sys.executable,
                     help="the interpreter to measure (another checkout's venv)")
     ap.add_argument("--child", type=int, help=argparse.SUPPRESS)

@@ -9,7 +9,7 @@ Usage::
 Each ordering runs in a child process of its own, which discovers ``--urls`` distinct
 URLs on ``--hosts`` hosts (URL ``i`` on host ``i % hosts``), ``--links`` at a time as
 one page's links, the way the crawl engine registers a page's link targets
-(``Crawler._register_many``): the registry's batch look-up and add (one fingerprint pass
+(``Discovery.register_many``): the registry's batch look-up and add (one fingerprint pass
 and one vectorised search per sorted run; ids, hosts, depths, URL texts to the side
 file), the strategy's ``discovered_many`` (its per-URL state), the budget's tick for the
 page and the frontier's ``add_many``; the engine's scope test and the rows it writes to the
@@ -91,7 +91,7 @@ def child(ordering: str, n: int, hosts: int, links: int, rank: bool, spill_dir: 
                 for i in range(start, min(n, start + links))]
         depth = page % 20
         t0, c0 = wall(), cpu()
-        # The engine's registration of a page's links (Crawler._register_many), less
+        # The engine's registration of a page's links (Discovery.register_many), less
         # the scope test and the rows written to the database.
         batch = add_many(urls, depth)
         new_ids = np.arange(batch.first_id, batch.first_id + len(batch.new))

@@ -9,11 +9,12 @@ to the current file of ``settings.warc_dir``:
   a ``revisit`` record with the WARC 1.1 *server-not-modified* profile (headers only);
   request and response refer to each other (``WARC-Concurrent-To``).
 
-Files are WARC/1.1, gzip per record, named ``{prefix}-{UTC time}-{serial:05d}.warc.gz``,
-each starting with a ``warcinfo`` record that holds the crawl's settings (JSON); a
-file is closed and the next one started once it reaches ``warc_max_size`` bytes (1 GB
-by default, the size Heritrix and wget use).  ``WARC-Date`` is the request's start,
-to the microsecond.
+Files are WARC/1.1, gzip per record, named ``{prefix}-{UTC time}-{serial:05d}.warc.gz``
+(never over an existing file: a run started in the same second as an earlier one, a
+quick resume, takes the next free serial), each starting with a ``warcinfo`` record
+that holds the crawl's settings (JSON); a file is closed and the next one started once
+it reaches ``warc_max_size`` bytes (1 GB by default, the size Heritrix and wget use).
+``WARC-Date`` is the request's start, to the microsecond.
 
 Bodies are stored as the crawler read them: decoded (gzip, deflate, br undone), so
 the response's ``Content-Encoding`` and ``Transfer-Encoding`` headers are dropped and
@@ -66,17 +67,23 @@ class WarcArchive:
         self._out: BinaryIO | None = None
         self._writer: Any = None
         self._stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%d%H%M%S")
+        self._serial = 0
 
     # -- files ----------------------------------------------------------------------
     def _open(self) -> Any:
         from warcio.warcwriter import WARCWriter
 
-        serial = len(self.files)
-        path = self.directory / f"{self.settings.warc_prefix}-{self._stamp}-{serial:05d}.warc.gz"
-        try:
-            self._out = open(path, "xb")  # noqa: SIM115 (closed in _close)
-        except OSError as exc:
-            raise CrawlError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        while True:
+            name = f"{self.settings.warc_prefix}-{self._stamp}-{self._serial:05d}.warc.gz"
+            path = self.directory / name
+            self._serial += 1
+            try:
+                self._out = open(path, "xb")  # noqa: SIM115 (closed in _close)
+            except FileExistsError:
+                continue  # a run started in the same second (a quick resume): next serial
+            except OSError as exc:
+                raise CrawlError(f"cannot write {path}: {exc.strerror or exc}") from exc
+            break
         self.files.append(path)
         self._writer = WARCWriter(self._out, gzip=True, warc_version="1.1")
         info = {"software": self.software, "format": "WARC File Format 1.1",

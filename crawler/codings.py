@@ -10,6 +10,10 @@ CPU spent on one body is bounded by the cap too.
 
 Codings are applied in the order the server listed them, so they are undone in
 reverse (RFC 9110 section 8.4); ``identity`` and an absent header pass bytes through.
+A header sent on several lines lists the codings of all of them, in order
+(:func:`listed_codings`; RFC 9110 section 5.3), as curl reads it; like curl, at most
+:data:`MAX_CODINGS` codings are undone per header (a longer chain is refused: each
+stage costs a decompressor's memory, whatever the cap).
 Transfer codings (``Transfer-Encoding: gzip, chunked``, RFC 9112 section 6.1) were
 applied after the content codings and are undone first, under the same bounds;
 ``chunked`` is the HTTP parser's, not ours.  An unknown coding raises
@@ -20,13 +24,18 @@ both into a network error).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
-__all__ = ["ACCEPT_ENCODING", "PIECE", "BodyDecoder", "CorruptBody", "UnsupportedCoding"]
+__all__ = ["ACCEPT_ENCODING", "MAX_CODINGS", "PIECE", "BodyDecoder", "CorruptBody",
+           "UnsupportedCoding", "listed_codings"]
 
 #: decoded bytes produced per step at most
 PIECE = 1 << 16
+#: codings listed in one header (all its lines) at most, ``identity`` included: curl's
+#: limit since CVE-2023-23916 (lib/content_encoding.c, "no more than 5 chained
+#: compression steps"; curl 7.88.1 decodes five over any number of lines, refuses six)
+MAX_CODINGS = 5
 
 try:  # brotli is optional: offered only when it can be decoded
     import brotli as _brotli
@@ -102,6 +111,23 @@ class _Brotli:
             raise CorruptBody(f"bad brotli data: {exc}") from exc
 
 
+def listed_codings(headers: Sequence[tuple[str, str]], name: str) -> str:
+    """The codings of every ``name`` line of ``headers`` (``name`` lower-case), as one list.
+
+    >>> listed_codings([("Content-Encoding", "gzip"), ("Vary", "x"),
+    ...                 ("content-encoding", "br")], "content-encoding")
+    'gzip, br'
+    """
+    return ", ".join(value for key, value in headers if key.lower() == name)
+
+
+def _codings(value: str, header: str) -> list[str]:
+    codings = [c for c in (c.strip().lower() for c in value.split(",")) if c]
+    if len(codings) > MAX_CODINGS:
+        raise UnsupportedCoding(f"more than {MAX_CODINGS} codings in {header}")
+    return codings
+
+
 def _stage(coding: str, header: str) -> _Stage | None:
     if coding in ("", "identity"):
         return None
@@ -129,10 +155,10 @@ class BodyDecoder:
 
     def __init__(self, content_encoding: str | None,
                  transfer_encoding: str | None = None) -> None:
-        codings = [c.strip().lower() for c in (content_encoding or "").split(",")]
+        codings = _codings(content_encoding, "Content-Encoding") if content_encoding else []
         stages = [_stage(c, "Content-Encoding") for c in reversed(codings)]
         if transfer_encoding:  # applied after the content codings: undone before them
-            codings = [c.strip().lower() for c in transfer_encoding.split(",")]
+            codings = _codings(transfer_encoding, "Transfer-Encoding")
             stages[:0] = [_stage(c, "Transfer-Encoding") for c in reversed(codings)
                           if c != "chunked"]
         self._stages: list[_Stage] = [s for s in stages if s is not None]

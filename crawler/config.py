@@ -6,7 +6,9 @@ converted to the field's declared type (``int``, ``float``, ``bool``, ``str``,
 ``tuple[str, ...]``, or one of these ``| None``); an unknown name or a value of the wrong
 type is a one-line :class:`~webcrawl.storage.errors.ConfigError` naming the source.
 
-Layers, later ones winning (``webcrawl crawl`` and ``webcrawl revisit``):
+Layers, later ones winning (``webcrawl crawl``, ``crawl --resume`` and ``webcrawl
+revisit``; :func:`layer_settings` merges them, once, for every entry point;
+:func:`resume_settings` is that layering for a crawl, its stored strategy checked):
 
 1. the defaults of :class:`~webcrawl.crawler.settings.CrawlSettings`;
 2. the settings stored with the crawl (``revisit``; ``crawl --resume``);
@@ -40,13 +42,18 @@ import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.storage.errors import ConfigError
 
+if TYPE_CHECKING:
+    from webcrawl.analysis.ordering.strategies import Strategy
+
 __all__ = [
+    "META_SEEDS",
     "META_SETTINGS",
+    "META_STRATEGY",
     "LayeredSettings",
     "build_settings",
     "changed_settings",
@@ -58,6 +65,7 @@ __all__ = [
     "parse_assignments",
     "parse_size",
     "read_stored_settings",
+    "resume_settings",
     "revisit_base_settings",
     "settings_dict",
     "settings_values",
@@ -68,6 +76,8 @@ log = logging.getLogger(__name__)
 
 #: The meta key holding the crawl's settings (JSON of :func:`settings_dict`).
 META_SETTINGS = "settings"
+#: The meta keys holding the crawl's seeds (a JSON list) and its strategy (spec).
+META_SEEDS, META_STRATEGY = "seeds", "strategy"
 
 _TRUE = frozenset(("1", "true", "yes", "on"))
 _FALSE = frozenset(("0", "false", "no", "off"))
@@ -391,6 +401,48 @@ def layer_settings(*layers: CrawlSettings | Mapping[str, Any] | None,
     notes = (f"overriding the crawl's stored settings: {'; '.join(changes)}",) if changes else ()
     base = settings_values({**settings_values(CrawlSettings()), **stored})
     return LayeredSettings(build_settings(base, explicit), notes)
+
+
+def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
+                    overrides: Mapping[str, Any] | None = None,
+                    strategy: Strategy | None = None) -> LayeredSettings:
+    """The settings of a crawl from its stored ``meta`` (empty for a new crawl) and the
+    settings given, layered by :func:`webcrawl.crawler.config.layer_settings`.
+
+    Parameters
+    ----------
+    meta : mapping
+        The crawl database's meta table (``{}``: a new crawl).
+    given : CrawlSettings, optional
+        A settings object: the fields it gives (those that differ from the defaults)
+        replace the stored values.
+    overrides : mapping of field name to value, optional
+        Settings given again one by one (the command line's options); they win over
+        ``given`` and the stored values.
+    strategy : Strategy, optional
+        A strategy instance: its name must be the stored strategy's.
+
+    Raises
+    ------
+    ConfigError
+        An unknown setting name; a strategy other than the stored one; stored and
+        given settings that do not validate together (e.g. a CA file no longer there).
+    """
+    stored = stored_settings(meta)
+    if META_STRATEGY in meta:
+        stored["frontier_strategy"] = meta[META_STRATEGY]
+    layers: list[CrawlSettings | Mapping[str, Any] | None] = [given, overrides]
+    if strategy is not None:
+        layers.append({"frontier_strategy": strategy.name})
+    layered = layer_settings(*layers, stored=stored)
+    stored_strategy = stored.get("frontier_strategy")
+    wanted = layered.settings.frontier_strategy
+    if stored_strategy is not None and wanted != stored_strategy:
+        raise ConfigError(
+            f"this crawl was ordered by the {stored_strategy!r} strategy; resuming it with "
+            f"{wanted!r} would mix two orderings (leave the strategy out to continue in "
+            f"{stored_strategy!r} order, or start a new crawl)")
+    return layered
 
 
 def changed_settings(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:

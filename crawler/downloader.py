@@ -10,28 +10,36 @@ transports):
 * :class:`~webcrawl.crawler.shard.coordinator.ShardDownloader`: in worker processes (or Ray
   actors), each of which runs a :class:`LocalDownloader` for the hosts it owns.
 
-A :class:`LocalDownloader` keeps one politeness slot per host
-(:class:`~webcrawl.crawler.politeness.HostSlot`, the engine's
-:class:`~webcrawl.crawler.politeness.PolitenessPolicy`), one kept-alive connection per host
-(:class:`~webcrawl.crawler.fetcher.Fetcher`) and the single retry policy
-(:class:`~webcrawl.crawler.retry.RetryPolicy`).  Each host's orders run one at a time, in
-arrival order, by one task per host with work (a per-host back queue, as in
-Mercator), each after the order's ``wait`` and the host's own clock:
+Every request a crawl makes -- pages, robots.txt, sitemaps, revisits -- is an order
+to the one downloader of the process.  A :class:`LocalDownloader` keeps the politeness
+clock of every host it contacts (:class:`~webcrawl.crawler.politeness.HostSlots`: the one
+clock of a host in this process), one kept-alive connection per host
+(:class:`~webcrawl.crawler.fetcher.Fetcher`, the one WARC writer of the process) and the
+single retry policy (:class:`~webcrawl.crawler.retry.RetryPolicy`).  Each host's orders
+run one at a time, in arrival order, by one task per host with work (a per-host back
+queue, as in Mercator), each after the order's ``wait`` and the host's clock:
 
 * :class:`~webcrawl.crawler.orders.FetchPage`: fetch with retries (every attempt an
   :class:`~webcrawl.crawler.orders.Attempt`, failed ones classified by
-  :func:`~webcrawl.crawler.outcomes.error_outcome`), and for a 2xx HTML page extract and
+  :func:`~webcrawl.crawler.outcomes.error_outcome`; a request whose kept-alive
+  connection was lost when the server may have read it is sent again within its attempt,
+  at the host's next politeness slot), and for a 2xx HTML page extract and
   normalise its links (:func:`webcrawl.crawler.links.extract_links`, in a thread above
   ``links_thread_above`` bytes);
 * :class:`~webcrawl.crawler.orders.FetchRobots`: fetch robots.txt
-  (:func:`webcrawl.crawler.robots.fetch_robots_file`); the orderer parses it.
+  (:func:`webcrawl.crawler.robots.fetch_robots_file`); the orderer parses it;
+* :class:`~webcrawl.crawler.orders.FetchFile`: fetch one file once and hand its body
+  back (a sitemap; the orderer parses it).
 
-Every answer carries ``ready_in``, the host's remaining politeness wait, so the orderer
-keeps its own view of when a host may be asked again without sharing this object's
-clocks.  The waits themselves go through the link's ``sleep`` (seconds): the engine's
-gives its concurrency slot back while a host waits out a ``Retry-After``.  In process,
-a failed attempt is also reported as it happens (``on_failed``), so its row lands in the
-order the requests were made, as in the crawl's WARC.
+The orderer asks :meth:`Downloader.ready_at` when a host may be contacted again, and
+tells :meth:`Downloader.set_crawl_delay` what a host's robots.txt asks; it keeps no
+clock of its own.  Every answer also carries ``ready_in``, the host's remaining wait,
+for a downloader in another process (:mod:`webcrawl.crawler.shard`), whose coordinator
+keeps its hosts' clocks from them.  The waits themselves go through the link's
+``sleep`` (seconds): the engine's gives its concurrency slot back while a host waits
+out a ``Retry-After``.  In process, a failed attempt is also reported as it happens
+(``on_failed``), so its row lands in the order the requests were made, as in the
+crawl's WARC.
 """
 
 from __future__ import annotations
@@ -44,26 +52,28 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from webcrawl.crawler.fetcher import Fetcher, FetchResult
+from webcrawl.crawler.fetcher import Fetcher, FetchResult, FetchTransport
 from webcrawl.crawler.links import PageLinks, extract_links
 from webcrawl.crawler.orders import (
     Attempt,
+    FetchFile,
     FetchOrder,
     FetchPage,
     FetchRobots,
+    FileDone,
     OnDone,
     PageDone,
     RobotsDone,
 )
-from webcrawl.crawler.outcomes import error_outcome
-from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy, sleep_for
+from webcrawl.crawler.outcomes import error_cause, error_outcome
+from webcrawl.crawler.politeness import HostSlot, HostSlots, sleep_for
 from webcrawl.crawler.retry import RetryPolicy, is_retryable_status
 from webcrawl.crawler.robots import fetch_robots_file
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.storage.errors import FetchError, HTTPStatusError
+from webcrawl.storage.errors import FetchError, HTTPStatusError, ReusedConnectionLost
 from webcrawl.storage.records import Outcome
 
-__all__ = ["Downloader", "DownloaderLink", "LocalDownloader", "attempt_of"]
+__all__ = ["Downloader", "DownloaderLink", "HostClocks", "LocalDownloader", "attempt_of"]
 
 log = logging.getLogger(__name__)
 
@@ -95,9 +105,6 @@ class DownloaderLink:
     #: ``on_failed(order, attempt)``: an attempt that failed, as it happens (before the
     #: order's answer, which lists it again); None: only in the answer
     on_failed: Callable[[int, Attempt], None] | None = None
-    #: ``rewait(host)``: seconds a host whose orders must be sent again waits first
-    #: (its last contact is unknown: it counts as contacted now)
-    rewait: Callable[[str], float] = lambda host: 0.0
     #: tells the engine that answers were handled (new URLs may make hosts ready)
     wake: Callable[[], None] = _no_wake
     #: the crawl's stored meta table (empty for a new crawl)
@@ -122,8 +129,36 @@ class Downloader(Protocol):
     def forget(self, host: str, order: int) -> None:
         """Drop an unanswered order's callback (its answer, if any, is ignored)."""
 
+    def ready_at(self, host: str) -> float:
+        """The monotonic time from which ``host`` may be contacted again (the host's
+        politeness clock; 0 for a host never contacted)."""
+
+    def set_crawl_delay(self, host: str, seconds: float | None) -> None:
+        """``host``'s robots.txt asks for this Crawl-delay (None: none); it counts from
+        the host's last request."""
+
+    def contacts_unknown(self) -> None:
+        """Every host's last contact is unknown (a resumed crawl: the requests in flight
+        at a stop were not recorded): each counts as contacted now."""
+
     async def aclose(self) -> None:
         """Stop; orders not answered are dropped."""
+
+
+class HostClocks:
+    """The clock part of :class:`Downloader`, kept by a downloader's
+    :class:`~webcrawl.crawler.politeness.HostSlots` (``slots``)."""
+
+    slots: HostSlots
+
+    def ready_at(self, host: str) -> float:
+        return self.slots.ready_at(host)
+
+    def set_crawl_delay(self, host: str, seconds: float | None) -> None:
+        self.slots.set_crawl_delay(self.slots.slot(host), seconds)
+
+    def contacts_unknown(self) -> None:
+        self.slots.contacted_now()
 
 
 def attempt_of(result: FetchResult, outcome: Outcome | None = None,
@@ -137,21 +172,39 @@ def attempt_of(result: FetchResult, outcome: Outcome | None = None,
                    is_html=result.is_html, retry_after=result.retry_after)
 
 
-class LocalDownloader:
+def failed_attempt(exc: FetchError, wall0: float, elapsed: float) -> Attempt:
+    """A request that raised ``exc``: its outcome and, as its error, the exception's
+    class and cause (``NetworkError: connection refused``)."""
+    return Attempt(wall0, wall0 + elapsed, error_outcome(exc),
+                   error=f"{type(exc).__name__}: {error_cause(exc)}")
+
+
+class LocalDownloader(HostClocks):
     """Fetching in this process (see the module docstring); what it needs of its user
-    (scope, how to wait) comes with :meth:`open`'s :class:`DownloaderLink`."""
+    (scope, how to wait) comes with :meth:`open`'s :class:`DownloaderLink`.
+
+    ``clock`` is the clock of the hosts' politeness slots (``time.monotonic``; a revisit
+    under simulated time passes its own); ``fetcher`` what requests go through (a
+    :class:`~webcrawl.crawler.fetcher.Fetcher` of the settings; a test's fake web answers
+    from memory, as httpx's ``MockTransport`` does).
+    """
 
     window = 1
 
-    def __init__(self, settings: CrawlSettings) -> None:
+    def __init__(self, settings: CrawlSettings, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 fetcher: FetchTransport | None = None) -> None:
         self.settings = settings
-        self.politeness = PolitenessPolicy(settings)
+        self.slots = HostSlots(settings, clock)
         self.retry = RetryPolicy(settings)
-        self.fetcher = Fetcher(settings)
+        self.fetcher: FetchTransport = fetcher or Fetcher(settings)
         self._link = DownloaderLink()
-        self._slots: dict[str, HostSlot] = {}
+        # The fetcher measures requests on time.monotonic: its end time is used as it
+        # is when the slots are on that clock (no post-processing counted as the
+        # server's time), else the slots' clock is read.
+        self._real_clock = clock is time.monotonic
         #: per host: its orders not started yet, in arrival order (the back queue),
-        #: each with the monotonic time it may start at and its callback
+        #: each with the clock time it may start at and its callback
         self._queues: dict[str, deque[tuple[FetchOrder, float, OnDone]]] = {}
         #: per host with queued orders: the one task answering them, in order
         self._runners: dict[str, asyncio.Task[None]] = {}
@@ -181,21 +234,29 @@ class LocalDownloader:
     def forget(self, host: str, order: int) -> None:
         """Nothing to do: an order in this process answers its own callback."""
 
-    def slot(self, host: str, not_before: float = 0.0) -> HostSlot:
-        """The politeness slot of ``host``, ready no earlier than ``not_before``."""
-        slot = self._slots.get(host)
-        if slot is None:
-            slot = self._slots[host] = HostSlot(len(self._slots), host)
-        slot.ready_at = max(slot.ready_at, not_before)
+    # -- the hosts' clocks ------------------------------------------------------------
+    def _slot(self, host: str, not_before: float, crawl_delay: float | None) -> HostSlot:
+        slot = self.slots.slot(host)
+        if not_before > slot.ready_at:
+            slot.ready_at = not_before
+        if crawl_delay is not None:
+            self.slots.set_crawl_delay(slot, crawl_delay)
         return slot
 
+    async def _wait_for(self, slot: HostSlot) -> None:
+        sleep, clock = self._link.sleep, self.slots.clock
+        await sleep(slot.ready_at - clock())
+        while clock() < slot.ready_at:  # a sleep never ends a wait early
+            await sleep(slot.ready_at - clock())
+
+    # -- orders -----------------------------------------------------------------------
     def submit(self, order: FetchOrder, on_done: OnDone) -> None:
         """Answer ``order`` after the host's earlier orders (its ``wait`` counts from now)."""
         host = order.host
         queue = self._queues.get(host)
         if queue is None:
             queue = self._queues[host] = deque()
-        queue.append((order, time.monotonic() + order.wait, on_done))
+        queue.append((order, self.slots.clock() + order.wait, on_done))
         if host not in self._runners:
             self._runners[host] = asyncio.get_running_loop().create_task(
                 self._run_host(host, queue))
@@ -206,10 +267,13 @@ class LocalDownloader:
             while queue:
                 order, not_before, on_done = queue.popleft()
                 try:
+                    done: PageDone | RobotsDone | FileDone
                     if isinstance(order, FetchPage):
-                        done: PageDone | RobotsDone = await self.fetch_page(order, not_before)
-                    else:
+                        done = await self.fetch_page(order, not_before)
+                    elif isinstance(order, FetchRobots):
                         done = await self.fetch_robots(order, not_before)
+                    else:
+                        done = await self.fetch_file(order, not_before)
                 except Exception as exc:  # a bug: the orderer decides
                     on_done(exc)
                 else:
@@ -217,31 +281,57 @@ class LocalDownloader:
         finally:
             del self._runners[host]
 
-    async def _wait_for(self, slot: HostSlot) -> None:
-        sleep = self._link.sleep
-        await sleep(slot.ready_at - time.monotonic())
-        while time.monotonic() < slot.ready_at:  # a sleep never ends a wait early
-            await sleep(slot.ready_at - time.monotonic())
+    async def _request(self, slot: HostSlot, url: str, *, etag: str | None = None,
+                       last_modified: str | None = None,
+                       max_body: int | None = None) -> FetchResult:
+        """One GET of ``url`` on ``slot``'s clock (the one place a request is counted
+        against its host's politeness)."""
+        clock = self.slots.clock
+        started = clock()
+        try:
+            result = await self.fetcher.fetch(url, etag=etag, last_modified=last_modified,
+                                              max_body=max_body)
+        except FetchError:
+            self.slots.after_request(slot, started, clock())
+            raise
+        ended = result.ended_mono if self._real_clock else clock()
+        self.slots.after_request(slot, started, ended, result.retry_after)
+        return result
 
     # -- robots.txt -------------------------------------------------------------------
     async def fetch_robots(self, order: FetchRobots, not_before: float) -> RobotsDone:
-        slot = self.slot(order.host, not_before)
+        slot = self._slot(order.host, not_before, None)
         await self._wait_for(slot)
-        started = time.monotonic()
-        status, body, requests = await fetch_robots_file(
+        clock = self.slots.clock
+        started = clock()
+        status, body, requests, error = await fetch_robots_file(
             self.fetcher, order.url, order.host, self.settings, self._link.host_allowed)
-        ended = time.monotonic()
-        # Without the file's Crawl-delay: the orderer parses the file and sends the
-        # delay with the host's next order.
-        self.politeness.after_request(slot, started, ended)
+        ended = clock()
+        # Without the file's Crawl-delay: the orderer parses the file and tells it
+        # (set_crawl_delay, and with the host's next order).
+        self.slots.after_request(slot, started, ended)
         return RobotsDone(order.order, status, body, ended - started,
-                          slot.ready_at - time.monotonic(), requests)
+                          self.slots.ready_in(slot), requests, error)
+
+    # -- files (sitemaps) ---------------------------------------------------------------
+    async def fetch_file(self, order: FetchFile, not_before: float) -> FileDone:
+        slot = self._slot(order.host, not_before, order.crawl_delay)
+        await self._wait_for(slot)
+        started = self.slots.clock()
+        try:
+            result = await self._request(slot, order.url, max_body=order.max_body)
+        except FetchError as exc:
+            cause = error_cause(exc)
+            log.info("%s unreachable: %s", order.url, cause)
+            return FileDone(order.order, None, b"", self.slots.clock() - started,
+                            self.slots.ready_in(slot), 1, cause)
+        return FileDone(order.order, result.status, result.body, result.elapsed,
+                        self.slots.ready_in(slot), 1)
 
     # -- pages ------------------------------------------------------------------------
     async def fetch_page(self, order: FetchPage, not_before: float) -> PageDone:
-        slot = self.slot(order.host, not_before)
-        slot.crawl_delay = order.crawl_delay
-        politeness, fetcher, url = self.politeness, self.fetcher, order.url
+        slot = self._slot(order.host, not_before, order.crawl_delay)
+        url = order.url
         limit = order.attempts or self.settings.retry_attempts
         await self._wait_for(slot)
         failed: list[Attempt] = []
@@ -258,15 +348,22 @@ class LocalDownloader:
             attempts += 1
             t0, wall0 = time.monotonic(), time.time()
             try:
-                result = await fetcher.fetch(url, etag=order.etag,
-                                             last_modified=order.last_modified)
+                try:
+                    result = await self._request(slot, url, etag=order.etag,
+                                                 last_modified=order.last_modified)
+                except ReusedConnectionLost:
+                    # The server may have read the request before its kept-alive
+                    # connection was lost: put back for the host's next politeness slot
+                    # and sent once more (on a new connection), never at once.  Like
+                    # the client's at-once resend it is no attempt of its own, but it
+                    # counts for the host's clock (``_request`` counted it).
+                    await self._wait_for(slot)
+                    t0, wall0 = time.monotonic(), time.time()
+                    result = await self._request(slot, url, etag=order.etag,
+                                                 last_modified=order.last_modified)
             except FetchError as exc:
-                t1 = time.monotonic()
-                politeness.after_request(slot, t0, t1)
-                fail(Attempt(wall0, wall0 + (t1 - t0), error_outcome(exc),
-                             error=type(exc).__name__))
+                fail(failed_attempt(exc, wall0, time.monotonic() - t0))
                 raise
-            politeness.after_request(slot, t0, result.ended_mono, result.retry_after)
             if not order.keep_body:
                 # One event-loop turn before parsing: requests that other hosts' timers
                 # started in the turn this response arrived in go out first instead of
@@ -278,7 +375,7 @@ class LocalDownloader:
             return result
 
         def ready_in() -> float:
-            return slot.ready_at - time.monotonic()
+            return self.slots.ready_in(slot)
 
         try:
             if limit <= 1:

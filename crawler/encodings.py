@@ -1,15 +1,23 @@
 """A page's character encoding, chosen as browsers choose it (WHATWG Encoding and HTML).
 
 :func:`page_encoding` follows the HTML standard's sniffing order: a byte-order mark,
-then the ``Content-Type`` charset, then a ``<meta>`` charset in the first 1024 bytes,
-and without any of them UTF-8 if the bytes are valid UTF-8, else windows-1252 (the
-default browsers use for Western locales).  Only the labels of the WHATWG Encoding
-Standard count: ``utf-7``, ``utf-32``, ``rot13`` and other names Python knows but
-browsers refuse are ignored like unknown names (a ``charset=utf-7`` page could otherwise
-smuggle ``+ADw-a href...`` markup past a browser-faithful reading).  A ``<meta>`` naming
-UTF-16 means UTF-8 (HTML standard).  Single-byte pages decode every byte (bytes windows-1252
-leaves undefined map to the C1 control of the same number, as in WHATWG's index), so
-they never produce U+FFFD.
+then the ``Content-Type`` charset, then :func:`prescan` of the first
+:data:`PRESCAN_BYTES` bytes, and without any of them UTF-8 if the bytes are valid UTF-8,
+else windows-1252 (the default browsers use for Western locales).  Only the labels of
+the WHATWG Encoding Standard count: ``utf-7``, ``utf-32``, ``rot13`` and other names
+Python knows but browsers refuse are ignored like unknown names (a ``charset=utf-7``
+page could otherwise smuggle ``+ADw-a href...`` markup past a browser-faithful reading).
+Single-byte pages decode every byte (bytes windows-1252 leaves undefined map to the C1
+control of the same number, as in WHATWG's index), so they never produce U+FFFD.
+
+:func:`prescan` is the standard's "prescan a byte stream to determine its encoding"
+(HTML 13.2.3.2, with "get an attribute", "get an XML encoding" and the "algorithm for
+extracting a character encoding from a meta element"): it skips comments and reads
+every tag's attributes, so a ``<meta charset>`` inside a comment or an attribute value
+counts for nothing, and a ``content=...charset=...`` counts only beside
+``http-equiv=content-type``; a ``<meta>`` naming UTF-16 means UTF-8 and one naming
+x-user-defined windows-1252.  A declaration the HTML parser would meet only after the
+first 1024 bytes (its "change the encoding") is not looked for.
 
 :func:`url_encoding` is the encoding a page's URL queries are percent-encoded in
 (UTF-8 for UTF-16 and replacement pages, as the URL standard says).
@@ -18,9 +26,11 @@ they never produce U+FFFD.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 
-__all__ = ["decode_page", "lookup_label", "page_encoding", "url_encoding"]
+__all__ = ["PRESCAN_BYTES", "decode_page", "lookup_label", "page_encoding", "prescan",
+           "url_encoding"]
 
 # WHATWG Encoding Standard labels -> Python codecs (encodings Python lacks are omitted
 # and so treated as unknown: x-user-defined, x-mac-cyrillic variants Python names alike).
@@ -88,9 +98,6 @@ _BY_LABEL = {label: codec for codec, labels in _LABELS.items() for label in labe
 _UTF16 = frozenset(("utf-16-be", "utf-16-le"))
 _MULTI_BYTE = frozenset(("utf-8", "gb18030", "big5hkscs", "euc_jp", "iso2022_jp", "cp932",
                          "cp949")) | _UTF16
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]*?(?:charset\s*=\s*["']?\s*|content\s*=\s*["'][^"']*?charset\s*=\s*)"""
-    rb"""([^\s"';/>]+)""", re.I)
 _WHITESPACE = "\t\n\f\r "
 
 
@@ -126,10 +133,9 @@ def page_encoding(body: bytes, declared: str | None) -> str:
     codec = lookup_label(declared)
     if codec is not None:
         return codec
-    for match in _META_CHARSET.finditer(body[:1024]):
-        codec = lookup_label(match.group(1).decode("ascii", "replace"))
-        if codec is not None:
-            return "utf-8" if codec in _UTF16 else codec
+    codec = prescan(body[:PRESCAN_BYTES])
+    if codec is not None:
+        return codec
     try:
         body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -137,6 +143,149 @@ def page_encoding(body: bytes, declared: str | None) -> str:
         if exc.start < len(body) - 3:
             return "cp1252"
     return "utf-8"
+
+
+#: bytes :func:`prescan` reads (the HTML standard's advice: "the first 1024 bytes")
+PRESCAN_BYTES = 1024
+#: the standard's "get an attribute" after the spaces and slashes it skips: a name and
+#: its value (quoted with ", with ' or bare); possessive and atomic, so nothing backtracks
+_NAME_AND_VALUE = rb"""
+    ([^\t\n\f\r />][^\t\n\f\r /=>]*+)
+    (?> (?=[/>])
+      | [\t\n\f\r ]*+ =[\t\n\f\r ]*+
+        (?> "([^"]*+)" | '([^']*+)' | (?=>)
+          | ([^\t\n\f\r >"'][^\t\n\f\r >]*+)(?=[\t\n\f\r >]) )
+      | [\t\n\f\r ]*+(?=[^=]) )"""
+#: one "get an attribute" of a ``<meta``: the tag's end (group 1) or an attribute
+#: (groups 2-5); no match: the bytes ran out
+_ATTRIBUTE = re.compile(rb"[\t\n\f\r /]*+(?:(>)|" + _NAME_AND_VALUE + rb")", re.X | re.S)
+#: "get an attribute" until there is none: a tag's attributes and the '>' ending it (a
+#: quoted value may hold '>' or '<meta')
+_ATTRIBUTES = rb"(?>[\t\n\f\r /]*+" + _NAME_AND_VALUE + rb")*+[\t\n\f\r /]*+>"
+_TAG_END = re.compile(_ATTRIBUTES, re.X | re.S)
+#: the prescan's loop from one position to the next ``<meta`` + space or slash, in one
+#: match: comments (``<!-->`` ends where it starts), other tags with their attributes,
+#: ``<!``, ``</``, ``<?`` markup to the next '>', and text are skipped.  No match: no
+#: such ``<meta`` before the bytes run out.
+_TO_META = re.compile(rb"""
+    (?> <!(?=--)(?>.*?-->)
+      | <(?![mM][eE][tT][aA][\t\n\f\r /])/?[A-Za-z][^\t\n\f\r >]*+""" + _ATTRIBUTES + rb"""
+      | <(?:!(?!--)|/(?![A-Za-z])|\?)[^>]*+>
+      | [^<]++
+      | <(?![!/?A-Za-z]) )*+
+    <[mM][eE][tT][aA](?=[\t\n\f\r /])""", re.X | re.S)
+_CHARSET_EQUALS = re.compile(rb"charset[\t\n\f\r ]*+=[\t\n\f\r ]*+")
+_LABEL_END = re.compile(rb"[\t\n\f\r ;]")
+_XML_ENCODING = re.compile(rb"""encoding[\x00- ]*+=[\x00- ]*+(?:"([^"]*)"|'([^']*)')""")
+#: what "getting an encoding" gives for a label that names none (distinct from None)
+_FAILURE = "failure"
+
+
+def prescan(head: bytes) -> str | None:
+    """The codec a page's first bytes declare, by the HTML standard's prescan (see the
+    module docstring), or None.
+
+    >>> prescan(b'<!-- <meta charset="koi8-r"> --><meta charset="latin2">')
+    'iso8859-2'
+    >>> prescan(b'<meta content="text/html; charset=koi8-r">') is None  # no http-equiv
+    True
+    """
+    if head.startswith(b"<\0?\0x\0"):
+        return "utf-16-le"
+    if head.startswith(b"\0<\0?\0x"):
+        return "utf-16-be"
+    pos = 0
+    while (meta := _TO_META.match(head, pos)) is not None:
+        tag = _TAG_END.match(head, meta.end())
+        if tag is None:
+            break
+        pos = tag.end()
+        # A declaration needs "charset" in a name or a value: most metas skip the
+        # attribute-by-attribute reading (viewport, description ...).
+        if b"charset" in head[meta.end():pos].lower():
+            codec = _meta(head, meta.end())
+            if codec is not None:
+                return codec
+    return _xml_encoding(head)  # the bytes ran out: the standard's "get an XML encoding"
+
+
+def _meta(head: bytes, pos: int) -> str | None:
+    """The codec a whole ``<meta`` tag (its attributes from ``pos``) declares, or None."""
+    seen: set[bytes] = set()
+    got_pragma = False
+    need_pragma: bool | None = None
+    charset: str | None = None
+    while (attribute := _ATTRIBUTE.match(head, pos)) is not None:
+        pos = attribute.end()
+        end, name, double, single, bare = attribute.groups()
+        if end:
+            break
+        name = name.lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        value = (double or single or bare or b"").lower()
+        if name == b"http-equiv":
+            got_pragma = got_pragma or value == b"content-type"
+        elif name == b"content":
+            declared = _content_charset(value)
+            if declared not in (None, _FAILURE) and charset is None:
+                charset, need_pragma = declared, True
+        elif name == b"charset":
+            charset, need_pragma = _get_encoding(value), False
+    if need_pragma is None or (need_pragma and not got_pragma) or charset == _FAILURE:
+        return None
+    return "utf-8" if charset in _UTF16 else charset
+
+
+def _content_charset(value: bytes) -> str | None:
+    """The standard's "algorithm for extracting a character encoding from a meta
+    element" on a ``content`` value: a codec, :data:`_FAILURE` or None (nothing)."""
+    pos = 0
+    while (at := value.find(b"charset", pos)) >= 0:
+        equals = _CHARSET_EQUALS.match(value, at)
+        if equals is None:  # no '=' after it: look further
+            pos = at + 7
+            continue
+        start = equals.end()
+        first = value[start:start + 1]
+        if first in (b'"', b"'"):
+            end = value.find(first, start + 1)
+            return None if end < 0 else _get_encoding(value[start + 1:end])
+        if not first:
+            return None
+        end_of_label = _LABEL_END.search(value, start)
+        return _get_encoding(value[start:end_of_label.start() if end_of_label else None])
+    return None
+
+
+def _xml_encoding(head: bytes) -> str | None:
+    """The standard's "get an XML encoding": ``<?xml ... encoding="label"``, or None."""
+    if not head.startswith(b"<?xml"):
+        return None
+    end = head.find(b">")
+    if end < 0:
+        return None
+    at = head.find(b"encoding", 0, end)
+    found = _XML_ENCODING.match(head, at) if at >= 0 else None
+    if found is None:
+        return None
+    label = found.group(1) if found.group(1) is not None else found.group(2)
+    codec = _get_encoding(label)
+    if codec == _FAILURE or any(byte <= 0x20 for byte in label):
+        return None
+    return "utf-8" if codec in _UTF16 else codec
+
+
+@functools.lru_cache(maxsize=256)
+def _get_encoding(label: bytes) -> str:
+    """The codec of a label (isomorphic decoded), or :data:`_FAILURE`; x-user-defined,
+    which Python lacks, is windows-1252 here (the prescan's own mapping)."""
+    text = label.decode("latin-1")
+    codec = lookup_label(text)
+    if codec is not None:
+        return codec
+    return "cp1252" if text.strip(_WHITESPACE).lower() == "x-user-defined" else _FAILURE
 
 
 def decode_page(body: bytes, codec: str) -> str:

@@ -13,9 +13,11 @@ and total timeouts) on transport failure; nothing of the HTTP client leaks.
 * Politeness: one connection per origin, one request in flight on it, at most
   ``concurrency + 8`` connections (head-room for robots.txt), kept alive
   ``fetch_keepalive`` seconds (less when the server's ``Keep-Alive: timeout`` is
-  shorter).  A request is sent again only when a reused connection closed before the
-  server can have read it (:mod:`webcrawl.crawler.http1`): one fetch, one request the
-  server saw.
+  shorter).  A request is sent again at once only when a reused connection closed
+  before the server can have read it (:mod:`webcrawl.crawler.http1`): one fetch, one
+  request the server saw.  When the server may have read it,
+  :class:`~webcrawl.crawler.http1.ReusedConnectionLost` (a NetworkError) is raised: the
+  downloader sends it again at the host's next politeness slot.
 * Connecting: a host's addresses are raced (happy eyeballs, the next one after
   ``fetch_happy_eyeballs_delay`` seconds); the ``proxy`` setting, else the environment's
   ``http_proxy``/``https_proxy``/``no_proxy``, picks a proxy (:mod:`webcrawl.crawler.proxy`),
@@ -23,7 +25,8 @@ and total timeouts) on transport failure; nothing of the HTTP client leaks.
   directly (the rules are a sandbox).
 * The *decoded* body is capped (``max_body``, default ``fetch_max_body``): content codings
   and transfer codings other than chunked (``Transfer-Encoding: gzip``) are undone here as
-  the body streams in (:mod:`webcrawl.crawler.codings`), and at the cap the download stops
+  the body streams in (:mod:`webcrawl.crawler.codings`; a header sent on several lines
+  lists the codings of all of them, as curl reads it), and at the cap the download stops
   and the connection is dropped (``too_large``, the cap's bytes kept).  The event loop
   gets a turn every :data:`_YIELD_EVERY` decoded bytes.
 * Headers sent: ``Host``, ``User-Agent``, ``Accept``, ``Accept-Encoding`` (exactly the
@@ -42,9 +45,15 @@ import hashlib
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from webcrawl.crawler.codings import ACCEPT_ENCODING, BodyDecoder, CorruptBody, UnsupportedCoding
+from webcrawl.crawler.codings import (
+    ACCEPT_ENCODING,
+    BodyDecoder,
+    CorruptBody,
+    UnsupportedCoding,
+    listed_codings,
+)
 from webcrawl.crawler.encodings import decode_page, page_encoding
 from webcrawl.crawler.http1 import Http1Client, Http1Response
 from webcrawl.crawler.politeness import parse_retry_after
@@ -56,7 +65,7 @@ from webcrawl.storage.errors import FetchError, NetworkError
 if TYPE_CHECKING:
     from webcrawl.crawler.archive import WarcArchive
 
-__all__ = ["FetchResult", "Fetcher", "decode_body", "is_html"]
+__all__ = ["FetchResult", "FetchTransport", "Fetcher", "decode_body", "is_html"]
 
 _HTML_TYPES = frozenset(("text/html", "application/xhtml+xml"))
 _SNIFF_TYPES = frozenset(("", "application/octet-stream", "unknown/unknown"))
@@ -151,6 +160,22 @@ def _utf8(value: str | None) -> str | None:
         return value
 
 
+class FetchTransport(Protocol):
+    """What a downloader sends its requests through (httpx's transports): a
+    :class:`Fetcher` over the network, or a test's fake web answering from memory."""
+
+    async def __aenter__(self) -> Any:
+        """Get ready (a bad TLS setting fails here)."""
+
+    async def aclose(self) -> None:
+        """Close every connection (and the WARC file)."""
+
+    async def fetch(self, url: str, *, etag: str | None = None,
+                    last_modified: str | None = None,
+                    max_body: int | None = None) -> FetchResult:
+        """GET ``url`` once (see :meth:`Fetcher.fetch`)."""
+
+
 class Fetcher:
     """One :class:`~webcrawl.crawler.http1.Http1Client` configured from :class:`CrawlSettings`."""
 
@@ -192,8 +217,8 @@ class Fetcher:
 
     @property
     def resends(self) -> int:
-        """Requests sent a second time because a reused connection had been closed
-        before the server could read them (:mod:`webcrawl.crawler.http1`)."""
+        """Requests sent a second time at once because a reused connection had been
+        closed before the server could read them (:mod:`webcrawl.crawler.http1`)."""
         return self._client.resends if self._client is not None else 0
 
     async def aclose(self) -> None:
@@ -221,8 +246,12 @@ class Fetcher:
             resp = await self._client.request("GET", url, headers)
             try:
                 h = {k.lower(): v for k, v in reversed(resp.headers)}  # the first of repeats
-                body, too_large = await self._read(
-                    resp, h.get("content-encoding"), h.get("transfer-encoding"), cap)
+                coding, transfer = h.get("content-encoding"), h.get("transfer-encoding")
+                if coding is not None:  # every line counts (RFC 9110 5.3), as in curl
+                    coding = listed_codings(resp.headers, "content-encoding")
+                if transfer is not None:
+                    transfer = listed_codings(resp.headers, "transfer-encoding")
+                body, too_large = await self._read(resp, coding, transfer, cap)
             finally:
                 resp.close()
         except FetchError:

@@ -76,9 +76,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from webcrawl.crawler.columns import Column
 from webcrawl.crawler.overflow import SPILL_AT, SPILL_AT_TIGHT, Meter, Overflow, SpillFile
 from webcrawl.crawler.ranks import RankIndex
-from webcrawl.crawler.seen import COMPILED_MIN, Column
+from webcrawl.crawler.seen import COMPILED_MIN
 from webcrawl.storage._compiled import compiled
 
 __all__ = ["Frontier", "Taken", "compile_loops"]

@@ -10,7 +10,9 @@ its encoding.  Each distinct target is kept once (first occurrence), up to
 ``max_links`` targets; how many distinct targets were dropped beyond that is reported
 (``PageLinks.cut``) so the crawl can record the page as cut.  A target is flagged
 nofollow when every link to it carries ``rel=nofollow``.  ``<meta name="robots">`` (or
-the crawler's own agent name) ``nofollow``/``noindex``/``none`` is reported for the page.
+the crawler's own agent name) ``nofollow``/``noindex``/``none``, separated by commas or
+spaces, is reported for the page (the crawl obeys nofollow and ignores noindex:
+docs/guide/robots.md).
 """
 
 from __future__ import annotations
@@ -175,7 +177,9 @@ def _meta_robots(tree: LexborHTMLParser, agent: str) -> tuple[bool, bool]:
         name = attrs.get("name")
         if name is None or name.strip().lower() not in ("robots", agent):
             continue
-        tokens = {t.strip() for t in (attrs.get("content") or "").lower().split(",")}
+        # directives separated by commas, spaces or both ("noindex nofollow"), as
+        # Google reads them and pages write them
+        tokens = set((attrs.get("content") or "").lower().replace(",", " ").split())
         if "none" in tokens:
             return True, True
         nofollow |= "nofollow" in tokens

@@ -29,10 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Attempt",
+    "FetchFile",
     "FetchOrder",
     "FetchPage",
     "FetchRobots",
     "FetchedAnswer",
+    "FileDone",
     "OnDone",
     "PageDone",
     "RobotsDone",
@@ -47,9 +49,10 @@ class FetchPage:
     order: int
     url: str
     host: str
-    #: seconds to wait at least before contacting the host (the orderer's view)
+    #: seconds to wait at least before contacting the host: what the sender knows of
+    #: the host's clock that the receiver may not (a worker process started again)
     wait: float
-    #: the host's robots.txt Crawl-delay, already clamped (0: none)
+    #: the host's robots.txt Crawl-delay (0: none; the downloader clamps it)
     crawl_delay: float
     #: conditional GET (a revisit): ``If-None-Match`` and ``If-Modified-Since``
     etag: str | None = None
@@ -74,6 +77,19 @@ class FetchRobots:
     url: str
     host: str
     wait: float
+
+
+@dataclass(frozen=True, slots=True)
+class FetchFile:
+    """Fetch one file whole, once, and hand its body back (a sitemap): no retry, no
+    redirect followed, the body capped at ``max_body`` bytes (decoded)."""
+
+    order: int
+    url: str
+    host: str
+    wait: float
+    crawl_delay: float
+    max_body: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,10 +170,27 @@ class RobotsDone:
     elapsed: float
     ready_in: float
     requests: int
+    #: why the file is unreachable (:func:`webcrawl.crawler.outcomes.error_cause`), when
+    #: it is for a failed request ("connection refused", "no address", "TLS: ...")
+    error: str | None = None
 
 
-FetchOrder = FetchPage | FetchRobots
-FetchedAnswer = PageDone | RobotsDone
+@dataclass(frozen=True, slots=True)
+class FileDone:
+    """The answer to :class:`FetchFile` (``status`` None: the request failed, ``error``
+    says why)."""
+
+    order: int
+    status: int | None
+    body: bytes
+    elapsed: float
+    ready_in: float
+    requests: int
+    error: str | None = None
+
+
+FetchOrder = FetchPage | FetchRobots | FetchFile
+FetchedAnswer = PageDone | RobotsDone | FileDone
 
 #: What a downloader calls with an order's answer (or the error that ended it).
 OnDone = Callable[[FetchedAnswer | BaseException], None]

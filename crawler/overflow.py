@@ -13,7 +13,7 @@ memory budget lowers ``spill_at`` under pressure (:meth:`SpillFile.tighten`).  R
 refill the front a batch at a time, so a head refill costs one ``pread`` per batch.
 
 :class:`SpillFile` is an unlinked temporary file beside the crawl database (as the URL
-texts' side file, :class:`~webcrawl.crawler.seen.UrlTexts`): a kill, a crash or a
+texts' side file, :class:`~webcrawl.crawler.url_texts.UrlTexts`): a kill, a crash or a
 finished crawl leave nothing behind, and nothing in it is ever needed again -- it is a
 cache of the frontier, which a resume rebuilds from the crawl database.  Segments are
 appended; the space of segments read back is garbage until the file is rewritten with
@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
-from webcrawl.crawler.seen import Column
+from webcrawl.crawler.columns import Column
 
 __all__ = ["Meter", "Overflow", "SpillFile"]
 

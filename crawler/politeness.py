@@ -7,35 +7,48 @@
 * robots.txt ``Crawl-delay`` raises that wait (clamped to ``polite_max_crawl_delay``);
 * ``Retry-After`` on 429/503 raises it further (clamped to ``polite_max_retry_after``).
 
-Clocks are ``time.monotonic()``; each host slot has its own.  Waits go through
-:func:`sleep_until`, which re-checks that clock: an event loop may wake a timer early
-(uvloop's clock has millisecond resolution), and a host must never be contacted before
-its time.
+A host's clock lives in one place per process: the :class:`HostSlots` of the
+downloader that contacts it (Scrapy's downloader slots).  The crawl engine and the
+revisit loop ask that downloader when a host may be contacted
+(:meth:`webcrawl.crawler.downloader.Downloader.ready_at`); they keep no clock of their
+own.  A downloader whose requests run in other processes (the shard coordinator's) keeps
+its slots from the ready times their answers report.
+
+Clocks are ``time.monotonic()`` unless a slot table is given another clock (a revisit
+under simulated time).  Waits go through :func:`sleep_until`, which re-checks that
+clock: an event loop may wake a timer early (uvloop's clock has millisecond
+resolution), and a host must never be contacted before its time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 
 from webcrawl.crawler.settings import CrawlSettings
 
-__all__ = ["HostSlot", "PolitenessPolicy", "parse_retry_after", "sleep_for", "sleep_until"]
+__all__ = ["HostSlot", "HostSlots", "PolitenessPolicy", "parse_retry_after", "sleep_for",
+           "sleep_until"]
 
 
 @dataclass(slots=True)
 class HostSlot:
     """A host's politeness state (Scrapy's downloader ``Slot``)."""
 
-    host_id: int
     name: str
-    #: monotonic time before which the host must not be contacted
+    #: clock time before which the host must not be contacted
     ready_at: float = 0.0
     #: robots.txt Crawl-delay (already clamped), 0 if none
     crawl_delay: float = 0.0
-    #: requests made to the host (pages, retries, robots.txt)
+    #: the last request's end (clock time) and length: a Crawl-delay learnt after it
+    #: counts from that request, as if it had been known then
+    last_end: float = -math.inf
+    last_elapsed: float = 0.0
+    #: requests made to the host (pages, retries, robots.txt, sitemaps)
     requests: int = 0
 
 
@@ -65,9 +78,90 @@ class PolitenessPolicy:
                       retry_after: float | None = None) -> float:
         """Record a request on ``slot``; return (and store) its next allowed time."""
         slot.requests += 1
+        slot.last_end, slot.last_elapsed = ended, ended - started
         slot.ready_at = max(slot.ready_at,
                             ended + self.delay(ended - started, slot.crawl_delay, retry_after))
         return slot.ready_at
+
+
+class HostSlots:
+    """The politeness clock of every host one downloader contacts (see the module docstring).
+
+    Parameters
+    ----------
+    settings : CrawlSettings
+        The ``polite_`` settings (:class:`PolitenessPolicy`).
+    clock : callable, default ``time.monotonic``
+        The clock every time of a slot is on.
+    """
+
+    def __init__(self, settings: CrawlSettings,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.policy = PolitenessPolicy(settings)
+        self.clock = clock
+        self._slots: dict[str, HostSlot] = {}
+        #: clock time from which a host not met yet counts as contacted (None: never)
+        self._unknown_since: float | None = None
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def slot(self, host: str) -> HostSlot:
+        """The slot of ``host`` (``host[:port]``), made on first use."""
+        slot = self._slots.get(host)
+        if slot is None:
+            slot = self._slots[host] = HostSlot(host)
+            if self._unknown_since is not None:
+                self._contacted(slot, self._unknown_since)
+        return slot
+
+    def ready_at(self, host: str) -> float:
+        """When ``host`` may be contacted again (on this table's clock; 0: at once)."""
+        slot = self._slots.get(host)
+        if slot is None:
+            return 0.0 if self._unknown_since is None else self.slot(host).ready_at
+        return slot.ready_at
+
+    def ready_in(self, slot: HostSlot) -> float:
+        """Seconds from now before ``slot``'s host may be contacted (negative: ready)."""
+        return slot.ready_at - self.clock()
+
+    def after_request(self, slot: HostSlot, started: float, ended: float,
+                      retry_after: float | None = None) -> None:
+        """A request to the host started and ended (this clock's times)."""
+        self.policy.after_request(slot, started, ended, retry_after)
+
+    def reported(self, slot: HostSlot, ready_in: float, elapsed: float | None = None) -> None:
+        """A request made elsewhere (another process) ended now; its host may be
+        contacted again in ``ready_in`` seconds.  ``elapsed``: how long it took, so a
+        Crawl-delay learnt from it counts from it."""
+        now = self.clock()
+        slot.ready_at = max(slot.ready_at, now + ready_in)
+        if elapsed is not None:
+            slot.last_end, slot.last_elapsed = now, elapsed
+
+    def set_crawl_delay(self, slot: HostSlot, crawl_delay: float | None) -> None:
+        """The host's robots.txt Crawl-delay (clamped here); a new value counts from the
+        host's last request."""
+        delay = self.policy.clamp_crawl_delay(crawl_delay)
+        if delay != slot.crawl_delay:
+            slot.crawl_delay = delay
+            slot.ready_at = max(slot.ready_at, slot.last_end + self.policy.delay(
+                slot.last_elapsed, delay))
+
+    def contacted_now(self, host: str | None = None) -> None:
+        """``host``'s last contact is unknown (its orders are sent again after a lost
+        worker): it counts as contacted now.  ``None``: every host, those not met yet
+        included (a resumed crawl, whose last requests may have gone unrecorded)."""
+        now = self.clock()
+        if host is None:
+            self._unknown_since = now
+        for slot in self._slots.values() if host is None else (self.slot(host),):
+            self._contacted(slot, now)
+
+    def _contacted(self, slot: HostSlot, now: float) -> None:
+        slot.last_end, slot.last_elapsed = now, 0.0
+        slot.ready_at = max(slot.ready_at, now + self.policy.delay(0.0, slot.crawl_delay))
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 
 # StatusLine and fit_line are public too (every long command's display); the package
 # facade does not list them yet, so neither does __all__.
-__all__ = ["Progress", "format_clock", "format_line", "format_summary", "stop_on_signals"]
+__all__ = ["Progress", "dead_hosts_text", "format_clock", "format_line", "format_summary",
+           "stop_on_signals"]
 
 
 @contextlib.contextmanager
@@ -64,9 +65,13 @@ def format_clock(seconds: float) -> str:
     return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
-#: Outcomes of a fetched URL that are no HTML page, as the summary names them.
+#: How the summary names the answers that are no HTML page (the answered outcomes,
+#: :data:`webcrawl.crawler.outcomes.ANSWERED`, but ``fetched`` and ``http_error``, which
+#: are named apart).
 _OTHER_ANSWERS = ((Outcome.REDIRECT, "redirects"), (Outcome.NOT_HTML, "other files"),
                   (Outcome.NOT_MODIFIED, "not modified"), (Outcome.TOO_LARGE, "too large"))
+#: Hosts and seeds named in the summary at most (the rest are counted).
+_NAMED = 5
 
 
 def format_line(stats: CrawlStats, rate: float, *, max_pages: int | None = None,
@@ -114,7 +119,23 @@ def format_summary(stats: CrawlStats) -> str:
                if stats.links_cut_pages else "")
             + (f"; {stats.sitemap_fetches} sitemap files read" if stats.sitemap_fetches
                else "")
-            + (f"; URL-trap bounds kept out {traps}" if traps else ""))
+            + (f"; URL-trap bounds kept out {traps}" if traps else "")
+            + (f"; {dead}" if (dead := dead_hosts_text(stats)) else ""))
+
+
+def dead_hosts_text(stats: CrawlStats) -> str:
+    """The hosts whose robots.txt is unreachable and the seeds that failed, each with
+    its cause: ``robots.txt unreachable on 1 host: a.test:9 (connection refused)``."""
+    parts = []
+    for items, what in ((stats.unreachable, "robots.txt unreachable on {n} host{s}"),
+                        (stats.failed_seeds, "{n} seed{s} failed")):
+        if not items:
+            continue
+        named = ", ".join(f"{k} ({v})" for k, v in sorted(items.items())[:_NAMED])
+        more = f" and {len(items) - _NAMED} more" if len(items) > _NAMED else ""
+        n = len(items)
+        parts.append(what.format(n=n, s="" if n == 1 else "s") + f": {named}{more}")
+    return "; ".join(parts)
 
 
 def fit_line(text: str, width: int) -> str:

@@ -2,15 +2,16 @@
 
 A :class:`CrawlRegistry` gives each URL the crawl meets a dense id (0, 1, 2, ... in
 discovery order) and each host (``host[:port]``, :func:`webcrawl.crawler.urls.host_key`) a
-dense id and a :class:`~webcrawl.crawler.politeness.HostSlot`.  It keeps, per URL: the URL,
-its link depth, its host and the redirect hops that led to it; per host: the name, the
-politeness slot and the scheme its robots.txt is fetched with.
+dense id.  It keeps, per URL: the URL, its link depth, its host and the redirect hops
+that led to it; per host: the name and the scheme its robots.txt is fetched with (a
+host's politeness clock is its downloader's, :mod:`webcrawl.crawler.politeness`).
 
 Every path that meets URLs registers them here -- the crawl engine, the revisit loop's
 link history and the WARC import -- and writes their ``urls`` and ``hosts`` rows with
 :meth:`CrawlRegistry.record`, so ids are given and rows written one way.  A resume (or
 a revisit of a stored crawl) loads the stored rows back with :meth:`CrawlRegistry.load`.
-Memory per URL is a few compact array slots (:mod:`webcrawl.crawler.seen`): the URL-seen
+Memory per URL is a few compact array slots (:mod:`webcrawl.crawler.seen`,
+:mod:`~webcrawl.crawler.url_texts`, :mod:`~webcrawl.crawler.columns`): the URL-seen
 test on 64-bit fingerprints (about 12 bytes), the URL text's offset in a side file (4),
 the depth (2; at most :data:`MAX_DEPTH`) and the host (4); the URL strings themselves
 are in the side file and the database, not in memory.  :meth:`CrawlRegistry.id_of` is
@@ -28,8 +29,9 @@ from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
-from webcrawl.crawler.politeness import HostSlot
-from webcrawl.crawler.seen import Column, UrlSeen, UrlTexts
+from webcrawl.crawler.columns import Column
+from webcrawl.crawler.seen import UrlSeen
+from webcrawl.crawler.url_texts import UrlTexts
 from webcrawl.crawler.urls import host_key
 from webcrawl.storage.records import Outcome
 from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
@@ -83,7 +85,7 @@ class CrawlRegistry:
         self._url_host = Column(np.int32)
         self._hops: dict[int, int] = {}  # only URLs reached through redirects
         self._host_id: dict[str, int] = {}
-        self._slots: list[HostSlot] = []
+        self._names: list[str] = []
         self._scheme: list[str] = []
 
     # -- URLs ---------------------------------------------------------------------
@@ -208,25 +210,26 @@ class CrawlRegistry:
 
     @property
     def host_count(self) -> int:
-        return len(self._slots)
+        return len(self._names)
 
-    def slot(self, host_id: int) -> HostSlot:
-        return self._slots[host_id]
+    def host_name(self, host_id: int) -> str:
+        """The host's ``host[:port]``."""
+        return self._names[host_id]
 
-    def slots(self) -> Iterator[HostSlot]:
-        """Every host's slot, in id order."""
-        return iter(self._slots)
+    def host_names(self) -> Iterator[str]:
+        """Every host's ``host[:port]``, in id order."""
+        return iter(self._names)
 
     def origin(self, host_id: int) -> str:
         """``scheme://host[:port]`` of the host, with the scheme of its first URL."""
-        return f"{self._scheme[host_id]}://{self._slots[host_id].name}"
+        return f"{self._scheme[host_id]}://{self._names[host_id]}"
 
     def robots_url(self, host_id: int) -> str:
         return f"{self.origin(host_id)}/robots.txt"
 
     def _add_host(self, hostport: str, scheme: str) -> int:
-        host_id = self._host_id[hostport] = len(self._slots)
-        self._slots.append(HostSlot(host_id, hostport))
+        host_id = self._host_id[hostport] = len(self._names)
+        self._names.append(hostport)
         self._scheme.append(scheme)
         return host_id
 
@@ -236,11 +239,11 @@ class CrawlRegistry:
 
         A host's scheme is that of its first stored URL (``http`` if it has none).
         """
-        if self._urls or self._slots:
+        if self._urls or self._names:
             raise RuntimeError("load() needs an empty registry")
         for h in sorted(hosts, key=lambda h: h.id):
-            if h.id != len(self._slots):
-                raise ValueError(f"host ids must be dense: {h.id} after {len(self._slots)}")
+            if h.id != len(self._names):
+                raise ValueError(f"host ids must be dense: {h.id} after {len(self._names)}")
             self._add_host(h.name, "http")
         rows = list(urls)
         if any(u.id != i for i, u in enumerate(rows)):
@@ -254,7 +257,7 @@ class CrawlRegistry:
             _check_depth(int(depths.max()))
         self._depth.extend(depths)
         self._url_host.extend(np.fromiter((u.host_id for u in rows), np.int32, len(rows)))
-        scheme_known = [False] * len(self._slots)
+        scheme_known = [False] * len(self._names)
         for u in rows:
             if not scheme_known[u.host_id]:
                 scheme_known[u.host_id] = True

@@ -4,21 +4,25 @@ The store is the crawl's only durable state.  A crawl stores its seeds, its stra
 and its whole :class:`~webcrawl.crawler.settings.CrawlSettings` (meta keys ``seeds``,
 ``strategy``, ``settings``).  A resume:
 
-1. :func:`resume_settings` (before anything is built): the stored settings come back
+1. :func:`webcrawl.crawler.config.resume_settings` (before anything is built): the stored
+   settings come back
    -- scope, ``resolve`` rules, TLS, delays, limits, User-Agent, strategy and its
    seed; the fields given again override them (one layering for every entry point:
    :func:`webcrawl.crawler.config.layer_settings`), with a one-line note; a strategy
    other than the stored one is refused (:class:`~webcrawl.storage.errors.ConfigError`): the
    stored fetch order was made by the stored strategy, and the frontier is ranked by
-   replaying it.
+   replaying it.  A graph imported from an edge list holds no crawl and is refused
+   (:func:`refuse_imported_graph`).
 2. :func:`merge_seeds`: the stored seeds first, new ones appended.
 3. :func:`restore` (once the store is open): the URL and host tables
-   (:class:`~webcrawl.crawler.registry.CrawlRegistry`), per-host politeness and robots.txt
-   state, the scope's per-host counts, the outcome counters, and the frontier (URLs
-   without an outcome, and URLs an older version marked ``abandoned`` at a page
-   limit).  :func:`replay` drives the strategy over the stored fetch order and links,
+   (:class:`~webcrawl.crawler.registry.CrawlRegistry`), per-host robots.txt state, the
+   scope's per-host counts, the outcome counters, and the frontier (URLs without an
+   outcome, and URLs an older version marked ``abandoned`` at a page limit).
+   :func:`replay` drives the strategy over the stored fetch order and links,
    announcing each URL to it no later than the fetch that discovered it, so that a
-   resumed crawl ranks its frontier as the uninterrupted crawl would have.
+   resumed crawl ranks its frontier as the uninterrupted crawl would have.  The hosts'
+   politeness clocks are the downloader's: every host counts as contacted at the
+   resume (:meth:`webcrawl.crawler.downloader.Downloader.contacts_unknown`).
 
 A URL whose outcome was committed is never taken again; a URL whose fetch was in
 flight (or whose records were not yet committed) at a kill is fetched again: the
@@ -35,18 +39,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from webcrawl.analysis.ordering.strategies import Strategy
-from webcrawl.crawler.config import (
-    given_fields,
-    layer_settings,
-    merge_layers,
-    settings_dict,
-    stored_settings,
-)
+from webcrawl.crawler.config import META_SEEDS, settings_dict
 from webcrawl.crawler.frontier import Frontier
-from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
+from webcrawl.crawler.outcomes import NOT_REQUESTED
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.robots import RobotsCache
 from webcrawl.crawler.scope import Scope
@@ -55,26 +52,20 @@ from webcrawl.crawler.urls import host_key
 from webcrawl.storage import _testhooks
 from webcrawl.storage.errors import ConfigError
 from webcrawl.storage.records import Outcome
-from webcrawl.storage.store import HostRow, ResumeState
+from webcrawl.storage.store import ResumeState
 
 __all__ = [
     "Restored",
-    "ResumeSettings",
     "merge_seeds",
     "read_meta",
+    "refuse_imported_graph",
     "replay",
     "restore",
-    "restore_host",
-    "resume_settings",
     "settings_json",
 ]
 
 log = logging.getLogger(__name__)
 
-#: Outcomes given without a request: they do not count against ``scope_max_pages``.
-_NOT_TAKEN = (Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED)
-#: Meta keys of the crawl's own record (``settings``: :data:`crawler.config.META_SETTINGS`).
-META_SEEDS, META_STRATEGY = "seeds", "strategy"
 
 
 
@@ -83,58 +74,6 @@ META_SEEDS, META_STRATEGY = "seeds", "strategy"
 def settings_json(settings: CrawlSettings) -> str:
     """The settings as stored in meta ``settings`` (:func:`crawler.config.settings_dict`)."""
     return json.dumps(settings_dict(settings))
-
-
-@dataclass(frozen=True, slots=True)
-class ResumeSettings:
-    """What a resume runs with: the stored settings with the given ones applied."""
-
-    settings: CrawlSettings
-    #: one line per stored setting a given one replaced
-    notes: tuple[str, ...]
-
-
-def resume_settings(meta: Mapping[str, str], given: CrawlSettings | None = None,
-                    overrides: Mapping[str, Any] | None = None,
-                    strategy: Strategy | None = None) -> ResumeSettings:
-    """The settings of a crawl from its stored ``meta`` (empty for a new crawl) and the
-    settings given, layered by :func:`webcrawl.crawler.config.layer_settings`.
-
-    Parameters
-    ----------
-    meta : mapping
-        The crawl database's meta table (``{}``: a new crawl).
-    given : CrawlSettings, optional
-        A settings object: the fields it gives (those that differ from the defaults)
-        replace the stored values.
-    overrides : mapping of field name to value, optional
-        Settings given again one by one (the command line's options); they win over
-        ``given`` and the stored values.
-    strategy : Strategy, optional
-        A strategy instance: its name must be the stored strategy's.
-
-    Raises
-    ------
-    ConfigError
-        An unknown setting name; a strategy other than the stored one; stored and
-        given settings that do not validate together (e.g. a CA file no longer there).
-    """
-    stored = stored_settings(meta)
-    if META_STRATEGY in meta:
-        stored["frontier_strategy"] = meta[META_STRATEGY]
-    layers: list[CrawlSettings | Mapping[str, Any] | None] = [given, overrides]
-    if strategy is not None:
-        layers.append({"frontier_strategy": strategy.name})
-    explicit = merge_layers(*(given_fields(layer, source="crawl setting") for layer in layers))
-    stored_strategy = stored.get("frontier_strategy")
-    wanted = explicit.get("frontier_strategy", stored_strategy)
-    if stored_strategy is not None and wanted != stored_strategy:
-        raise ConfigError(
-            f"this crawl was ordered by the {stored_strategy!r} strategy; resuming it with "
-            f"{wanted!r} would mix two orderings (leave the strategy out to continue in "
-            f"{stored_strategy!r} order, or start a new crawl)")
-    layered = layer_settings(*layers, stored=stored)
-    return ResumeSettings(layered.settings, layered.notes)
 
 
 def merge_seeds(meta: Mapping[str, str], given: list[str]) -> tuple[list[str], list[str]]:
@@ -158,12 +97,11 @@ class Restored:
 
 
 def restore(state: ResumeState, *, registry: CrawlRegistry, robots: RobotsCache,
-            politeness: PolitenessPolicy, frontier: Frontier, scope: Scope,
-            strategy: Strategy) -> Restored:
+            frontier: Frontier, scope: Scope, strategy: Strategy) -> Restored:
     """Fill empty crawl parts from ``state``; return the counters."""
     registry.load(state.hosts, state.urls)
     for h in state.hosts:
-        restore_host(h, registry.slot(h.id), robots, politeness)
+        robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
     outcomes: Counter[str] = Counter()
     taken = 0
     queued: list[int] = []
@@ -174,7 +112,7 @@ def restore(state: ResumeState, *, registry: CrawlRegistry, robots: RobotsCache,
             queued.append(u.id)  # a page limit abandons nothing for good
             continue
         outcomes[u.outcome] += 1
-        if u.outcome not in _NOT_TAKEN:
+        if u.outcome not in NOT_REQUESTED:  # not requested: no page limit counts them
             taken += 1
     priority = replay(strategy, state)
     for url_id in queued:
@@ -182,13 +120,6 @@ def restore(state: ResumeState, *, registry: CrawlRegistry, robots: RobotsCache,
     log.info("resumed: %d URLs known, %d in the frontier, next seq %d",
              len(registry), len(frontier), state.next_seq)
     return Restored(outcomes, taken, state.next_seq)
-
-
-def restore_host(row: HostRow, slot: HostSlot, robots: RobotsCache,
-                 politeness: PolitenessPolicy) -> None:
-    """A stored host's robots.txt rules and Crawl-delay (crawl resume and revisit)."""
-    robots.restore(row.id, row.robots_status, row.robots_body, row.crawl_delay)
-    slot.crawl_delay = politeness.clamp_crawl_delay(robots.rules(row.id).crawl_delay)
 
 
 def replay(strategy: Strategy, state: ResumeState) -> dict[int, float]:
@@ -233,6 +164,23 @@ def replay(strategy: Strategy, state: ResumeState) -> dict[int, float]:
         for url_id, prio in type(strategy).recompute(strategy.snapshot()):
             priority[url_id] = prio
     return priority
+
+
+def refuse_imported_graph(db: Path, meta: Mapping[str, str]) -> None:
+    """A graph imported from an edge list holds no crawl to resume: its nodes are
+    integer ids or names, or URLs without seeds, fetches or link depths."""
+    if meta.get("source") != "edges":
+        return
+    names = meta.get("names")
+    if names in ("ids", "names"):
+        kind = "integer ids" if names == "ids" else "names"
+        raise ConfigError(f"{db} holds a graph imported from an edge list whose nodes are "
+                          f"{kind}, not URLs: there is no crawl to resume (simulate runs "
+                          "virtual crawls over it)")
+    raise ConfigError(f"{db} holds a graph imported from an edge list of URLs, not a crawl: "
+                      "there is no crawl to resume (crawl its URLs with webcrawl crawl "
+                      "--input-file FILE --db NEW.db, or run virtual crawls over it with "
+                      "webcrawl simulate)")
 
 
 def read_meta(db: Path) -> dict[str, str]:

@@ -59,12 +59,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from webcrawl.crawler.outcomes import error_cause
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.urls import host_key, normalize_escapes, normalize_url
 from webcrawl.storage.errors import FetchError
 
 if TYPE_CHECKING:
-    from webcrawl.crawler.fetcher import Fetcher
+    from webcrawl.crawler.fetcher import FetchTransport
 
 __all__ = ["RobotsCache", "RobotsRules", "RobotsState", "RobotsTxt", "fetch_robots_file",
            "is_valid_product_token", "robots_path"]
@@ -369,10 +370,13 @@ class RobotsCache:
 _log = logging.getLogger(__name__)
 
 
-async def fetch_robots_file(fetcher: Fetcher, url: str, host: str, settings: CrawlSettings,
+async def fetch_robots_file(fetcher: FetchTransport, url: str, host: str, settings: CrawlSettings,
                             host_allowed: Callable[[str], bool],
-                            ) -> tuple[int | None, str | None, int]:
-    """GET a host's robots.txt: ``(status, body, requests)``, status None if unreachable.
+                            ) -> tuple[int | None, str | None, int, str | None]:
+    """GET a host's robots.txt: ``(status, body, requests, error)``, status None if
+    unreachable, ``error`` then saying why (:func:`webcrawl.crawler.outcomes.error_cause`:
+    ``connection refused``, ``no address``, ``TLS: ...``; or ``redirect out of scope``,
+    ``too many redirects``).
 
     Redirects are followed for at most ``fetch_max_redirects`` hops, and only to hosts
     ``host_allowed`` admits (strict scope: never off the sandbox; without a file it may
@@ -380,6 +384,7 @@ async def fetch_robots_file(fetcher: Fetcher, url: str, host: str, settings: Cra
     """
     status: int | None = None
     body: str | None = None
+    error: str | None = None
     requests = 0
     try:
         for _ in range(settings.fetch_max_redirects + 1):
@@ -392,7 +397,7 @@ async def fetch_robots_file(fetcher: Fetcher, url: str, host: str, settings: Cra
                     break
                 if not host_allowed(host_key(target)):
                     _log.info("robots.txt of %s redirects out of scope to %s", host, target)
-                    status = None
+                    status, error = None, f"redirect out of scope to {target}"
                     break
                 url = target
                 continue
@@ -401,8 +406,9 @@ async def fetch_robots_file(fetcher: Fetcher, url: str, host: str, settings: Cra
             body = _decode_robots(result.body) if 200 <= status < 300 else None
             break
         else:
-            status = None  # too many redirects: unreachable
+            status, error = None, "too many redirects"  # unreachable
     except FetchError as exc:
-        _log.info("robots.txt of %s unreachable: %s", host, exc)
+        error = error_cause(exc)
+        _log.info("robots.txt of %s unreachable: %s", host, error)
         status = None
-    return status, body, requests
+    return status, body, requests, error

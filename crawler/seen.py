@@ -1,4 +1,4 @@
-"""Compact per-URL state: the URL-seen test on 64-bit fingerprints, URL text on disk.
+"""The URL-seen test on 64-bit fingerprints: a crawl's URL -> id, in compact memory.
 
 A crawl discovers URLs far faster than it fetches them, so its per-URL memory sets how
 far it can grow.  Mercator's answer, kept here: the URL-seen test works on 64-bit
@@ -25,32 +25,20 @@ collision costs that URL a dict entry.  The fingerprint is Python's ``hash`` of 
 string (64-bit SipHash, keyed per process): it is never stored -- a resume rebuilds
 the set from the stored URLs -- and no input can be crafted to collide on purpose.
 
-:class:`UrlTexts` keeps the URL strings in an unlinked temporary file beside the crawl
-database (the ``urls`` table is their durable copy): an append buffer, then the file,
-read back with ``os.pread``; memory holds 4 bytes per URL (its end offset within its
-block of 4,096 URLs; 8 bytes per block for the block's start).  The file's
-pages are the kernel's page cache, which it drops under pressure, not the process's
-heap; a kill leaves nothing behind.
-
-:class:`Column` is the growable array the per-URL fields use (amortised O(1) appends).
+The URL strings themselves are in :class:`~webcrawl.crawler.url_texts.UrlTexts` (a side
+file); the per-URL fields in :class:`~webcrawl.crawler.columns.Column` arrays.
 """
 
 from __future__ import annotations
 
-import array
 import ctypes
-import os
-import tempfile
-import weakref
 from collections.abc import Callable, Sequence
-from itertools import accumulate
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from webcrawl.storage._compiled import compiled
 
-__all__ = ["Column", "UrlSeen", "UrlTexts", "compile_loops", "release_free_memory"]
+__all__ = ["UrlSeen", "compile_loops", "release_free_memory"]
 
 #: Recent additions held in a dict before they join the recent sorted run.
 RECENT_MAX = 1 << 14
@@ -67,20 +55,11 @@ DIR_LOAD = 16
 #: uniform: a test's) is searched by bisection.
 DIR_WIDTH_MAX = 256
 _STEPS = np.arange(DIR_WIDTH_MAX)
-#: URL ids per block of :class:`UrlTexts` (a block's text must stay under 4 GiB).
-TEXT_BLOCK_BITS = 12
-TEXT_BLOCK = 1 << TEXT_BLOCK_BITS
-_BLOCK_MASK = TEXT_BLOCK - 1
-_REL_MAX = (1 << 32) - 1
-#: Bytes of URL text buffered before one write to the side file.
-TEXT_BUFFER = 1 << 20
 #: Fingerprints a :class:`UrlSeen` holds before its look-ups, merges and directories
 #: run as compiled loops (numba, the optional ``fast`` extra) instead of numpy calls:
 #: below it a crawl never waits for a compiler, and numpy's cost per call (about a
 #: microsecond, whatever the size) is not yet what an add costs most.
 COMPILED_MIN = 1 << 20
-#: ``array.array`` type codes of the numpy types a :class:`Column` holds.
-_TYPECODES = {"i4": "i", "u4": "I", "i8": "q", "f8": "d", "u1": "B", "u2": "H"}
 
 
 def _libc_malloc_trim() -> Callable[[int], int] | None:
@@ -165,147 +144,6 @@ class _Directory:
             found = lo + (window < keys[:, None]).sum(axis=1)
         np.minimum(found, last, out=found)
         return found
-
-
-class Column:
-    """A growable one-dimensional array of numbers (``array.array``: C-speed appends and
-    item access, about 12 % spare capacity), read as numpy arrays by copy."""
-
-    __slots__ = ("_a", "_dtype", "append")
-
-    def __init__(self, dtype: Any) -> None:
-        self._dtype = np.dtype(dtype)
-        self._a = array.array(_TYPECODES[self._dtype.str[1:]])
-        #: append one value (the array's own method: no Python-level frame)
-        self.append = self._a.append
-
-    def __len__(self) -> int:
-        return len(self._a)
-
-    def __getitem__(self, i: int) -> Any:
-        return self._a[i]
-
-    def __setitem__(self, i: int, value: Any) -> None:
-        self._a[i] = value
-
-    def extend(self, values: Any) -> None:
-        if isinstance(values, list):
-            self._a.extend(values)  # short lists: no numpy round trip
-        else:
-            self._a.frombytes(np.asarray(values, dtype=self._dtype).tobytes())
-
-    def resize(self, n: int) -> None:
-        """Grow to ``n`` entries (new ones are zero)."""
-        if n > len(self._a):
-            self._a.frombytes(bytes((n - len(self._a)) * self._dtype.itemsize))
-
-    def slice(self, start: int, stop: int | None = None) -> np.ndarray:
-        """Entries ``start:stop`` as a new numpy array."""
-        stop = len(self._a) if stop is None else min(stop, len(self._a))
-        if stop <= start:
-            return np.empty(0, dtype=self._dtype)
-        size = self._dtype.itemsize
-        return np.frombuffer(self._a, dtype=self._dtype, count=stop - start,
-                             offset=start * size).copy()
-
-    @property
-    def array(self) -> np.ndarray:
-        """All entries as a new numpy array."""
-        return self.slice(0)
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the entries (the spare capacity not counted)."""
-        return len(self._a) * int(self._dtype.itemsize)
-
-
-class UrlTexts:
-    """URL strings by dense id, in an unlinked side file (see the module docstring).
-
-    A URL's end offset is held in 4 bytes: relative to the start of its block of
-    :data:`TEXT_BLOCK` ids, whose absolute start is kept once per block (8 bytes).
-    """
-
-    def __init__(self, directory: str | Path | None = None) -> None:
-        fd, name = tempfile.mkstemp(prefix="webcrawl-urls-", dir=directory)
-        os.unlink(name)  # unlinked at once: nothing is left behind, even by a kill
-        self._fd = fd
-        self._closer = weakref.finalize(self, os.close, fd)
-        self._ends = Column(np.uint32)    # end offset relative to the block's start
-        self._bases = Column(np.int64)    # absolute start of each block of ids
-        self._buf = bytearray()
-        self._flushed = 0                 # bytes written to the file
-
-    def __len__(self) -> int:
-        return len(self._ends)
-
-    def append(self, url: str) -> None:
-        buf = self._buf
-        url_id = len(self._ends)
-        if not url_id & _BLOCK_MASK:
-            self._bases.append(self._flushed + len(buf))
-        buf += url.encode()
-        rel = self._flushed + len(buf) - self._bases[url_id >> TEXT_BLOCK_BITS]
-        if rel > _REL_MAX:
-            raise ValueError(f"URL text of {TEXT_BLOCK} URLs beyond 4 GiB")
-        self._ends.append(rel)
-        if len(buf) >= TEXT_BUFFER:
-            self.flush()
-
-    def extend(self, urls: Sequence[str]) -> None:
-        if not urls:
-            return
-        data = "".join(urls).encode()
-        sizes = list(map(len, urls))
-        if len(data) != sum(sizes):  # not all ASCII: sizes in bytes
-            sizes = [len(u.encode()) for u in urls]
-        ends, bases = self._ends, self._bases
-        pos = self._flushed + len(self._buf)  # absolute start of the next URL
-        url_id = len(ends)
-        done = 0
-        while done < len(sizes):  # block by block (one piece, unless one starts)
-            if not url_id & _BLOCK_MASK:
-                bases.append(pos)
-            take = min(len(sizes) - done, TEXT_BLOCK - (url_id & _BLOCK_MASK))
-            base = bases[url_id >> TEXT_BLOCK_BITS]
-            rel = list(accumulate(sizes[done:done + take], initial=pos - base))
-            if rel[-1] > _REL_MAX:
-                raise ValueError(f"URL text of {TEXT_BLOCK} URLs beyond 4 GiB")
-            ends.extend(rel[1:])
-            pos = base + rel[-1]
-            url_id += take
-            done += take
-        self._buf += data
-        if len(self._buf) >= TEXT_BUFFER:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write the append buffer to the file."""
-        view = memoryview(self._buf)
-        while view:
-            written = os.pwrite(self._fd, view, self._flushed)
-            self._flushed += written
-            view = view[written:]
-        self._buf = bytearray()
-
-    def __getitem__(self, url_id: int) -> str:
-        if url_id < 0:
-            url_id += len(self._ends)
-        base = self._bases[url_id >> TEXT_BLOCK_BITS]
-        end = base + self._ends[url_id]
-        start = base + self._ends[url_id - 1] if url_id & _BLOCK_MASK else base
-        flushed = self._flushed
-        if start >= flushed:
-            return self._buf[start - flushed:end - flushed].decode()
-        return os.pread(self._fd, end - start, start).decode()
-
-    @property
-    def nbytes(self) -> int:
-        """Memory held (offsets and the append buffer; not the file)."""
-        return self._ends.nbytes + self._bases.nbytes + len(self._buf)
-
-    def close(self) -> None:
-        self._closer()
 
 
 class UrlSeen:

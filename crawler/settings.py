@@ -310,8 +310,11 @@ class CrawlSettings:
             if value is not None and value < 1:
                 raise ConfigError(f"{name} must be at least 1 (or None), got {value!r}")
         if self.polite_min_delay > self.polite_max_delay:
-            raise ConfigError(f"polite_min_delay ({self.polite_min_delay}) exceeds "
-                              f"polite_max_delay ({self.polite_max_delay})")
+            # The one check of the pair, on the layered result (a --min-delay above a
+            # configured maximum too); named as the options and the fields are.
+            raise ConfigError(f"--min-delay/polite_min_delay ({self.polite_min_delay}) "
+                              f"exceeds --max-delay/polite_max_delay "
+                              f"({self.polite_max_delay})")
         if not _PRODUCT_TOKEN.fullmatch(self.fetch_robots_agent):
             raise ConfigError(f"fetch_robots_agent must be a product token of letters, '-' "
                               f"and '_' (RFC 9309), got {self.fetch_robots_agent!r}")

@@ -19,6 +19,9 @@ matches a builtin, the class also inherits from it.
     │   └── ScopeError (ValueError)        a seed outside the configured scope
     ├── FetchError                         one fetch failed (recorded, never fatal)
     │   ├── NetworkError (OSError)         connect/reset/DNS
+    │   │   └── ReusedConnectionLost       a kept-alive connection lost after the
+    │   │                                  request went out: sent again at the host's
+    │   │                                  next polite turn, never at once
     │   ├── FetchTimeoutError (TimeoutError)
     │   ├── TooLargeError                  body over the size cap
     │   └── HTTPStatusError                retryable HTTP status (5xx, 429)
@@ -56,6 +59,7 @@ __all__ = [
     "InputFormatError",
     "NetworkError",
     "PowerIterationFailedConvergence",
+    "ReusedConnectionLost",
     "SchemaVersionError",
     "ScopeError",
     "StoreError",
@@ -120,6 +124,12 @@ class FetchError(WebcrawlError):
 
 class NetworkError(FetchError, OSError):
     """Connection refused or reset, or the host could not be resolved."""
+
+
+class ReusedConnectionLost(NetworkError):
+    """A kept-alive connection was lost after a request was written on it, before any
+    byte of the answer, and the server may have read the request: it is not sent again
+    at once (:mod:`webcrawl.crawler.http1.resend`)."""
 
 
 class FetchTimeoutError(FetchError, TimeoutError):

@@ -771,7 +771,12 @@ class CrawlReader:
             return
         yield from _rows(self._run(
             "SELECT u.url, f.status, u.seq, f.ended_at, u.depth, u.outcome, h.name,"
-            " f.content_type, f.size, f.digest, f.etag, f.last_modified, f.error,"
+            " f.content_type, f.size, f.digest, f.etag, f.last_modified,"
+            # A URL never requested because its host's robots.txt was unreachable shows
+            # the crawl's cause (meta robots_unreachable:<host>, see crawler.engine).
+            " COALESCE(f.error, CASE WHEN u.outcome = 'robots_unreachable' THEN"
+            "   (SELECT NULLIF(m.value, '') FROM meta m"
+            "    WHERE m.key = 'robots_unreachable:' || h.name) END),"
             " f.attempt, u.discovered_seq, u.id"
             " FROM urls u LEFT JOIN hosts h ON h.id = u.host_id"
             " LEFT JOIN fetches f ON f.id = (SELECT max(g.id) FROM fetches g"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["FetchKind", "FetchRecord", "Outcome"]
+__all__ = ["ANSWERED", "FAILED", "NOT_REQUESTED", "REQUESTED", "FetchKind", "FetchRecord",
+           "Outcome"]
 
 
 class Outcome(StrEnum):
@@ -19,9 +20,26 @@ class Outcome(StrEnum):
     NETWORK_ERROR = "network_error"  # connect/reset/DNS after retries
     TIMEOUT = "timeout"              # connect/read/total timeout after retries
     TOO_LARGE = "too_large"          # body over the size cap (cut, not parsed)
-    ROBOTS_EXCLUDED = "robots_excluded"
+    ROBOTS_EXCLUDED = "robots_excluded"  # disallowed by the host's robots.txt; not requested
     OUT_OF_SCOPE = "out_of_scope"    # host, depth, per-host cap, URL length, path repetition
     ABANDONED = "abandoned"          # (older versions) left at a page limit; resumable
+    #: not requested: the host's robots.txt stayed unreachable (a connection error, a
+    #: timeout or a 5xx), which RFC 9309 reads as "disallow all"; the cause is in the
+    #: meta key ``robots_unreachable:<host[:port]>``.  Last, so older codes keep their place.
+    ROBOTS_UNREACHABLE = "robots_unreachable"
+
+
+# The outcome groups (see webcrawl.crawler.outcomes, which counts by them).
+#: Outcomes of a URL that got an HTTP answer (any status).
+ANSWERED = frozenset({Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT,
+                      Outcome.NOT_MODIFIED, Outcome.HTTP_ERROR, Outcome.TOO_LARGE})
+#: Outcomes of a request that ended in an error.
+FAILED = frozenset({Outcome.HTTP_ERROR, Outcome.NETWORK_ERROR, Outcome.TIMEOUT})
+#: Outcomes of a URL that was requested: "fetched" URLs, whatever the answer or failure.
+REQUESTED = ANSWERED | FAILED
+#: Outcomes given without a request.
+NOT_REQUESTED = frozenset({Outcome.OUT_OF_SCOPE, Outcome.ROBOTS_EXCLUDED,
+                           Outcome.ROBOTS_UNREACHABLE})
 
 
 class FetchKind(StrEnum):

@@ -49,7 +49,11 @@
 
 -- Crawl-level key/value facts.  Keys written by the store: schema_version,
 -- created_at.  Keys written by the crawler (documented there): settings (JSON),
--- seeds (JSON list of URLs), strategy, ...
+-- seeds (JSON list of URLs), strategy, shard_host:<host[:port]> (a sharded crawl's
+-- worker of the host), robots_unreachable:<host[:port]> (why the host's robots.txt
+-- could not be fetched: 'connection refused', 'no address', 'TLS: ...', 'HTTP 503';
+-- empty once it was fetched again; the cause of its URLs' outcome
+-- 'robots_unreachable'), ...
 CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -75,6 +79,8 @@ CREATE TABLE IF NOT EXISTS urls (
     discovered_seq INTEGER NOT NULL,         -- seq of the fetch that discovered it; -1: a seed;
                                              -- -2: listed in a sitemap (see url_sources)
     outcome        TEXT,                     -- webcrawl.storage.records.Outcome; NULL while in the frontier
+                                             -- (robots_unreachable, added without a version
+                                             -- change: older files never hold it)
     seq            INTEGER,                  -- seq of its final crawl fetch (NULL if never taken)
     duplicate_of   INTEGER                   -- urls.id of the page whose body this page's
                                              -- body repeats byte for byte (NULL: none)
@@ -107,7 +113,8 @@ CREATE TABLE IF NOT EXISTS fetches (
     digest        TEXT,                      -- hex digest of the (normalised) body
     etag          TEXT,
     last_modified TEXT,                      -- the Last-Modified header, verbatim
-    error         TEXT,                      -- error class name
+    error         TEXT,                      -- error class name, and a transport failure's
+                                             -- cause: 'NetworkError: connection refused'
     attempt       INTEGER NOT NULL,          -- 1 for the first try, 2.. for retries
     kind          TEXT NOT NULL,             -- 'crawl' | 'revisit'
     strategy      TEXT,                      -- crawl ordering that chose it

@@ -38,6 +38,8 @@ FACADES = (
     "webcrawl.analysis.report",
     "webcrawl.analysis.sampling",
     "webcrawl.crawler",
+    "webcrawl.crawler.engine",
+    "webcrawl.crawler.http1",
     "webcrawl.crawler.ingest",
     "webcrawl.crawler.revisit",
     "webcrawl.crawler.shard",

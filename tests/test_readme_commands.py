@@ -10,8 +10,9 @@ listens on a free port instead of the one written (8400, 8765 ...), and later st
 that port; the demo runs small through its
 ``WEBCRAWL_DEMO_*`` variables. Steps that need the package index or are this suite itself
 are listed in :data:`NOT_RUN` with the reason; CI runs them exactly (README commands 1
-and 2). ```text blocks are shown, never run. The Python blocks are run by
-``tests/test_readme_library.py``.
+and 2). ```text blocks are shown, never run; the README's sample outputs among them are
+held to the form of what its blocks printed (``tests/readme_samples.py``). The Python
+blocks are run by ``tests/test_readme_library.py``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import readme_samples
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"^```bash\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -133,6 +135,7 @@ def test_shell_block_runs(path: Path, index: int, tmp_path: Path) -> None:
     served_hosts: int | None = None
     served_dir: Path | None = None
     ran = 0
+    steps: list[readme_samples.Step] = []
     try:
         for step in _commands(_blocks(path)[index]):
             if _skipped(step):
@@ -154,6 +157,7 @@ def test_shell_block_runs(path: Path, index: int, tmp_path: Path) -> None:
                                  text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
             assert out.returncode == 0, f"{step}\n{out.stderr[-3000:]}"
             assert "Traceback" not in out.stderr, out.stderr
+            steps.append(readme_samples.Step(argv, out.stdout, out.stderr))
             ran += 1
             if argv[1:2] == ["demo"]:
                 assert (work / "demo-out" / "report.html").stat().st_size > 10_000
@@ -163,6 +167,9 @@ def test_shell_block_runs(path: Path, index: int, tmp_path: Path) -> None:
             server.terminate()
             server.communicate(timeout=30)  # also closes its pipes
     assert ran, "every step of this block was skipped"
+    if path.name == "README.md":
+        # The README's sample outputs of this block have the form of what it printed.
+        readme_samples.check(path.read_text(encoding="utf-8"), index, steps, work)
     if served_hosts is not None and (work / "crawl.db").exists():
         # The crawl reaches every host the server serves.
         with sqlite3.connect(work / "crawl.db") as conn:

@@ -6,8 +6,12 @@ regions (7), (4, 4) cores (9), the PageRank law (10), the discovery rate (12) an
 fraction of sinks (13).  :func:`measure_along` computes those at checkpoints of any
 recorded or simulated crawl order, on the crawl graph as it stood: the first k
 fetched pages and the links among them ("for discussing structural properties, the
-crawled pages only are to be considered"), except the out-degree law, which counts
-every link the k pages hold (the crawler knows them all).
+crawled pages only are to be considered", section 4.1; sinks are "pages with no crawled
+successors among crawled pages", figure 13), except the out-degree law, which counts
+every link the k pages hold (the crawler knows them all).  (4, 4) cores are counted
+as the paper counts them, cores of "at least four hubs and four authorities" (section
+5.4, figure 9): ``cores44``; the count by exact size is kept beside it as a labelled
+diagnostic, ``cores44_exact``.
 
 References
 ----------
@@ -56,7 +60,9 @@ class AlongCrawl:
         crawled pages with no crawled successor), ``discovery`` (fraction of the links
         found since the previous checkpoint whose target was already crawled),
         ``scc``, ``in``, ``out``, ``other`` (bow-tie fractions), ``cores44``
-        (maximal (4, 4) cores per crawled page), ``clustering`` (average local
+        (cores of at least 4 fans and 4 centers per crawled page, the paper's count),
+        ``cores44_exact`` (a diagnostic: cores of exactly 4 fans and 4 centers per
+        crawled page), ``clustering`` (average local
         coefficient, undirected), ``pagerank_exponent`` (continuous power-law fit of
         the PageRank values).
     measures : tuple of str
@@ -205,7 +211,7 @@ def measure_along(
     per_point = [m for m in measures if m in ("degrees", "bowtie", "cores", "clustering",
                                               "pagerank")]
     keys = {"degrees": ("in_exponent", "out_exponent"),
-            "bowtie": ("scc", "in", "out", "other"), "cores": ("cores44",),
+            "bowtie": ("scc", "in", "out", "other"), "cores": ("cores44", "cores44_exact"),
             "clustering": ("clustering",), "pagerank": ("pagerank_exponent",)}
     for m in per_point:
         for key in keys[m]:
@@ -221,9 +227,12 @@ def measure_along(
             values["scc"][p] = np.mean(labels == Region.SCC)
             values["in"][p] = np.mean(labels == Region.IN)
             values["out"][p] = np.mean(labels == Region.OUT)
-            values["other"][p] = 1.0 - values["scc"][p] - values["in"][p] - values["out"][p]
+            values["other"][p] = np.mean((labels != Region.SCC) & (labels != Region.IN)
+                                         & (labels != Region.OUT))
         if "cores" in measures:
-            values["cores44"][p] = _cores44(sub) / k
+            at_least, exact = _cores44(sub)
+            values["cores44"][p] = at_least / k
+            values["cores44_exact"][p] = exact / k
         if "clustering" in measures:
             values["clustering"][p] = clustering(sub).average
         if "pagerank" in measures:
@@ -241,10 +250,11 @@ def _exponent(degrees: np.ndarray) -> float:
         return float("nan")
 
 
-def _cores44(sub: sp.csr_array) -> float:
+def _cores44(sub: sp.csr_array) -> tuple[float, float]:
+    """Cores with at least 4 fans and 4 centers (the paper's), and with exactly 4 and 4."""
     try:
         r = bipartite_cores(sub, CoreConfig(min_i=4, max_i=4, min_j=4, max_j=4, examples=0,
                                             max_sets=_CORE_MAX_SETS))
     except AnalysisError:
-        return float("nan")
-    return float(r.count_maximal(4, 4))
+        return float("nan"), float("nan")
+    return float(r.count(4, 4)), float(r.count_maximal(4, 4))

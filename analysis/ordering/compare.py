@@ -10,7 +10,10 @@ Two ways to get the orders, both scored on a final captured graph with
   measured graph (``pages`` by default: the fetched pages and the links among them) and
   the same PageRank, and the crawl's own recorded order is added as the curve
   ``recorded``, and the ceiling ``ideal`` (the fetchable pages in decreasing final
-  PageRank, discovered or not: no order of k pages holds more).  On a finished crawl
+  PageRank, discovered or not: no order of k pages holds more).  ``ideal`` and the
+  oracle ``omniscient`` are ceilings (:mod:`webcrawl.analysis.ordering.ceilings`):
+  every output shows them apart, labelled and defined, and
+  :meth:`Comparison.best_ordering` names the best ordering a crawler can run.  On a finished crawl
   every ordering ends on the recorded crawl's page set, so PageRank captured ends at 1.
   With ``timed`` each replay runs in simulated time under politeness
   (:mod:`webcrawl.analysis.ordering.timed`), and the summary adds PageRank captured at
@@ -50,6 +53,13 @@ from webcrawl.analysis.graph.captured import (
     check_duplicates,
     check_graph_kind,
 )
+from webcrawl.analysis.ordering.ceilings import (
+    IDEAL,
+    best_ordering,
+    ceiling_definition,
+    display_label,
+    split_ceilings,
+)
 from webcrawl.analysis.ordering.quality import (
     QualityReport,
     QualitySettings,
@@ -80,8 +90,6 @@ __all__ = [
 
 #: Curve label of a crawl's own recorded order in a virtual comparison.
 RECORDED = "recorded"
-#: Curve label of the ceiling: the fetchable pages by decreasing final PageRank.
-IDEAL = "ideal"
 
 Progress = Callable[[str], None]
 
@@ -177,12 +185,34 @@ class Comparison:
     #: "capture": [...]} (capture at evenly spaced simulated times)
     clock: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def ceilings(self) -> dict[str, str]:
+        """The ceilings among the curves (``ideal``, ``omniscient``), with definitions."""
+        return {label: definition for label in self.reports
+                if (definition := ceiling_definition(label)) is not None}
+
+    def best_ordering(self, key: str = "captured_at_10pct") -> tuple[str, float] | None:
+        """The ordering a crawler can run with the highest summary figure ``key``
+        (ceilings never win; the recorded order does count), and that figure."""
+        return best_ordering({k: r.summary for k, r in self.reports.items()}, key)
+
+    def labelled_reports(self) -> dict[str, QualityReport]:
+        """The reports as outputs show them: the orderings, then the ceilings, each
+        labelled ``"ideal (ceiling)"``."""
+        orderings, ceilings = split_ceilings(self.reports)
+        return {display_label(k): self.reports[k] for k in (*orderings, *ceilings)}
+
+    def ceiling_labels(self) -> list[str]:
+        """The ceilings' labels as :meth:`labelled_reports` shows them."""
+        return [display_label(k) for k in self.ceilings()]
+
     def summary_table(self) -> tuple[list[str], list[list[Any]]]:
-        """Headers and rows (one per order) of the summary figures."""
-        keys = list(dict.fromkeys(k for r in self.reports.values() for k in r.summary))
+        """Headers and rows of the summary figures: one row per ordering, then the
+        ceilings, labelled (:meth:`labelled_reports`)."""
+        reports = self.labelled_reports()
+        keys = list(dict.fromkeys(k for r in reports.values() for k in r.summary))
         headers = ["strategy", "pages", *(summary_label(k) for k in keys)]
         rows = [[name, r.pages, *(r.summary.get(k, float("nan")) for k in keys)]
-                for name, r in self.reports.items()]
+                for name, r in reports.items()]
         return headers, rows
 
     def najork_wiener_tables(self) -> list[tuple[str, list[str], list[list[Any]]]]:
@@ -192,13 +222,14 @@ class Comparison:
         and the average PageRank (mean 1 over the graph) of each slice's pages (one
         row per slice, one column per ordering).
         """
-        names = list(self.reports)
-        tops = list(dict.fromkeys(n for r in self.reports.values() for n in r.top_mean_slice))
-        slices = max((r.slice_ends.size for r in self.reports.values()), default=0)
-        top_rows = [[name, *(self.reports[name].top_mean_slice.get(n, (float("nan"), 0))[0]
+        reports = self.labelled_reports()
+        names = list(reports)
+        tops = list(dict.fromkeys(n for r in reports.values() for n in r.top_mean_slice))
+        slices = max((r.slice_ends.size for r in reports.values()), default=0)
+        top_rows = [[name, *(reports[name].top_mean_slice.get(n, (float("nan"), 0))[0]
                              for n in tops)] for name in names]
         mean_rows = [[i + 1, *(float(r.mean_pagerank[i]) if i < r.mean_pagerank.size
-                               else float("nan") for r in self.reports.values())]
+                               else float("nan") for r in reports.values())]
                      for i in range(slices)]
         return [
             ("Average slice on which the top-N pages were fetched (Najork and Wiener; "
@@ -209,11 +240,17 @@ class Comparison:
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: method, graphs, reach, summary table and every curve."""
+        """A JSON-ready dict: method, graphs, reach, summary table and every curve, the
+        ceilings (label -> definition) and the best ordering a crawler can run at 10%."""
+        best = self.best_ordering()
         return {
             "method": self.method,
             "graphs": self.graphs,
             "reach": None if self.reach is None else self.reach.to_dict(),
+            "ceilings": self.ceilings(),
+            "best_ordering": None if best is None else {
+                "metric": summary_label("captured_at_10pct"), "name": best[0],
+                "value": best[1]},
             "summary": {name: r.to_dict()["summary"] | {"pages": r.pages}
                         for name, r in self.reports.items()},
             "reports": {name: r.to_dict() for name, r in self.reports.items()},

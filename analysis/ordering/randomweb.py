@@ -4,35 +4,34 @@ n pages get in- and out-degrees from two independent Zipf laws; a list L holds e
 page ``d_in`` times; crawling page p takes its ``d_out(p)`` link targets from L.  The
 crawl ordering (the Unvisited set as a queue, a stack, a heap by known in-degree, or
 uniform) therefore shapes the graph itself.
+
+The degree sequences are in :mod:`webcrawl.analysis.ordering.zipf_laws`; what the paper
+reports, and the readings of its measures, in
+:mod:`webcrawl.analysis.ordering.randomweb_figures`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse import csgraph
 from webcrawl.analysis.graph.captured import CapturedGraph
 from webcrawl.analysis.ordering.strategies import Strategy, get_strategy
 from webcrawl.analysis.ordering.virtual import VirtualCrawl, replay
+from webcrawl.analysis.ordering.zipf_laws import (
+    DEGREE_LAWS,
+    zipf_degree_counts,
+    zipf_degrees,
+)
 from webcrawl.storage.errors import ConfigError
 
 __all__ = [
-    "DEGREE_LAWS",
     "GAMMA_IN",
     "GAMMA_OUT",
     "MIN_OUT_DEGREE",
     "MODEL_STRATEGIES",
-    "PAPER_CURVES",
     "RandomWebCrawl",
-    "SinkReadings",
-    "paper_curve",
     "random_web_crawl",
-    "sink_readings",
-    "zipf_degree_counts",
-    "zipf_degrees",
 ]
 
 #: In-degree exponent measured by Broder et al. on the 1999 AltaVista crawl.
@@ -46,148 +45,6 @@ MIN_OUT_DEGREE = 3
 #: The paper's four Unvisited-set disciplines and the strategies that implement them:
 #: BFS a queue, DFS a stack, DEG a heap by known in-degree, RND uniform.
 MODEL_STRATEGIES = {"BFS": "bfs", "DFS": "dfs", "DEG": "backlink", "RND": "random"}
-
-#: Readings of "set according to a Zipf law" (see :func:`random_web_crawl`, Notes):
-#: ``counts`` the paper's own definition (section 2.2, :func:`zipf_degree_counts`),
-#: ``sampled`` independent draws from the probability law (:func:`zipf_degrees`).
-DEGREE_LAWS: tuple[str, ...] = ("counts", "sampled")
-
-
-def zipf_degrees(
-    n: int,
-    exponent: float,
-    rng: np.random.Generator,
-    *,
-    min_degree: int = 1,
-    max_degree: int | None = None,
-) -> np.ndarray:
-    """Draw ``n`` degrees from the truncated Zipf law ``P(d) ∝ d**-exponent``.
-
-    Parameters
-    ----------
-    n : int
-        Number of degrees.
-    exponent : float
-        Zipf exponent (> 1).
-    rng : numpy.random.Generator
-        Random source.
-    min_degree : int, default 1
-        Smallest degree ``d_min``.
-    max_degree : int, optional
-        Largest degree (default ``max(n, min_degree)``): a page cannot usefully link
-        to or be linked from more distinct pages than exist.
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        Degrees with ``P(d) = d**-exponent / sum_{k=d_min}^{d_max} k**-exponent``.
-
-    Examples
-    --------
-    >>> d = zipf_degrees(1000, 2.1, np.random.default_rng(0))
-    >>> bool(d.min() >= 1 and d.max() <= 1000)
-    True
-
-    Notes
-    -----
-    Exact inverse-CDF sampling: the CDF over ``d_min..d_max`` is tabulated once
-    (O(d_max) memory) and uniform draws are located with ``searchsorted``.
-
-    References
-    ----------
-    .. [1] A. Clauset, C. R. Shalizi and M. E. J. Newman, "Power-law distributions in
-       empirical data", SIAM Review 51(4), 2009.
-    """
-    if exponent <= 1.0:
-        raise ConfigError(f"Zipf exponent must be > 1, got {exponent}")
-    if min_degree < 1:
-        raise ConfigError(f"min_degree must be >= 1, got {min_degree}")
-    cap = max(n, min_degree) if max_degree is None else max_degree
-    if cap < min_degree:
-        raise ConfigError(f"max_degree {cap} is below min_degree {min_degree}")
-    support = np.arange(min_degree, cap + 1, dtype=np.float64)
-    cdf = np.cumsum(support**-exponent)
-    cdf /= cdf[-1]
-    picks = np.searchsorted(cdf, rng.random(n), side="right")
-    return np.minimum(picks, support.size - 1).astype(np.int64) + min_degree
-
-
-def zipf_degree_counts(
-    n: int, exponent: float, rng: np.random.Generator, *, min_degree: int = 1
-) -> np.ndarray:
-    """A degree sequence in which the number of pages of degree d is ``k * d**-exponent``.
-
-    This is the definition of a Zipf law in Bennouas and de Montgolfier ([1]_,
-    section 2.2): "the number of vertices with degree d is k d^-gamma (k depends on
-    the number of vertices n)".  It fixes *counts*, not probabilities: a degree
-    occurs only while ``k d**-exponent`` rounds to at least one page, so the largest
-    degree is about ``(2 k)**(1 / exponent)`` (780 for n = 1e6 and exponent 2.1),
-    where independent draws from the same law reach about ``n**(1 / (exponent - 1))``
-    (some 290,000).
-
-    Parameters
-    ----------
-    n : int
-        Number of pages (>= 1).
-    exponent : float
-        Zipf exponent gamma (> 1).
-    rng : numpy.random.Generator
-        Shuffles the sequence over the pages.
-    min_degree : int, default 1
-        Smallest degree ``d_min``.
-
-    Returns
-    -------
-    ndarray of int64, shape (n,)
-        Degrees in random page order; exactly ``N(d)`` pages have degree d.
-
-    Raises
-    ------
-    ConfigError
-        On ``n < 1``, ``exponent <= 1`` or ``min_degree < 1``.
-
-    Examples
-    --------
-    >>> d = zipf_degree_counts(1_000_000, 2.1, np.random.default_rng(0))
-    >>> int(d.max()), int((d == 1).sum())
-    (780, 641173)
-
-    Notes
-    -----
-    ``k`` solves ``sum_d N(d) = n`` with ``N(d) = k d**-exponent`` over
-    ``d_min <= d <= D``, D the last degree with ``N(D) >= 1/2`` (fixed point, a few
-    vectorised passes).  The real counts are rounded by largest remainder so that
-    they sum to n exactly; the rounding is the only freedom, and it is
-    deterministic, so only the page order is random.
-
-    References
-    ----------
-    .. [1] T. Bennouas and F. de Montgolfier, "Random web crawls", WWW 2007,
-       section 2.2 (the Zipf law) and 4.2 (degrees "set according to two
-       independent Zipf laws").
-    """
-    if n < 1:
-        raise ConfigError(f"n must be >= 1, got {n}")
-    if exponent <= 1.0:
-        raise ConfigError(f"Zipf exponent must be > 1, got {exponent}")
-    if min_degree < 1:
-        raise ConfigError(f"min_degree must be >= 1, got {min_degree}")
-    top = min_degree + n  # more degrees than pages can never be needed
-    for _ in range(20):
-        support = np.arange(min_degree, top + 1, dtype=np.float64)
-        k = n / float(np.sum(support**-exponent))
-        new_top = max(min_degree, int(np.floor((2.0 * k) ** (1.0 / exponent))))
-        if new_top == top:
-            break
-        top = new_top
-    support = np.arange(min_degree, top + 1, dtype=np.float64)
-    real = support**-exponent * (n / float(np.sum(support**-exponent)))
-    counts = np.floor(real).astype(np.int64)
-    short = n - int(counts.sum())
-    if short > 0:  # largest remainders first, ties to the smaller degree
-        counts[np.argsort(-(real - counts), kind="stable")[:short]] += 1
-    degrees = np.repeat(support.astype(np.int64), counts)
-    return rng.permutation(degrees)
 
 
 @dataclass(frozen=True)
@@ -451,189 +308,3 @@ def _crawl_graph(crawl: VirtualCrawl, drawer: _LinkDrawer, n: int) -> CapturedGr
         seeds=seeds,
         collapse_duplicates=False,
     )
-
-
-#: What Bennouas and de Montgolfier report for BFS crawls of their model, as
-#: ``quantity -> (low, high, where)``: the range a measurement along the crawl should
-#: fall in.  Exponents: the model's parameters, "at any step ... with very small
-#: deviation" (figures 1-2), PageRank "a Zipf law with exponent 2.1" (figure 10);
-#: discovery rate "converges toward 40%" (figure 12, 10%-55% plotted); sinks 20%-50%
-#: (figure 13); (4,4) cores "between n/100 and n/50" (figure 9, 0.01-0.035 plotted);
-#: largest SCC toward two thirds with one seed (figure 7, 0.4-0.7 plotted);
-#: clustering 0.15-0.4 (figure 6).
-PAPER_RANGES: dict[str, tuple[float, float, str]] = {
-    "in_exponent": (1.95, 2.25, "fig. 2: 2.1"),
-    "out_exponent": (2.55, 2.9, "fig. 1: 2.72"),
-    "pagerank_exponent": (1.95, 2.25, "fig. 10: 2.1"),
-    "discovery": (0.25, 0.45, "fig. 12: toward 40%"),
-    "sinks": (0.2, 0.5, "fig. 13: 20-50%"),
-    "cores44": (0.01, 0.035, "fig. 9: n/100-n/50 (plotted 0.01-0.035)"),
-    "scc": (0.4, 0.7, "fig. 7: toward 2/3"),
-    "clustering": (0.15, 0.4, "fig. 6: 0.15-0.4"),
-}
-
-
-#: The laws Bennouas and de Montgolfier fitted to their BFS curves, as ``quantity ->
-#: (a, b, where)`` meaning ``a + b ln(x)`` at x pages crawled (natural logarithm: the
-#: discovery fit gives 42.5% at 2e7, "toward 40%").  Discovery rate, figure 12
-#: (in percent there): ``4.4 ln x - 31.46``; sinks, figure 13 (BFS and DEG):
-#: ``0.791703 - 0.0323677 ln x``; clustering, figure 6 (the first of its two fits;
-#: the figure does not say which strategy each is): ``0.750029 - 0.0454094 ln x``.
-#: The figures plot x from about 1e5 (sinks, discovery: up to 2e7; clustering: up to
-#: 5e5); below that the laws are extrapolations (the discovery law is negative below
-#: about 1,270 pages).
-PAPER_CURVES: dict[str, tuple[float, float, str]] = {
-    "discovery": (-0.3146, 0.044, "fig. 12: 4.4 ln x - 31.46 %"),
-    "sinks": (0.791703, -0.0323677, "fig. 13: 0.7917 - 0.0324 ln x"),
-    "clustering": (0.750029, -0.0454094, "fig. 6: 0.7500 - 0.0454 ln x"),
-}
-
-
-def paper_curve(quantity: str, pages: np.ndarray | list[int]) -> np.ndarray:
-    """The paper's fitted law for ``quantity`` at the given numbers of crawled pages.
-
-    Parameters
-    ----------
-    quantity : str
-        A key of :data:`PAPER_CURVES` (``discovery``, ``sinks``, ``clustering``).
-    pages : array_like of int
-        Numbers of pages crawled (> 0).
-
-    Returns
-    -------
-    ndarray of float64
-        ``a + b ln(pages)``, as a fraction.
-
-    Raises
-    ------
-    ConfigError
-        On an unknown quantity or a non-positive page count.
-
-    Examples
-    --------
-    >>> paper_curve("discovery", [20_000_000]).round(3).tolist()
-    [0.425]
-
-    References
-    ----------
-    .. [1] T. Bennouas and F. de Montgolfier, "Random web crawls", WWW 2007,
-       figures 6, 12 and 13.
-    """
-    if quantity not in PAPER_CURVES:
-        raise ConfigError(f"no fitted law for {quantity!r}; choose from "
-                          f"{', '.join(PAPER_CURVES)}")
-    x = np.asarray(pages, dtype=np.float64)
-    if x.size and x.min() <= 0:
-        raise ConfigError("page counts must be > 0")
-    a, b, _ = PAPER_CURVES[quantity]
-    return np.asarray(a + b * np.log(x), dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class SinkReadings:
-    """Sinks and largest SCC along a crawl under two readings of "the graph".
-
-    Attributes
-    ----------
-    pages : ndarray of int64
-        Checkpoints: pages crawled.
-    frontier : ndarray of int64
-        Pages discovered (linked from a crawled page) but not crawled yet.
-    sinks_crawled, scc_crawled : ndarray of float64
-        Over the crawled pages and the links among them: the fraction of pages with
-        no link to another crawled page, and the largest SCC's share.
-    sinks_frontier, scc_frontier : ndarray of float64
-        Over the crawled pages and the frontier (every link of a crawled page): the
-        fraction of pages "not crawled yet or with no external hyperlink" (section
-        2 of the paper), and the largest SCC's share of all of them.
-    """
-
-    pages: np.ndarray
-    frontier: np.ndarray
-    sinks_crawled: np.ndarray
-    scc_crawled: np.ndarray
-    sinks_frontier: np.ndarray
-    scc_frontier: np.ndarray
-
-    def to_dict(self) -> dict[str, list[float]]:
-        """JSON-ready lists."""
-        return {k: getattr(self, k).tolist() for k in (
-            "pages", "frontier", "sinks_crawled", "sinks_frontier", "scc_crawled",
-            "scc_frontier")}
-
-
-def sink_readings(graph: CapturedGraph, checkpoints: Sequence[int]) -> SinkReadings:
-    """Sinks and largest SCC over the crawled pages, and over crawled + frontier.
-
-    Bennouas and de Montgolfier define a sink as a page "not crawled yet or with no
-    external hyperlink" (section 2), which counts the frontier (discovered pages not
-    crawled) as part of the graph; their bow-tie (figure 7) is then measured on the
-    same graph.  The crawled-only reading (:func:`webcrawl.analysis.ordering.along.
-    measure_along`) keeps the crawled pages and the links among them.
-
-    Parameters
-    ----------
-    graph : CapturedGraph
-        A crawl with its ``fetch_order`` (e.g. ``random_web_crawl(...).graph``); only
-        crawled pages have out-links.
-    checkpoints : sequence of int
-        Numbers of crawled pages to measure at (1..len(fetch_order)).
-
-    Returns
-    -------
-    SinkReadings
-
-    Raises
-    ------
-    ConfigError
-        On a checkpoint outside ``1..len(fetch_order)``.
-
-    Examples
-    --------
-    >>> web = random_web_crawl(20000, "BFS", max_pages=1000, seed=1)
-    >>> r = sink_readings(web.graph, [1000])
-    >>> bool(r.sinks_frontier[0] > r.sinks_crawled[0]), bool(r.frontier[0] > 0)
-    (True, True)
-
-    Notes
-    -----
-    Per checkpoint k: one subgraph extraction and one strongly-connected-components
-    pass over the first k crawled pages (with their frontier: every target of their
-    links), O(m) each.  A page's self-link is not an external hyperlink.
-
-    References
-    ----------
-    .. [1] T. Bennouas and F. de Montgolfier, "Random web crawls", WWW 2007,
-       section 2, figures 7 and 13.
-    """
-    order = np.asarray(graph.fetch_order, dtype=np.int64)
-    ks = np.asarray(list(checkpoints), dtype=np.int64)
-    if ks.size == 0 or ks.min() < 1 or ks.max() > order.size:
-        raise ConfigError(f"checkpoints must be in 1..{order.size}")
-    adj = sp.csr_array(graph.adjacency)
-    adj = sp.csr_array((np.ones(adj.nnz), adj.indices, adj.indptr), shape=adj.shape)
-    adj.setdiag(0)
-    adj.eliminate_zeros()
-    out = np.zeros((4, ks.size))
-    frontier = np.zeros(ks.size, dtype=np.int64)
-    for p, k in enumerate(ks.tolist()):
-        crawled = order[:k]
-        rows = adj[crawled]
-        nodes = np.union1d(crawled, rows.indices)      # crawled + frontier
-        frontier[p] = nodes.size - k
-        graphs = (sp.csr_array(rows[:, crawled]), _reindex(rows, crawled, nodes))
-        for r, local in enumerate(graphs):
-            size = local.shape[0]
-            out[2 * r, p] = np.count_nonzero(np.diff(local.indptr) == 0) / size
-            _, labels = csgraph.connected_components(local, directed=True,
-                                                     connection="strong")
-            out[2 * r + 1, p] = np.bincount(labels).max() / size
-    return SinkReadings(ks, frontier, out[0], out[1], out[2], out[3])
-
-
-def _reindex(rows: sp.csr_array, crawled: np.ndarray, nodes: np.ndarray) -> sp.csr_array:
-    """The crawled pages' links on the node set ``nodes`` (crawled + frontier)."""
-    coo = rows.tocoo()
-    src = np.searchsorted(nodes, crawled[coo.row])
-    dst = np.searchsorted(nodes, coo.col)
-    return sp.csr_array((coo.data, (src, dst)), shape=(nodes.size, nodes.size))

@@ -20,6 +20,7 @@ __all__ = ["EXCLUSION_REASONS", "Reach", "reach_summary"]
 EXCLUSION_REASONS: dict[str, str] = {
     "out_of_scope": "out of scope (host, depth, per-host cap, URL length)",
     "robots_excluded": "excluded by robots.txt",
+    "robots_unreachable": "never requested (the host's robots.txt was unreachable)",
     "network_error": "no HTTP answer (network error)",
     "timeout": "no HTTP answer (timeout)",
     "abandoned": "never reached (the crawl stopped first)",

@@ -4,7 +4,8 @@ metric (:mod:`webcrawl.analysis.report.document`).
 Every sentence of the overview is computed from the crawl's own data and the other
 sections' results (``ReportContext.figures``): sizes and outcomes, the captured graph
 and its bow-tie, exact duplicates (pages whose bodies have the same digest), the top
-pages, which ordering captured PageRank fastest, and change rates.  No sentence is
+pages, which ordering a crawler can run captured PageRank fastest (the ceilings
+``ideal`` and ``omniscient`` given apart, as references), and change rates.  No sentence is
 written for one kind of crawl (the fixture web) and shown on another: each states a
 measured number, and a comparative word ("most", "a minority") is chosen from it.
 
@@ -28,12 +29,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from webcrawl.analysis.ordering.ceilings import (
+    CEILING_DEFINITIONS,
+    best_ordering,
+    split_ceilings,
+)
 
 if TYPE_CHECKING:
     from webcrawl.analysis.report.context import ReportContext
     from webcrawl.analysis.report.html import Section
 
-__all__ = ["GLOSSARY", "glossary", "overview_section", "settings_rows"]
+__all__ = ["GLOSSARY", "glossary", "ordering_name", "overview_section", "settings_rows"]
 
 #: Term (as the report writes it) -> its definition.  The glossary of a section lists
 #: the terms its HTML uses.
@@ -72,6 +78,8 @@ GLOSSARY: dict[str, str] = {
              "a random order finds the top pages on the middle slice on average",
     "fetchable set": "the URLs the recorded crawl got an HTTP answer for: the only URLs a "
                      "virtual crawl may fetch",
+    "ideal": "a ceiling, not an ordering: " + CEILING_DEFINITIONS["ideal"],
+    "omniscient": "a ceiling, not an ordering: " + CEILING_DEFINITIONS["omniscient"],
     "freshness": "the share of the stored copies that still match the live pages",
     "censored": "a page with no change seen: its change interval is only known to be at "
                 "least its observed span",
@@ -83,6 +91,7 @@ _PATTERNS = {
     "x mean": r"x mean", "slice": r"\bslices?\b", "censored": r"\bcensored\b",
     "alpha": r"\balpha\b", "KS": r"\bKS\b", "IN": r"\bIN\b", "OUT": r"\bOUT\b",
     "SCC": r"\bSCC\b", "OTHER": r"\bOTHER\b", "fetch attempt": r"fetch attempts?",
+    "ideal": r"\bideal\b", "omniscient": r"\bomniscient\b",
 }
 
 
@@ -142,26 +151,26 @@ def overview_section(ctx: ReportContext, sec: Section) -> None:
 
 def _sizes(ctx: ReportContext) -> str:
     from webcrawl.storage.reader import OUTCOMES
-    from webcrawl.storage.records import Outcome
+    from webcrawl.storage.records import REQUESTED
 
     codes = ctx.urls.outcome
     counts = {OUTCOMES[c].value: int(n) for c, n in zip(*np.unique(codes[codes >= 0],
                                                                    return_counts=True),
                                                          strict=True)}
     frontier = int(np.count_nonzero(codes < 0))
-    fetched_kinds = ("fetched", "not_html", "redirect", "not_modified", "http_error",
-                     "network_error", "timeout", "too_large")
-    fetched = sum(counts.get(k, 0) for k in fetched_kinds)
+    fetched = sum(counts.get(k, 0) for k in REQUESTED)
     pages = counts.get("fetched", 0)
+    dead = _dead_hosts(ctx.meta)
     if fetched == 0:
         return (f"No URL was fetched: the database holds {_plural(len(codes), 'URL')} on "
-                f"{_plural(len(ctx.host_names), 'host')}, none of them answered.")
+                f"{_plural(len(ctx.host_names), 'host')}, none of them answered"
+                + (f"; {dead}" if dead else "") + ".")
     other = [(counts.get("redirect", 0), "redirect"), (counts.get("not_html", 0),
              "other file"), (counts.get("http_error", 0), "HTTP error"),
              (counts.get("network_error", 0) + counts.get("timeout", 0),
               "network failure or timeout"), (counts.get("too_large", 0), "oversized body")]
     rest = [_plural(n, word) for n, word in other if n]
-    ended = np.isin(codes, [OUTCOMES.index(Outcome(k)) for k in fetched_kinds])
+    ended = np.isin(codes, [OUTCOMES.index(k) for k in REQUESTED])
     hosts = int(np.unique(ctx.urls.host_ids[ended]).size)
     seen = len(ctx.host_names)
     text = (f"The crawl fetched {_plural(fetched, 'URL')} on {_plural(hosts, 'host')}"
@@ -170,11 +179,26 @@ def _sizes(ctx: ReportContext) -> str:
             + (f", {', '.join(rest)}" if rest else "") + ".")
     unfetched = [(counts.get("out_of_scope", 0), "were out of scope"),
                  (counts.get("robots_excluded", 0), "were excluded by robots.txt"),
+                 (counts.get("robots_unreachable", 0), "were on hosts whose robots.txt "
+                  "could not be fetched"),
                  (frontier, "were still waiting in the frontier")]
     said = [f"{n:,} {what}" for n, what in unfetched if n]
     text += (f" It discovered {_plural(len(codes), 'URL')} in all"
-             + (f"; of those never fetched, {', '.join(said)}" if said else "") + ".")
+             + (f"; of those never fetched, {', '.join(said)}" if said else "") + "."
+             + (f" {dead[0].upper()}{dead[1:]}." if dead else ""))
     return text
+
+
+def _dead_hosts(meta: Mapping[str, str]) -> str:
+    """The hosts whose robots.txt could not be fetched, with the crawl's cause (meta
+    ``robots_unreachable:<host>``, :mod:`webcrawl.crawler.engine.dead_hosts`)."""
+    prefix = "robots_unreachable:"
+    dead = sorted((k[len(prefix):], v) for k, v in meta.items() if k.startswith(prefix) and v)
+    if not dead:
+        return ""
+    named = ", ".join(f"{host} ({cause})" for host, cause in dead[:5])
+    more = f" and {len(dead) - 5:,} more" if len(dead) > 5 else ""
+    return f"robots.txt unreachable on {_plural(len(dead), 'host')}: {named}{more}"
 
 
 def _coverage(ctx: ReportContext) -> str:
@@ -250,22 +274,33 @@ def _top(ctx: ReportContext) -> str:
     return text + "."
 
 
+def ordering_name(label: str) -> str:
+    """How the report's sentences name an ordering (the recorded one in words)."""
+    return "the crawl's own order (recorded)" if label == "recorded" else label
+
+
 def _orderings(ctx: ReportContext) -> str:
     comparison: Mapping[str, Mapping[str, float]] = ctx.figures.get("comparison") or {}
     key = "captured_at_10pct"
-    if comparison and all(key in s for s in comparison.values()):
-        ranked = sorted(comparison.items(), key=lambda kv: -kv[1][key])
-        (best, summary), *others = ranked
-
-        def name(order: str) -> str:
-            return "the crawl's own order (recorded)" if order == "recorded" else order
-
-        text = (f"Of the {len(comparison)} orderings compared, {name(best)} captured "
-                f"PageRank fastest: its first 10% of pages held {summary[key]:.2f} of the "
-                "final graph's PageRank (PR@10%)")
+    best = best_ordering(comparison, key) if comparison else None
+    if best is not None:
+        orderings, ceilings = split_ceilings(comparison)
+        others = sorted((o for o in orderings if o != best[0] and key in comparison[o]),
+                        key=lambda o: -comparison[o][key])
+        text = (f"Of the {len(orderings)} orderings compared, {ordering_name(best[0])} "
+                f"captured PageRank fastest: its first 10% of pages held {best[1]:.2f} of "
+                "the final graph's PageRank (PR@10%)")
         if others:
-            text += ", against " + ", ".join(f"{order} {s[key]:.2f}" for order, s in others)
-        return text + "."
+            text += ", against " + ", ".join(f"{o} {comparison[o][key]:.2f}" for o in others)
+        text += "."
+        shown = [c for c in ceilings if key in comparison[c]]
+        if shown:
+            one = len(shown) == 1
+            text += (f" For reference, the ceiling{'' if one else 's'} "
+                     + ", ".join(f"{c} held {comparison[c][key]:.2f}" for c in shown)
+                     + f": no crawler can run {'it, as it needs' if one else 'them, as they need'}"
+                     " the final graph (see Terms used here).")
+        return text
     quality = ctx.figures.get("quality") or {}
     if key in quality:
         return (f"The crawl's own order put {quality[key]:.2f} of the final graph's "

@@ -24,7 +24,8 @@ _PANELS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("PageRank law (fig. 10)", "fitted exponent", ("pagerank_exponent",)),
     ("Discovery rate (fig. 12)", "links to crawled pages", ("discovery",)),
     ("Sinks (fig. 13)", "fraction of crawled pages", ("sinks",)),
-    ("Maximal (4,4) cores (fig. 9)", "cores per crawled page", ("cores44",)),
+    ("(4,4) cores: at least 4 fans, 4 centers (fig. 9)", "cores per crawled page",
+     ("cores44", "cores44_exact")),
     ("Bow-tie (fig. 7)", "fraction of crawled pages", ("scc", "in", "out", "other")),
     ("Clustering (fig. 6)", "average local coefficient", ("clustering",)),
 )

@@ -45,7 +45,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from webcrawl.analysis.report._overview import glossary, overview_section, settings_rows
+from webcrawl.analysis.report._overview import (
+    glossary,
+    ordering_name,
+    overview_section,
+    settings_rows,
+)
 from webcrawl.analysis.report.context import ReportContext, ReportInputs, ReportSettings
 from webcrawl.analysis.report.html import Section, page, table, url_cell
 from webcrawl.analysis.report.section_changes import changes_section
@@ -206,6 +211,9 @@ OUTCOME_MEANING = {
     "timeout": "no complete answer in time after the retries",
     "too_large": "body over the size cap (kept cut, not parsed)",
     "robots_excluded": "disallowed by the host's robots.txt, never requested",
+    "robots_unreachable": "never requested: the host's robots.txt could not be fetched "
+                          "(connection refused, no address, TLS, timeout or 5xx), which "
+                          "RFC 9309 reads as disallow all",
     "out_of_scope": "never requested: another host or domain than the scope allows, too "
                     "deep, over a per-host or URL-shape limit, or a link to a binary file "
                     "(.pdf, images, archives)",
@@ -321,11 +329,9 @@ def _summary(ctx: ReportContext, sec: Section) -> None:
 def _urls_fetched(outcome: np.ndarray) -> int:
     """URLs whose request ended (any answer or failure): what ``--max-pages`` counts."""
     from webcrawl.storage.reader import OUTCOMES
-    from webcrawl.storage.records import Outcome
+    from webcrawl.storage.records import REQUESTED
 
-    ended = [OUTCOMES.index(o) for o in (
-        Outcome.FETCHED, Outcome.NOT_HTML, Outcome.REDIRECT, Outcome.NOT_MODIFIED,
-        Outcome.HTTP_ERROR, Outcome.NETWORK_ERROR, Outcome.TIMEOUT, Outcome.TOO_LARGE)]
+    ended = [OUTCOMES.index(o) for o in REQUESTED]
     return int(np.count_nonzero(np.isin(outcome, ended)))
 
 
@@ -456,12 +462,23 @@ def _comparison(ctx: ReportContext, sec: Section) -> None:
              "as recorded), so on a finished crawl every ordering ends on the same pages. "
              f"Measured on the {comparison.graphs['graph']['description']}; 'recorded' "
              "is the real crawl's order.")
+    ceilings = comparison.ceilings()
+    if ceilings:
+        sec.text("Ceilings are reference lines, not orderings a crawler can run (drawn "
+                 "dashed, listed last): "
+                 + "; ".join(f"{label}, {text}" for label, text in ceilings.items()) + ".")
+    best = comparison.best_ordering()
+    if best is not None:
+        sec.text(f"The best ordering a crawler can run here is {ordering_name(best[0])}: "
+                 "its first 10% "
+                 f"of pages held {best[1]:.3f} of the final graph's PageRank (PR@10%).")
     if comparison.reach is not None:
         ctx.figures["reach"] = comparison.reach.to_dict()
         sec.add("<p>" + "<br>".join(html.escape(line)
                                     for line in comparison.reach.lines()) + "</p>")
-    _quality_parts(sec, comparison.reports, ("pagerank_capture", "mean_pagerank",
-                                             "top_n_fetched", "discovery_rate"))
+    _quality_parts(sec, comparison.labelled_reports(),
+                   ("pagerank_capture", "mean_pagerank", "top_n_fetched", "discovery_rate"),
+                   comparison.ceiling_labels())
     for title, headers, rows in comparison.najork_wiener_tables():
         sec.add(f"<h3>{html.escape(title)}</h3>")
         sec.add(table(headers, [[_cell(v) for v in row] for row in rows]))
@@ -487,7 +504,7 @@ def compare_orderings(full_graph: CapturedGraph, graph: CapturedGraph,
 
 
 def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],
-                   keys: Sequence[str] | None) -> None:
+                   keys: Sequence[str] | None, ceilings: Sequence[str] = ()) -> None:
     from webcrawl.analysis.ordering.quality import summary_label
     from webcrawl.analysis.report.plots import METRIC_TITLES, quality_figures
 
@@ -502,6 +519,6 @@ def _quality_parts(sec: Section, reports: Mapping[str, QualityReport],
         sec.add(table(["top N", "mean slice", "fetched"],
                       [[n, _cell(mean), f"{count} of {n}"]
                        for n, (mean, count) in report.top_mean_slice.items()]))
-    for key, fig in quality_figures(reports).items():
+    for key, fig in quality_figures(reports, ceilings=ceilings).items():
         if keys is None or key in keys:
             sec.image(fig, METRIC_TITLES[key])

@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -236,8 +236,13 @@ def save_png(fig: Figure, path: str | Path) -> Path:
     return out
 
 
+#: How a ceiling's curve is drawn: a reference line, not a contestant.
+CEILING_STYLE: dict[str, Any] = {"color": "0.35", "linestyle": "--", "linewidth": 1.2}
+
+
 def quality_figures(reports: Mapping[str, QualityReport], *,
-                    subtitle: str | None = None) -> dict[str, Figure]:
+                    subtitle: str | None = None,
+                    ceilings: Collection[str] = ()) -> dict[str, Figure]:
     """One figure per metric of :data:`METRIC_TITLES`, one curve per report.
 
     Parameters
@@ -247,10 +252,14 @@ def quality_figures(reports: Mapping[str, QualityReport], *,
     subtitle : str, optional
         Appended to each figure's title; default the measured graph's description
         (``graph of fetched pages: N pages, M links``).
+    ceilings : collection of str
+        Labels of ``reports`` that are ceilings (``ideal (ceiling)``): drawn as grey
+        dashed reference lines (:data:`CEILING_STYLE`), out of the palette.
     """
     if not reports:
         return {}
-    colors = _palette(list(reports))
+    colors = _palette([label for label in reports if label not in ceilings])
+    styles = {label: CEILING_STYLE for label in ceilings}
     any_report = next(iter(reports.values()))
     if subtitle is None:
         subtitle = any_report.graph.get("description")
@@ -297,6 +306,8 @@ def quality_figures(reports: Mapping[str, QualityReport], *,
     for key, metric_panels in panels.items():
         if not metric_panels:
             continue
+        for panel in metric_panels:
+            panel.styles = styles
         title = METRIC_TITLES[key] + (f" ({subtitle})" if subtitle else "")
         figures[key] = line_figure(metric_panels, title=title, colors=colors)
     return figures

@@ -188,9 +188,6 @@ _POLITENESS_FIELDS = {
 
 def politeness_settings(args: argparse.Namespace) -> dict[str, Any]:
     """``CrawlSettings`` keyword arguments of the :func:`add_politeness_options` given."""
-    if (args.min_delay is not None and args.max_delay is not None
-            and args.min_delay > args.max_delay):
-        raise ConfigError(f"--min-delay ({args.min_delay}) exceeds --max-delay ({args.max_delay})")
     if args.ca_file and args.insecure:
         raise ConfigError("--ca-file and --insecure exclude each other")
     out = {name: getattr(args, dest) for dest, name in _POLITENESS_FIELDS.items()

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         json_path.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
         written.append(json_path)
         if along is not None:
-            from webcrawl.analysis.ordering.randomweb import PAPER_RANGES
+            from webcrawl.analysis.ordering.randomweb_figures import PAPER_RANGES
             from webcrawl.analysis.report.along_figures import along_figure
             written.append(save_png(along_figure(along, PAPER_RANGES), args.out / "along.png"))
     result = report.to_dict()
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print_report(report)
     if along is not None:
-        from webcrawl.analysis.ordering.randomweb import PAPER_RANGES
+        from webcrawl.analysis.ordering.randomweb_figures import PAPER_RANGES
         from webcrawl.crawler.cli.simulate import print_along
         print()
         print_along(along, PAPER_RANGES, title="The crawl graph as the crawl progressed "

@@ -50,7 +50,9 @@ def register(sub: Any) -> None:
                         help=f"comma-separated strategy names (default {DEFAULT_STRATEGIES})")
     parser.add_argument("--virtual", action="store_true",
                         help="replay each strategy over the graph captured in the one --db "
-                             "(no network); its recorded order is added as 'recorded'")
+                             "(no network); its recorded order is added as 'recorded', "
+                             "and the ceiling 'ideal' (the fetchable pages by final "
+                             "PageRank, which no crawler can run) as a reference line")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="write one PNG per metric and comparison.json here")
     parser.add_argument("--slices", type=int_range(1, 10**6), default=20, metavar="K",
@@ -117,12 +119,26 @@ def run(args: argparse.Namespace) -> int:
             print()
         headers, rows = comparison.summary_table()
         print_table(headers, rows, title=f"Crawl orderings compared: {comparison.method}")
+        print_verdict(comparison)
         for title, nw_headers, nw_rows in comparison.najork_wiener_tables():
             print()
             print_table(nw_headers, nw_rows, title=title)
         for path in written:
             print(f"wrote {path}")
     return 0
+
+
+def print_verdict(comparison: Any) -> None:
+    """The best ordering a crawler can run at 10% of the pages, and the ceilings
+    (reference lines, never contestants), each defined."""
+    best = comparison.best_ordering()
+    if best is not None:
+        print(f"best ordering a crawler can run, by PR@10%: {best[0]} ({best[1]:.3f})")
+    ceilings = comparison.ceilings()
+    if ceilings:
+        print("ceilings (reference lines, not orderings a crawler can run):")
+        for label, definition in ceilings.items():
+            print(f"  {label}: {definition}")
 
 
 def strategy_specs(names: list[str], opts: list[str], history: Path | None) -> list[str]:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webcrawl.crawler.cli._common import (
     add_politeness_options,
@@ -22,6 +22,9 @@ from webcrawl.crawler.cli._common import (
 )
 from webcrawl.crawler.cli._help import add_deprecated_alias
 from webcrawl.storage.errors import ConfigError
+
+if TYPE_CHECKING:
+    from webcrawl.crawler.engine import CrawlStats
 
 __all__ = ["register", "run"]
 
@@ -230,8 +233,7 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         return 130
     if not args.resume and not answered(crawler.stats.outcomes):
-        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(crawler.stats.outcomes.items()) if v)
-        print(f"webcrawl: error: no seed could be fetched ({outcomes or 'no request made'})",
+        print(f"webcrawl: error: no seed could be fetched {no_seed_reason(crawler.stats)}",
               file=sys.stderr)
         return EXIT_NO_SEED_FETCHED
     return 0
@@ -240,13 +242,23 @@ def run(args: argparse.Namespace) -> int:
 #: Exit status of a crawl none of whose seeds got an HTTP answer (wget's 4, "network
 #: failure"); the statuses are listed in ``webcrawl.crawler.cli``.
 EXIT_NO_SEED_FETCHED = 4
-#: Outcomes of a URL that got an HTTP answer.
-_ANSWERED = ("fetched", "not_html", "redirect", "not_modified", "http_error", "too_large")
 
 
 def answered(outcomes: Mapping[str, int]) -> int:
     """URLs that got an HTTP answer (any status), among ``outcomes``' counts."""
-    return sum(outcomes.get(k, 0) for k in _ANSWERED)
+    from webcrawl.crawler.outcomes import ANSWERED
+
+    return sum(outcomes.get(k, 0) for k in ANSWERED)
+
+
+def no_seed_reason(stats: CrawlStats) -> str:
+    """Why no seed got an answer: the outcomes' counts, then each unreachable host's
+    robots.txt and each failed seed with its cause (as the summary line says them)."""
+    from webcrawl.crawler.progress import dead_hosts_text
+
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(stats.outcomes.items()) if v)
+    dead = dead_hosts_text(stats)
+    return f"({outcomes or 'no request made'})" + (f": {dead}" if dead else "")
 
 
 def read_seed_file(path: Path) -> list[str]:

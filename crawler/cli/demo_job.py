@@ -6,7 +6,9 @@ port on an accelerated clock, crawls it politely with ``bfs`` into ``OUT/crawl.d
 and HITS, bow-tie, degree laws against the configured exponents, quality over time, a
 virtual comparison of the orderings, a short revisit run with change-rate estimates
 against the truth) and writes ``OUT/report.html``.  Every step is announced on
-``stream`` as ``[k/N] ...``; the summary lines are returned (the CLI prints them).
+``stream`` as ``[k/N] ...``; the summary lines are returned (the CLI prints them).  The
+comparison's line ranks the orderings a crawler can run and gives the ceiling ``ideal``
+apart, defined.
 """
 
 from __future__ import annotations
@@ -426,9 +428,7 @@ def _summary_lines(r: DemoResult) -> list[str]:
         lines.append(f"degree laws: in alpha {fig['alpha_in']:.2f}{exp_in}, "
                      f"out alpha {fig['alpha_out']:.2f}{exp_out}")
     if "capture" in fig:
-        ranked = sorted(fig["capture"].items(), key=lambda kv: -kv[1])
-        lines.append(f"PageRank captured after 10% of the pages ({fig['capture_key']}): "
-                     + ", ".join(f"{k} {v:.2f}" for k, v in ranked))
+        lines.append(_capture_line(fig["capture"], fig["capture_key"]))
     rs = r.report_summary
     if "revisits" in fig:
         v = fig["revisits"]
@@ -443,3 +443,17 @@ def _summary_lines(r: DemoResult) -> list[str]:
     lines.append(f"report: {r.report}  (demo took {r.timings.get('total', 0):.0f} s)")
     return lines
 
+
+def _capture_line(capture: dict[str, float], label: str) -> str:
+    """PR@10% of every ordering a crawler can run, best first, then the ceilings apart,
+    each defined (they are references, never contestants)."""
+    from webcrawl.analysis.ordering.ceilings import short_definition, split_ceilings
+
+    orderings, ceilings = split_ceilings(capture)
+    ranked = sorted(orderings, key=lambda k: -capture[k])
+    line = (f"PageRank captured after 10% of the pages ({label}): "
+            + ", ".join(f"{k} {capture[k]:.2f}" for k in ranked))
+    for name in ceilings:
+        line += (f"; ceiling {name} {capture[name]:.2f} ({short_definition(name)}: no "
+                 "crawler can run it)")
+    return line

@@ -26,10 +26,10 @@ from webcrawl.crawler.cli._common import (
 from webcrawl.crawler.cli._help import add_deprecated_alias
 from webcrawl.crawler.cli._output import is_stdout
 from webcrawl.storage.errors import ConfigError
+from webcrawl.storage.formats import EXPORT_FORMATS, formats_of
 
 __all__ = ["register"]
 
-_FORMATS = ("tsv", "jsonl", "edgelist", "graphml", "parquet")
 _GRAPHS = ("pages", "all", "stored")
 
 
@@ -49,7 +49,7 @@ def register(sub: Any) -> None:
     parser.add_argument("what", choices=("edges", "pages", "fetches", "rates"),
                         help="what to export")
     add_db_option(parser)
-    parser.add_argument("--format", choices=_FORMATS, default="tsv",
+    parser.add_argument("--format", choices=EXPORT_FORMATS, default="tsv",
                         help="tsv (header row; default), jsonl (one JSON object a line); "
                              "edges also: edgelist ('src dst', no header: networkx "
                              "read_edgelist, igraph Read_Ncol), graphml and parquet (needs "
@@ -76,12 +76,6 @@ def register(sub: Any) -> None:
 
 
 def _exporter(args: argparse.Namespace) -> Any:
-    from webcrawl.storage.export import EDGE_FORMATS, TABLE_FORMATS
-
-    formats = EDGE_FORMATS if args.what == "edges" else TABLE_FORMATS
-    if args.format not in formats:
-        raise ConfigError(f"--format {args.format} does not apply to {args.what} "
-                          f"(choose from {', '.join(formats)})")
     if (args.ids or args.nodes) and args.what != "edges":
         raise ConfigError("--ids and --nodes apply to edges only")
     if args.ids != (args.nodes is not None):
@@ -120,8 +114,6 @@ def _graph_edges(db: Path, graph: str, duplicates: str) -> Any:
 def _parquet(args: argparse.Namespace, db: Path) -> int:
     from webcrawl.storage.export import export_edges_parquet
 
-    if args.what != "edges":
-        raise ConfigError(f"--format parquet does not apply to {args.what} (edges only)")
     if args.ids != (args.nodes is not None):
         raise ConfigError("--ids and --nodes FILE go together")
     if args.out is None:
@@ -145,6 +137,10 @@ def _parquet(args: argparse.Namespace, db: Path) -> int:
 
 def run(args: argparse.Namespace) -> int:
     db = existing_db(args.db)
+    formats = formats_of(args.what)
+    if args.format not in formats:
+        raise ConfigError(f"--format {args.format} does not apply to {args.what} "
+                          f"(choose from {', '.join(formats)})")
     if args.format == "parquet":
         return _parquet(args, db)
     export = _exporter(args)

@@ -9,9 +9,11 @@ with :func:`webcrawl.analysis.ordering.along.measure_along` and prints each figu
 beside the range the paper reports.  ``--out DIR`` writes ``random_web_along.png``,
 ``random_web_along.json`` and the crawl's edge list (``random_web.edges``: one
 ``src<TAB>dst`` line per link, nodes in discovery order), which ``webcrawl fixture
---model randomweb`` serves live.  Sinks and the bow-tie are given over the crawled
-pages and, beside them, over the crawled pages and their frontier (section 2 of the
-paper: a sink is a page "not crawled yet or with no external hyperlink").
+--model randomweb`` serves live.  The figures use the paper's definitions: measures
+on the crawled pages (section 4.1; sinks "among crawled pages", figure 13) and (4, 4)
+cores of at least four hubs and four authorities (section 5.4).  Labelled
+diagnostics follow: sinks and the SCC with the frontier counted in, and the (4, 4)
+cores by exact size.
 
 ``copying``: Kleinberg, Kumar et al.'s linear-growth copying model (the fixture web's
 ``copying`` graph): prints the fitted in-degree exponent beside the paper's
@@ -112,11 +114,11 @@ def run_random_web(args: argparse.Namespace) -> int:
 
     import numpy as np
     from webcrawl.analysis.ordering.along import measure_along
-    from webcrawl.analysis.ordering.randomweb import (
+    from webcrawl.analysis.ordering.randomweb import random_web_crawl
+    from webcrawl.analysis.ordering.randomweb_figures import (
         PAPER_CURVES,
         PAPER_RANGES,
         paper_curve,
-        random_web_crawl,
         sink_readings,
     )
     from webcrawl.crawler.cli._common import check_output
@@ -160,8 +162,9 @@ def run_random_web(args: argparse.Namespace) -> int:
         print_json({**result, "written": [str(p) for p in written]})
         return 0
     print_along(along, PAPER_RANGES,
-                title=f"Along the crawl (columns: pages crawled; model n = {args.pages}, "
-                      f"{int(np.sum(web.graph.crawled))} crawled, {web.graph.n} discovered)")
+                title=f"Along the crawl, by the paper's definitions (columns: pages "
+                      f"crawled; model n = {args.pages}, {int(np.sum(web.graph.crawled))} "
+                      f"crawled, {web.graph.n} discovered)")
     curves = [[f"{k}: paper fit", *(_fmt(v) for v in c["at_pages"]), c["source"], ""]
               for k, c in result["paper_curves"].items()]
     if curves:
@@ -169,41 +172,52 @@ def run_random_web(args: argparse.Namespace) -> int:
                      ""], curves, title="The paper's fitted laws at the same crawl sizes "
                                         "(extrapolated below about 1e5 pages)")
     if readings is not None:
-        print_readings(readings, PAPER_RANGES)
+        print_readings(readings, PAPER_RANGES, along.values.get("cores44_exact"))
     for path in written:
         print(f"wrote {path}")
     return 0
 
 
-def print_readings(readings: Any, ranges: dict[str, tuple[float, float, str]]) -> None:
-    """Sinks and SCC over the crawled pages and over crawled + frontier, side by side."""
+def print_readings(readings: Any, ranges: dict[str, tuple[float, float, str]],
+                   exact_cores: Any = None) -> None:
+    """Diagnostics beside the paper's figures: sinks and SCC with the frontier counted
+    in, and the (4, 4) cores by exact size (``exact_cores``, per checkpoint)."""
     rows = []
     for key, label in (("sinks", "sinks"), ("scc", "SCC")):
-        for graph in ("crawled", "frontier"):
-            values = getattr(readings, f"{key}_{graph}").tolist()
-            rows.append([f"{label}, {'crawled' if graph == 'crawled' else 'crawled + frontier'}",
-                         *(_fmt(v) for v in values), _range_text(key, ranges)])
+        values = getattr(readings, f"{key}_frontier").tolist()
+        rows.append([f"{label}, crawled + frontier", *(_fmt(v) for v in values),
+                     _range_text(key, ranges)])
     rows.append(["frontier pages", *(str(v) for v in readings.frontier.tolist()), ""])
+    if exact_cores is not None:
+        rows.append(["cores44, exactly 4 and 4", *(_fmt(v) for v in exact_cores.tolist()),
+                     _range_text("cores44", ranges)])
     print()
-    print_table(["quantity", *(str(p) for p in readings.pages.tolist()), "Bennouas"], rows,
-                title="Two readings of the graph (columns: pages crawled): the crawled "
-                      "pages alone, or with the frontier (discovered, not crawled: "
-                      "section 2's sinks are pages 'not crawled yet or with no external "
-                      "hyperlink')")
+    print_table(["diagnostic", *(str(p) for p in readings.pages.tolist()), "Bennouas"],
+                rows, title="Diagnostics, not the paper's definitions (columns: pages "
+                            "crawled): sinks and SCC with the frontier (discovered, not "
+                            "crawled) counted in, and (4,4) cores of exactly 4 fans and 4 "
+                            "centers; the table above is the reproduction (crawled pages "
+                            "only, section 4.1; cores of at least 4 and 4, section 5.4)")
+
+
+#: Diagnostics of :func:`measure_along` shown apart from the paper's figures.
+DIAGNOSTICS = ("cores44_exact",)
 
 
 def print_along(along: Any, ranges: dict[str, tuple[float, float, str]], *,
                 title: str) -> None:
-    """One row per measured quantity, one column per checkpoint, then the paper's range."""
+    """One row per measured quantity, one column per checkpoint, then the paper's range
+    (the paper's definitions only; :data:`DIAGNOSTICS` are printed apart)."""
     rows = [[k, *(_fmt(v) for v in values.tolist()), _range_text(k, ranges),
-             _verdict(values[-1], k, ranges)] for k, values in along.values.items()]
+             _verdict(values[-1], k, ranges)] for k, values in along.values.items()
+            if k not in DIAGNOSTICS]
     print_table(["quantity", *(str(p) for p in along.pages.tolist()), "Bennouas",
                  "last in range"], rows, title=title)
 
 
 def _write(out: Path, web: Any, along: Any, result: dict[str, Any]) -> list[Path]:
     import numpy as np
-    from webcrawl.analysis.ordering.randomweb import PAPER_RANGES
+    from webcrawl.analysis.ordering.randomweb_figures import PAPER_RANGES
     from webcrawl.analysis.report.along_figures import along_figure
     from webcrawl.analysis.report.plots import save_png
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from webcrawl.crawler.codings import BodyDecoder, CorruptBody, UnsupportedCoding
+from webcrawl.crawler.codings import BodyDecoder, CorruptBody, UnsupportedCoding, listed_codings
 from webcrawl.storage.errors import InputFormatError
 
 __all__ = ["Record", "read_record", "read_records"]
@@ -454,7 +454,7 @@ def _payload(raw: Any, http: Any, cap: int) -> bytes:
     if (http.get_header("Transfer-Encoding") or "").strip().lower() == "chunked":
         raw = ChunkedDataReader(raw)
     try:
-        decoder = BodyDecoder(http.get_header("Content-Encoding"))
+        decoder = BodyDecoder(listed_codings(http.headers, "content-encoding"))
     except UnsupportedCoding:
         decoder = BodyDecoder(None)
     if decoder.identity:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import math
 import time
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,11 +35,6 @@ __all__ = ["RevisitClock", "SimulatedClock", "WallClock"]
 
 class RevisitClock(Protocol):
     """What the revisit loop asks of a clock."""
-
-    #: True when the clock is not the machine's: the loop's host slots then hold every
-    #: politeness wait on this clock, and the downloader is not asked to wait out a
-    #: Crawl-delay in real seconds as well (it would only slow the run).
-    simulated: bool
 
     def monotonic(self) -> float:
         """Seconds on a monotonic scale."""
@@ -60,8 +54,6 @@ class RevisitClock(Protocol):
 
 class WallClock:
     """The machine's clocks: what a live revisit uses."""
-
-    simulated = False
 
     def monotonic(self) -> float:
         return time.monotonic()
@@ -90,8 +82,6 @@ class SimulatedClock:
         ``time()`` when ``monotonic()`` is 0: simulated wall time is ``epoch + now``.
     """
 
-    simulated = True
-
     def __init__(self, start: float = 0.0, epoch: float = 0.0) -> None:
         self.now = float(start)
         self.epoch = float(epoch)
@@ -112,10 +102,7 @@ class SimulatedClock:
         elif until is None:
             tasks.stop()                  # nothing in flight, nothing to wait for
         else:
-            # A wake time that rounding put exactly at now (a token bucket's 1e-16 s
-            # wait added to 33 s) still moves the clock on, by one ulp: else the loop
-            # would ask again at the same instant forever.
-            self.advance_to(math.nextafter(until, math.inf) if until == self.now else until)
+            self.advance_to(until)
             await asyncio.sleep(0)        # let the store and the server take their turn
 
     def stamp(self, result: FetchResult, wall: float, mono: float) -> FetchResult:

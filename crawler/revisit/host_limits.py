@@ -1,12 +1,13 @@
 """Each host's politeness limit as a revisit rate: what the politeness-aware policy plans with.
 
-The revisit loop keeps one :class:`~webcrawl.crawler.politeness.HostSlot` per host and
-the crawl's :class:`~webcrawl.crawler.politeness.PolitenessPolicy`; a host may be asked
-again ``policy.delay(elapsed, slot.crawl_delay)`` seconds after a request ends, and one
-request at a time.  :func:`host_limits` reads that rule (no clock of its own) and turns
-it into the most requests per planner day a host allows::
+The downloader keeps each host's one politeness clock
+(:class:`~webcrawl.crawler.politeness.HostSlots`) under the crawl's
+:class:`~webcrawl.crawler.politeness.PolitenessPolicy`: a host may be asked again
+``policy.delay(elapsed, crawl_delay)`` seconds after a request ends, and one request at
+a time.  :func:`host_limits` reads that rule (no clock of its own) and turns it into the
+most requests per planner day a host allows::
 
-    limit = day_seconds / (elapsed + policy.delay(elapsed, slot.crawl_delay))
+    limit = day_seconds / (elapsed + policy.delay(elapsed, crawl_delay))
 
 with ``elapsed`` the expected request time (0 under the simulated clock, where a fetch
 takes no time; the default).  A host with no wait at all has no limit (``inf``); the
@@ -24,28 +25,29 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
-from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
+from webcrawl.crawler.politeness import PolitenessPolicy
 
 __all__ = ["host_limits"]
 
 
-def host_limits(slots: Iterable[HostSlot], policy: PolitenessPolicy, day_seconds: float,
-                elapsed: float = 0.0,
+def host_limits(crawl_delays: Mapping[int, float], policy: PolitenessPolicy,
+                day_seconds: float, elapsed: float = 0.0,
                 reserved: Mapping[int, float] | None = None) -> dict[int, float]:
     """Revisits per planner day each host allows, by host id (``inf``: no limit).
 
+    ``crawl_delays``: each host's Crawl-delay in seconds, already clamped (0: none).
     ``reserved``: requests per day a host spends on other things (its sitemap reads);
     they come out of its limit, which stays positive (0.01 per day at least: a host is
     never planned at zero).
     """
     out: dict[int, float] = {}
-    for slot in slots:
-        gap = elapsed + policy.delay(elapsed, slot.crawl_delay)
+    for host, crawl_delay in crawl_delays.items():
+        gap = elapsed + policy.delay(elapsed, crawl_delay)
         if gap <= 0:
-            out[slot.host_id] = math.inf
+            out[host] = math.inf
             continue
-        per_day = day_seconds / gap - (reserved or {}).get(slot.host_id, 0.0)
-        out[slot.host_id] = max(per_day, 0.01)
+        per_day = day_seconds / gap - (reserved or {}).get(host, 0.0)
+        out[host] = max(per_day, 0.01)
     return out

@@ -1,15 +1,20 @@
-"""Link history on revisits: a changed page's new out-links, recorded as its latest version.
+"""Link history on revisits: a changed page's links, read once, recorded as its latest version.
 
 A revisit that fetches a page's HTML again (a change, or a change it cannot rule out)
-extracts its links with the crawler's extractor and normaliser and hands them to the
-store, which keeps the previous link set as an earlier version with the fetch it came
-from (``link_versions`` in ``schema.sql``) when they differ.  Targets never seen before
-are recorded as new URLs (discovered by this fetch, depth + 1, not fetched: a later
-``crawl --resume`` may fetch them), on new hosts when needed.
+reads its links once (:meth:`LinkHistory.extract`: the crawler's own extractor and
+normaliser, with the crawl's link cap and robots agent, the page decoded by its
+charset as in a crawl: the ``Content-Type`` label if WHATWG knows it, ``<meta
+charset>``, a byte-order mark, else UTF-8 or windows-1252).  The links go to the store,
+which keeps the previous link set as an earlier version with the fetch it came from
+(``link_versions`` in ``schema.sql``) when they differ, and to the page window
+(:mod:`webcrawl.crawler.revisit.window`).  Targets never seen before are recorded as new
+URLs (discovered by this fetch, depth + 1, not fetched: a later ``crawl --resume`` may
+fetch them), on new hosts when needed.
 """
 
 from __future__ import annotations
 
+from webcrawl.crawler.fetcher import FetchResult
 from webcrawl.crawler.links import PageLinks, extract_links, link_ids
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.settings import CrawlSettings
@@ -23,7 +28,7 @@ class LinkHistory:
 
     The ids are the crawl's own :class:`~webcrawl.crawler.registry.CrawlRegistry`, loaded
     from the stored rows, so a URL a revisit meets is registered exactly as the crawl
-    would have registered it.
+    would have registered it; it is the revisit's one URL registry.
     """
 
     def __init__(self, store: CrawlStore, state: ResumeState, settings: CrawlSettings) -> None:
@@ -31,15 +36,16 @@ class LinkHistory:
         self.settings = settings
         self.registry = CrawlRegistry()
         self.registry.load(state.hosts, state.urls)
+        #: URLs and hosts the store held at the start (ids below these are stored ones)
+        self.stored_urls = len(self.registry)
+        self.stored_hosts = self.registry.host_count
         self.new_urls = 0
 
-    def record(self, url_id: int, url: str, html: str | bytes, seq: int,
-               charset: str | None = None) -> None:
-        """Extract ``html``'s links and enqueue them as the page's latest link set."""
+    def extract(self, url: str, result: FetchResult) -> PageLinks:
+        """A fetched page's links, parsed as the crawl parses them (the one parse)."""
         s = self.settings
-        page = extract_links(html, url, max_links=s.links_max_per_page,
-                             agent=s.fetch_robots_agent, charset=charset)
-        self.record_links(url_id, page, seq)
+        return extract_links(result.body, url, max_links=s.links_max_per_page,
+                             agent=s.fetch_robots_agent, charset=result.charset)
 
     def record_links(self, url_id: int, page: PageLinks, seq: int) -> None:
         """Enqueue a page's extracted links as its latest link set."""

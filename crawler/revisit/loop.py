@@ -8,11 +8,12 @@ says is due, forever or for ``duration`` seconds:
 * **Budget**: a token bucket allows at most ``budget`` fetch starts per second overall
   (``burst`` tokens at most saved up; the default 1 means no burst at all).  The planner
   allocates ``budget * day_seconds`` fetches per planner day.
-* **Politeness**: the crawl's rules (:class:`~webcrawl.crawler.politeness.PolitenessPolicy`, one
-  :class:`~webcrawl.crawler.politeness.HostSlot` per host): one request in flight per host, the
-  Mercator delay after each request, robots.txt ``Crawl-delay`` and ``Retry-After``.
-  robots.txt rules come from the bodies the crawl stored (not refetched); a page they
-  disallow is dropped from the collection at start.
+* **Politeness**: the crawl's rules, kept by the crawl's downloader
+  (:class:`~webcrawl.crawler.downloader.LocalDownloader`, on the loop's clock: the one
+  politeness clock of each host, which the loop asks before it picks a page): one
+  request in flight per host, the Mercator delay after each request, robots.txt
+  ``Crawl-delay`` and ``Retry-After``.  robots.txt rules come from the bodies the crawl
+  stored (not refetched); a page they disallow is dropped from the collection at start.
 * **Time**: the planner works in days; crawler day = wall seconds / ``day_seconds``
   (86400 by default; pass the fixture's ``day_seconds`` against an accelerated fixture
   web).  A visit's time is the midpoint of its request.  Every time is read from the
@@ -28,10 +29,13 @@ says is due, forever or for ``duration`` seconds:
   fixture's simulated clock do not matter) / 86400 days, and the planner is told the
   change happened that long before the visit.  The schema keeps no ``Date``, so history
   replayed at start uses the changed flags only.
+* **Links** (:class:`~webcrawl.crawler.revisit.link_history.LinkHistory`): a page fetched
+  again whose body may have changed is parsed once, as the crawl parses it (its
+  charset, the link cap), and its links recorded as its latest version.
 * **New pages** (``add_new``, Cho's page window): a page linked from a revisited page
   on a collection host, not yet in the collection, joins it
-  (:class:`~webcrawl.crawler.revisit.window.PageWindow`): due at once, recorded with its outcome
-  so the next run loads it.
+  (:class:`~webcrawl.crawler.revisit.window.PageWindow`, from the same parse): due at once,
+  recorded with its outcome so the next run loads it.
 * **Copies** (the crawl's content-seen test, :mod:`webcrawl.crawler.content_seen`): a
   changed page whose raw body now equals another page's is recorded as its duplicate
   (``urls.duplicate_of``); one that no longer does stops being one.  The stored digest
@@ -61,22 +65,21 @@ import asyncio
 import logging
 import math
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, OK_REVISIT, http_date_seconds
+from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, http_date_seconds
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.fetcher import FetchResult
+from webcrawl.crawler.links import PageLinks
 from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
 from webcrawl.crawler.outcomes import response_outcome
-from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
-from webcrawl.crawler.resume import restore_host
 from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
+from webcrawl.crawler.revisit.history import GONE_STATUSES, Page, load_history
 from webcrawl.crawler.revisit.link_history import LinkHistory
 from webcrawl.crawler.revisit.planning import configure_planner
 from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
@@ -96,7 +99,7 @@ from webcrawl.storage.records import FetchKind, FetchRecord, Outcome
 
 if TYPE_CHECKING:
     from webcrawl.analysis.change.refresh import RevisitPlanner
-    from webcrawl.storage.store import CrawlStore, HostRow
+    from webcrawl.storage.store import CrawlStore
 
 __all__ = [
     "REVISIT_POLICIES",
@@ -112,96 +115,18 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Statuses that mean the page is gone for good.
-GONE_STATUSES = frozenset((404, 410))
 #: Meta keys written by the revisit loop.
 META_VOLATILE = "revisit_volatile"
 META_VOLATILE_SINCE = "revisit_volatile_since_seq"
 _HTTP_DAY = 86400.0
-_OK_REVISIT = frozenset(OK_REVISIT)
 
 
-@dataclass(slots=True)
-class _Page:
-    """What the loop keeps per collection page."""
-
-    url_id: int
-    url: str
-    host_id: int
-    etag: str | None = None
-    last_modified: str | None = None
-    digest: str | None = None
-    digest_ok: bool = False   # digest computed under the current volatile rule
-    resync: bool = False      # an error broke the interval: next visit only registers
-    gone: bool = False
-    joined: bool = False      # added by the page window, not fetched yet
+#: ``make(settings, clock)``: the downloader a revisit fetches through
+DownloaderMaker = Callable[[CrawlSettings, Callable[[], float]], LocalDownloader]
 
 
-@dataclass(slots=True)
-class _History:
-    """The stored collection and its visit history (read in a thread at start)."""
-
-    pages: dict[int, _Page]
-    retired: set[int]
-    origin: float                    # wall time of planner day 0
-    visit_page: list[int]
-    visit_time: list[float]          # wall seconds
-    visit_changed: list[bool | None]
-
-
-def _load_history(db: Path, since_seq: int, rule_is_raw: bool) -> _History:
-    """Read the collection (pages fetched as HTML) and its visits from the database."""
-    from webcrawl.analysis.change.fetch_history import read_history
-    from webcrawl.storage.reader import OUTCOMES
-
-    history = read_history(db)
-    table, f = history.urls, history.fetches
-    fetched = table.has_outcome(Outcome.FETCHED)
-    pages = {int(i): _Page(int(i), table.urls[k], int(table.host_ids[k]))
-             for k, i in enumerate(table.ids) if fetched[k]}
-    if not pages:
-        raise ConfigError(f"{db} holds no page fetched as HTML: nothing to revisit")
-    in_coll = np.isin(f["url_id"], np.fromiter(pages, dtype=np.int64, count=len(pages)))
-    if not in_coll.any():
-        raise ConfigError(f"{db} holds no fetch records (an imported graph?): nothing to "
-                          "revisit")
-    outcome = [OUTCOMES[c] if c >= 0 else None for c in f["outcome"]]
-    is_crawl = f["kind"] == list(FetchKind).index(FetchKind.CRAWL)
-    origin = float(np.min(f["started_at"][in_coll]))
-    retired: set[int] = set()
-    vp: list[int] = []
-    vt: list[float] = []
-    vc: list[bool | None] = []
-    # Insertion order is completion order, and one page is never fetched twice at once.
-    for j in np.flatnonzero(in_coll).tolist():
-        page = pages[int(f["url_id"][j])]
-        if page.gone:
-            continue
-        mid = 0.5 * (float(f["started_at"][j]) + float(f["ended_at"][j]))
-        if is_crawl[j]:
-            if outcome[j] is not Outcome.FETCHED:
-                continue  # an earlier failed attempt of the crawl
-            changed: bool | None = None
-            page.digest, page.digest_ok = f["digest"][j], rule_is_raw
-        elif int(f["status"][j]) in GONE_STATUSES:
-            page.gone = True
-            retired.add(page.url_id)
-            continue
-        elif outcome[j] in _OK_REVISIT:
-            code = int(f["changed"][j])
-            changed = None if code < 0 or page.resync else bool(code)
-            page.resync = False
-            if f["digest"][j] is not None:
-                page.digest = f["digest"][j]
-                page.digest_ok = int(f["seq"][j]) >= since_seq
-        else:  # an error: as live, the page's clock restarts and the next visit resyncs
-            changed, page.resync = None, True
-        page.etag = f["etag"][j] or page.etag
-        page.last_modified = f["last_modified"][j] or page.last_modified
-        vp.append(page.url_id)
-        vt.append(mid)
-        vc.append(changed)
-    return _History(pages, retired, origin, vp, vt, vc)
+def _local_downloader(settings: CrawlSettings, clock: Callable[[], float]) -> LocalDownloader:
+    return LocalDownloader(settings, clock=clock)
 
 
 class RevisitCrawler:
@@ -222,13 +147,20 @@ class RevisitCrawler:
     true_rates : mapping of URL to rate per day, optional
         Known change rates (an oracle for benchmarks): the planner allocates with
         these instead of its estimates.  Every collection URL needs one.
+    clock : RevisitClock, optional
+        What the loop reads the time from (:mod:`webcrawl.crawler.revisit.clock`).
+    downloader : callable, optional
+        ``make(settings, clock)``: the :class:`LocalDownloader` to fetch through
+        (default: the crawl's own, on ``clock.monotonic``; a test passes one over a fake
+        web).
     """
 
     def __init__(self, db: str | Path, settings: RevisitSettings | None = None,
                  crawl_settings: CrawlSettings | None = None, *,
                  true_rates: Mapping[str, float] | None = None,
                  overrides: Mapping[str, Any] | None = None,
-                 clock: RevisitClock | None = None) -> None:
+                 clock: RevisitClock | None = None,
+                 downloader: DownloaderMaker | None = None) -> None:
         from webcrawl.crawler.config import layer_settings, revisit_base_settings
 
         self.db_path = Path(db)
@@ -241,16 +173,14 @@ class RevisitCrawler:
         self.crawl_settings = layered.settings
         self.true_rates = true_rates
         self.stats = RevisitStats(budget=self.settings.budget)
-        self.politeness = PolitenessPolicy(self.crawl_settings)
         self.robots = RobotsCache(self.crawl_settings)
         self.planner: RevisitPlanner | None = None
         #: revisits per planner day each host allows (its politeness), by host id
         self.host_limits: dict[int, float] = {}
         self._pattern = volatile_pattern(self.settings.volatile)
-        self._pages: dict[int, _Page] = {}
+        self._pages: dict[int, Page] = {}
         self._links: LinkHistory | None = None
         self._seen = ContentSeen()
-        self._slots: dict[int, HostSlot] = {}
         self._busy: set[int] = set()
         self._tasks = FetchTasks()
         self._origin = 0.0
@@ -258,6 +188,7 @@ class RevisitCrawler:
         self._window: PageWindow | None = None
         self.store: CrawlStore | None = None
         self.downloader: LocalDownloader | None = None
+        self._make_downloader = downloader or _local_downloader
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
@@ -273,7 +204,7 @@ class RevisitCrawler:
         from webcrawl.storage.store import CrawlStore
 
         cs = self.crawl_settings
-        async with LocalDownloader(cs) as downloader:
+        async with self._make_downloader(cs, self.clock.monotonic) as downloader:
             self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
@@ -307,12 +238,13 @@ class RevisitCrawler:
         store.set_meta("revisit_objective", s.objective)
         store.set_meta("revisit_importance", s.importance)
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
-        hist = await asyncio.to_thread(_load_history, self.db_path, since, rule == "")
+        hist = await asyncio.to_thread(load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
         self._seen = await asyncio.to_thread(ContentSeen.from_db, self.db_path)
         self._next_seq = state.next_seq
         self._origin = hist.origin
-        self._restore_hosts(state.hosts)
+        for h in state.hosts:
+            self.robots.restore(h.id, h.robots_status, h.robots_body, h.crawl_delay)
         allowed = {i: p for i, p in hist.pages.items()
                    if not p.gone and self.robots.allowed(p.host_id, p.url)}
         self._pages = allowed
@@ -326,20 +258,18 @@ class RevisitCrawler:
         self.planner.update_many([hist.visit_page[k] for k in keep],
                                  [self.day(hist.visit_time[k]) for k in keep],
                                  [hist.visit_changed[k] for k in keep])
+        assert self.downloader is not None
+        policy = self.downloader.slots.policy  # the hosts' one politeness clock's rule
+        delays = {h.id: policy.clamp_crawl_delay(self.robots.rules(h.id).crawl_delay)
+                  for h in state.hosts}
         self.host_limits = await asyncio.to_thread(
             configure_planner, self.planner, self.db_path, s,
-            {i: (p.url, p.host_id) for i, p in allowed.items()}, self._slots, self.politeness)
+            {i: (p.url, p.host_id) for i, p in allowed.items()}, delays, policy)
         if s.add_new:
-            assert self._links is not None
-            self._window = PageWindow(state.urls, state.hosts, set(hist.pages),
-                                      self.robots.allowed, self._links.url_id)
+            self._window = PageWindow(self._links, state.urls, set(hist.pages),
+                                      self.robots.allowed)
         log.info("revisit: %d pages, %d stored visits, next seq %d", len(allowed), len(keep),
                  self._next_seq)
-
-    def _restore_hosts(self, hosts: list[HostRow]) -> None:
-        for h in hosts:
-            slot = self._slots[h.id] = HostSlot(h.id, h.name)
-            restore_host(h, slot, self.robots, self.politeness)
 
     def _planner(self, n_pages: int) -> RevisitPlanner:
         from webcrawl.analysis.change.refresh import PlannerSettings, RevisitPlanner
@@ -390,7 +320,9 @@ class RevisitCrawler:
             wake = math.inf if end is None else end
             if len(self._tasks) < concurrency:  # else: a task's end wakes us
                 token_wait = bucket.wait(now)
-                if token_wait > 0:
+                # A wait shorter than the clock can tell (a token all but refilled on an
+                # exact simulated clock) is no wait: else the loop would spin in place.
+                if now + token_wait > now:
                     wake = min(wake, now + token_wait)
                 else:
                     page, ready_at = self._pick(now, clock.time())
@@ -408,10 +340,15 @@ class RevisitCrawler:
         """The most overdue page whose host is free and ready, else None and when to look
         again (monotonic): a busy host's end wakes the loop by itself; a waiting host or a
         page not yet due gives a time."""
-        assert self.planner is not None
+        assert self.planner is not None and self.downloader is not None
+        assert self._links is not None
+        ready, host_name = self.downloader.ready_at, self._links.registry.host_name
         today = self.day(wall)
         due = self.planner.due_times()
         keys = self.planner.pages
+        # A page due within the wall clock's resolution is due now: else the wait for
+        # it could be shorter than a tick of the clock, and the loop would spin in place.
+        today += float(np.spacing(wall)) / self.settings.day_seconds
         now_due = np.flatnonzero(due <= today)
         later = due[due > today]
         ready_at = (now + (float(later.min()) - today) * self.settings.day_seconds
@@ -420,7 +357,7 @@ class RevisitCrawler:
             page = self._pages[int(keys[i])]
             if page.host_id in self._busy:
                 continue
-            host_at = self._slots[page.host_id].ready_at
+            host_at = ready(host_name(page.host_id))
             if host_at > now:
                 ready_at = min(ready_at, host_at)
                 continue
@@ -435,13 +372,14 @@ class RevisitCrawler:
         self._tasks.spawn(self._visit(page, seq))
 
     # -- one visit ------------------------------------------------------------------
-    async def _visit(self, page: _Page, seq: int) -> None:
+    async def _visit(self, page: Page, seq: int) -> None:
         """One conditional GET through the crawl's downloader (no retries: the next due
         time is the retry).  The answer is recorded by the downloader's callback, in the
         event-loop turn the response arrived in: a stop can never fall between a
         response (and its WARC record) and its row."""
-        assert self.downloader is not None
-        slot = self._slots[page.host_id]
+        downloader, links = self.downloader, self._links
+        assert downloader is not None and links is not None
+        host = links.registry.host_name(page.host_id)
         answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         mono, wall = self.clock.monotonic(), self.clock.time()
 
@@ -452,16 +390,16 @@ class RevisitCrawler:
                 if isinstance(answer, BaseException):
                     raise answer
                 assert isinstance(answer, PageDone)
-                self._answered(page, seq, slot, answer, mono, wall)
+                self._answered(page, seq, answer, mono, wall)
             except BaseException as error:
                 answered.set_exception(error)
             else:
                 answered.set_result(None)
 
-        crawl_delay = 0.0 if self.clock.simulated else slot.crawl_delay  # see RevisitClock
-        self.downloader.submit(FetchPage(
-            page.url_id, page.url, slot.name, slot.ready_at - mono,
-            crawl_delay, page.etag, page.last_modified, attempts=1, keep_body=True), done)
+        downloader.submit(FetchPage(
+            page.url_id, page.url, host, downloader.ready_at(host) - mono,
+            self.robots.rules(page.host_id).crawl_delay or 0.0, page.etag, page.last_modified,
+            attempts=1, keep_body=True), done)
         try:
             await answered
         finally:
@@ -469,14 +407,10 @@ class RevisitCrawler:
                 answered.cancel()
             self._busy.discard(page.host_id)
 
-    def _answered(self, page: _Page, seq: int, slot: HostSlot, done: PageDone,
-                  mono: float, wall: float) -> None:
+    def _answered(self, page: Page, seq: int, done: PageDone, mono: float,
+                  wall: float) -> None:
         """``mono``, ``wall``: the clock when the visit started (what a simulated clock
         dates the answer by)."""
-        ready_in = done.ready_in
-        if self.clock.simulated:  # the downloader was not given the Crawl-delay: see _visit
-            ready_in = max(ready_in, self.politeness.delay(0.0, slot.crawl_delay))
-        slot.ready_at = max(slot.ready_at, self.clock.monotonic() + ready_in)
         if done.response is None:
             failed = done.failed[-1]
             assert failed.outcome is not None
@@ -488,7 +422,7 @@ class RevisitCrawler:
             return
         self._handle(page, seq, self.clock.stamp(done.response, wall, mono))
 
-    def _record(self, page: _Page, seq: int, result: FetchResult, outcome: Outcome,
+    def _record(self, page: Page, seq: int, result: FetchResult, outcome: Outcome,
                 digest: str | None, changed: bool | None, error: str | None = None) -> None:
         assert self.store is not None
         self.store.add_fetch(FetchRecord(
@@ -503,17 +437,18 @@ class RevisitCrawler:
             self.store.set_outcome(page.url_id, outcome, seq)
             page.joined = False
 
-    def _add_new(self, page: _Page, seq: int, result: FetchResult) -> None:
+    def _add_new(self, page: Page, seq: int, links: PageLinks) -> None:
         """Cho's page window: the pages this one links to that join the collection."""
-        assert self._window is not None and self.store is not None
+        assert self._window is not None and self._links is not None
         assert self.planner is not None
-        for new in self._window.new_pages(result.body, result.charset, page.url, seq):
-            self._pages[new.url_id] = _Page(new.url_id, new.url, new.host_id, joined=True)
+        depth = self._links.registry.depth(page.url_id)
+        for new in self._window.new_pages(links, depth, seq):
+            self._pages[new.url_id] = Page(new.url_id, new.url, new.host_id, joined=True)
             self.planner.update(new.url_id, -math.inf)  # due at once
             self.planner.set_hosts([new.url_id], [new.host_id])
             self.stats.added += 1
 
-    def _handle(self, page: _Page, seq: int, result: FetchResult) -> None:
+    def _handle(self, page: Page, seq: int, result: FetchResult) -> None:
         """Classify a response (the crawl's outcome rule), record it and tell the planner
         (no await in here)."""
         assert self.planner is not None
@@ -545,11 +480,14 @@ class RevisitCrawler:
         if joining and outcome is not Outcome.FETCHED:
             self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
             return
-        if outcome is Outcome.FETCHED and changed is not False and self._links is not None:
-            # The page may link elsewhere now: its links become the latest version.
-            self._links.record(page.url_id, page.url, result.body, seq, result.charset)
-        if self._window is not None and outcome is Outcome.FETCHED:
-            self._add_new(page, seq, result)
+        if outcome is Outcome.FETCHED and self._links is not None and (
+                changed is not False or self._window is not None):
+            links = self._links.extract(page.url, result)  # the page's one parse
+            if changed is not False:
+                # The page may link elsewhere now: its links become the latest version.
+                self._links.record_links(page.url_id, links, seq)
+            if self._window is not None:
+                self._add_new(page, seq, links)
         page.etag = result.etag or page.etag
         page.last_modified = result.last_modified or page.last_modified
         self._count(changed)
@@ -582,14 +520,14 @@ class RevisitCrawler:
             return None
         return t_day - (date - modified) / _HTTP_DAY
 
-    def _failed(self, page: _Page, record: FetchRecord) -> None:
+    def _failed(self, page: Page, record: FetchRecord) -> None:
         assert self.store is not None
         self.store.add_fetch(record)
         self.stats.fetches += 1
         self.stats.outcomes[str(record.outcome)] += 1
         self._broken(page, record.started_at, record.ended_at)
 
-    def _broken(self, page: _Page, started_at: float, ended_at: float) -> None:
+    def _broken(self, page: Page, started_at: float, ended_at: float) -> None:
         """An error: no observation; the page's clock restarts, the next visit resyncs."""
         assert self.planner is not None
         self.stats.errors += 1

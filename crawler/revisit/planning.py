@@ -2,7 +2,7 @@
 
 :func:`configure_planner` hands a :class:`~webcrawl.analysis.change.refresh.RevisitPlanner`
 each collection page's host, each host's politeness limit (:mod:`webcrawl.crawler.revisit.
-host_limits`, read from the loop's host slots and politeness rule) and each page's
+host_limits`, read from the hosts' Crawl-delay and the downloader's politeness rule) and each page's
 importance (:mod:`webcrawl.analysis.change.importance`: ``uniform``, ``pagerank``,
 ``inlinks`` from the crawl's graph, or a TSV file of ``url`` and ``weight``).  Only the
 ``polite_optimal`` policy plans with the limits; every policy is held to them when the
@@ -15,7 +15,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webcrawl.crawler.politeness import HostSlot, PolitenessPolicy
+from webcrawl.crawler.politeness import PolitenessPolicy
 from webcrawl.crawler.revisit.host_limits import host_limits
 from webcrawl.crawler.revisit.settings import REVISIT_IMPORTANCE, RevisitSettings
 
@@ -40,14 +40,16 @@ def page_weights(db: Path, importance: str, url_ids: Sequence[int],
 
 
 def configure_planner(planner: RevisitPlanner, db: Path, settings: RevisitSettings,
-                      pages: Mapping[int, tuple[str, int]], slots: Mapping[int, HostSlot],
+                      pages: Mapping[int, tuple[str, int]], crawl_delays: Mapping[int, float],
                       politeness: PolitenessPolicy) -> dict[int, float]:
     """Tell ``planner`` the hosts of ``pages`` (url id -> (url, host id)), the hosts'
-    limits and the pages' weights; return the limits (revisits per day, by host id)."""
+    limits (from their Crawl-delay, by host id, and the politeness rule) and the pages'
+    weights; return the limits (revisits per day, by host id)."""
     ids = list(pages)
     planner.set_hosts(ids, [pages[i][1] for i in ids])
     used = {pages[i][1] for i in ids}
-    limits = host_limits((slots[h] for h in used), politeness, settings.day_seconds)
+    limits = host_limits({h: crawl_delays.get(h, 0.0) for h in used}, politeness,
+                         settings.day_seconds)
     by_host: dict[Hashable, float] = {h: v for h, v in limits.items()}
     planner.set_host_limits(by_host)
     weights = page_weights(db, settings.importance, ids, [pages[i][0] for i in ids])

@@ -3,13 +3,15 @@
 Their incremental crawler kept a window of pages per site: a page that appeared on a
 site was added when a revisited page linked to it, so new pages' lifespans, births and
 deaths could be measured.  :class:`PageWindow` decides, for the links of a revisited
-HTML page, which URLs join: on a host already in the collection (the study's fixed set
-of sites), allowed by robots.txt, not already in the collection.  A URL the crawl
+HTML page (as :meth:`LinkHistory.extract
+<webcrawl.crawler.revisit.link_history.LinkHistory.extract>` read them: the page is parsed
+once), which URLs join: on a host already in the collection (the study's fixed set of
+sites), allowed by robots.txt, not already in the collection.  A URL the crawl
 discovered but never fetched (its frontier, or abandoned when it stopped) or found
 missing (an HTTP error: a page not born yet is 404) joins under its stored id; an
-unknown one is recorded through the revisit's URL registry
-(:class:`webcrawl.crawler.revisit.link_history.LinkHistory`), so ids stay unique.  Links are
-read from revisits that return a body (2xx): a 304 means the page, and so its links,
+unknown one is recorded through the revisit's one URL registry
+(:class:`~webcrawl.crawler.revisit.link_history.LinkHistory`), so ids stay unique.  Links
+are read from revisits that return a body (2xx): a 304 means the page, and so its links,
 did not change.
 
 References
@@ -23,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from webcrawl.crawler.links import extract_links
+from webcrawl.crawler.links import PageLinks
+from webcrawl.crawler.revisit.link_history import LinkHistory
 from webcrawl.crawler.urls import host_key
 from webcrawl.storage.records import Outcome
-from webcrawl.storage.store import HostRow, UrlRow
+from webcrawl.storage.store import UrlRow
 
 __all__ = ["NewPage", "PageWindow"]
 
@@ -49,55 +52,51 @@ class PageWindow:
 
     Parameters
     ----------
+    links : LinkHistory
+        The revisit's URL registry (the stored URLs and hosts, and those met since).
     urls : iterable of UrlRow
-        Every URL the store holds.
-    hosts : iterable of HostRow
-        The collection's hosts (``name`` is ``host[:port]``).
+        Every URL the store holds (only their outcomes are read).
     in_collection : set of int
         URL ids already revisited (they never join twice).
     allowed : callable ``(host_id, url) -> bool``
         robots.txt check.
-    url_id : callable ``(url, depth, seq) -> int``
-        The id of a URL the store did not hold at start, recording it if needed
-        (:meth:`webcrawl.crawler.revisit.link_history.LinkHistory.url_id`).
     """
 
-    def __init__(self, urls: Iterable[UrlRow], hosts: Iterable[HostRow],
-                 in_collection: set[int], allowed: Callable[[int, str], bool],
-                 url_id: Callable[[str, int, int], int]) -> None:
-        self._known = {r.url: r for r in urls}
-        self._hosts = {h.name: h.id for h in hosts}
+    def __init__(self, links: LinkHistory, urls: Iterable[UrlRow], in_collection: set[int],
+                 allowed: Callable[[int, str], bool]) -> None:
+        self._links = links
+        #: stored URLs that may join (the crawl's frontier, or missing then)
+        self._joinable = {r.id for r in urls if r.outcome in _FRONTIER}
         self._members = set(in_collection)
         self._allowed = allowed
-        self._url_id = url_id
 
-    def new_pages(self, html: bytes, charset: str | None, page_url: str,
-                  seq: int) -> list[NewPage]:
-        """The pages a revisited HTML page (fetch ``seq``) adds to the collection."""
-        text = html.decode(charset or "utf-8", errors="replace")
+    def new_pages(self, page: PageLinks, depth: int, seq: int) -> list[NewPage]:
+        """The pages a revisited HTML page at link ``depth`` (fetch ``seq``) adds to the
+        collection, from its links ``page``."""
+        links = self._links
+        registry = links.registry
         out: list[NewPage] = []
-        for url in extract_links(text, page_url).urls:
-            host_id = self._hosts.get(host_key(url))
-            if host_id is None:
-                continue
-            known = self._known.get(url)
-            if known is not None:
+        for url in page.urls:
+            host_id = registry.host_id(host_key(url))
+            if host_id is None or host_id >= links.stored_hosts:
+                continue  # not a collection host
+            known = registry.id_of(url)
+            if known is not None and known < links.stored_urls:
                 # Only the crawl's frontier joins (never fetched, abandoned when the
                 # crawl stopped, or missing then): fetched pages already are members,
                 # other outcomes (robots, scope, redirects) were judged by the crawl.
-                if known.id in self._members or known.outcome not in _FRONTIER:
+                if known in self._members or known not in self._joinable:
                     continue
                 if not self._allowed(host_id, url):
                     continue
-                self._members.add(known.id)
-                out.append(NewPage(known.id, url, host_id))
+                self._members.add(known)
+                out.append(NewPage(known, url, host_id))
                 continue
             if not self._allowed(host_id, url):
                 continue
-            new_id = self._url_id(url, 1, seq)
+            new_id = links.url_id(url, depth + 1, seq)
             if new_id in self._members:
                 continue
             self._members.add(new_id)
             out.append(NewPage(new_id, url, host_id))
         return out
-

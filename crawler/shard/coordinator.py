@@ -16,6 +16,14 @@ clock, so a host's next request never waits for a round trip through the coordin
 A globally ranked strategy's re-rankings reach a host up to ``shard_window`` fetches
 late.
 
+**Clocks.**  A host's politeness clock is kept by the worker that fetches it; in the
+coordinator's process, this downloader keeps the one clock of each host
+(:class:`~webcrawl.crawler.politeness.HostSlots`) from the ready times the answers report,
+which is what the engine asks (:meth:`ShardDownloader.ready_at`) to know when to offer a
+host again.  An order's ``wait`` carries it to the worker: a worker started again after
+a loss knows nothing of its hosts' last contacts, and their re-sent orders count the
+host as contacted at the loss.
+
 **Which worker owns a host.**  Each host goes, when its first order is made, to the
 worker owning the fewest hosts (ties to the lowest index), and the assignment is stored
 with the crawl (meta key ``shard_host:<host>``), so a resume with the same number of
@@ -31,8 +39,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from webcrawl.crawler.downloader import DownloaderLink
-from webcrawl.crawler.orders import FetchOrder, OnDone
+from webcrawl.crawler.downloader import DownloaderLink, HostClocks
+from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, RobotsDone
+from webcrawl.crawler.politeness import HostSlots
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shard.pool import Spawn, WorkerPool
 from webcrawl.crawler.shard.protocol import StartWorker
@@ -51,8 +60,11 @@ async def spawn_process(worker: int, generation: int) -> Transport:
     return await PipeTransport.spawn(env)
 
 
-class ShardDownloader:
+class ShardDownloader(HostClocks):
     """Fetching in ``settings.workers`` worker processes (see the module docstring).
+
+    A Crawl-delay (:meth:`set_crawl_delay`) counts here at once; the host's worker gets
+    it with the host's next order.
 
     Parameters
     ----------
@@ -73,8 +85,10 @@ class ShardDownloader:
         self._link = DownloaderLink()
         self._owner: dict[str, int] = {}
         self._hosts_of = [0] * settings.workers
+        #: the coordinator's clock of each host, from the answers' ready times
+        self.slots = HostSlots(settings)
         self.pool = WorkerPool(settings.workers, self._start_order, spawn or spawn_process,
-                               self._rewait, route=self.worker_of)
+                               self._rewait, route=self.worker_of, answered=self._answered)
 
     async def open(self, link: DownloaderLink | None = None) -> None:
         """Take the engine's link, and the stored host assignment of a resumed crawl."""
@@ -109,6 +123,11 @@ class ShardDownloader:
     def forget(self, host: str, order: int) -> None:
         self.pool.forget(host, order)
 
+    def _answered(self, order: FetchOrder, done: FetchedAnswer) -> None:
+        """An answer arrived: its host's clock learns when it may be contacted again."""
+        elapsed = done.elapsed if isinstance(done, RobotsDone) else None
+        self.slots.reported(self.slots.slot(order.host), done.ready_in, elapsed)
+
     async def aclose(self) -> None:
         await self.pool.close()
 
@@ -117,7 +136,8 @@ class ShardDownloader:
 
     def _rewait(self, order: FetchOrder) -> FetchOrder:
         """Re-time an order of a lost worker: its host counts as contacted just now."""
-        return replace(order, wait=self._link.rewait(order.host))
+        self.slots.contacted_now(order.host)
+        return replace(order, wait=self.slots.ready_in(self.slots.slot(order.host)))
 
     def stats(self) -> dict[str, Any]:
         """The exchange's volume (orders, batches, bytes, restarts)."""

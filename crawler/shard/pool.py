@@ -25,7 +25,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from webcrawl.crawler.orders import FetchOrder, OnDone, await_answer
+from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, await_answer
 from webcrawl.crawler.shard.protocol import StartWorker, WorkerDone, WorkerOrder
 from webcrawl.crawler.shard.transport import Transport
 from webcrawl.storage.errors import CrawlError
@@ -60,9 +60,12 @@ class WorkerPool:
 
     def __init__(self, workers: int, start: Callable[[int, int], StartWorker], spawn: Spawn,
                  rewait: Callable[[Task], Task], *, route: Callable[[str], int],
+                 answered: Callable[[Task, FetchedAnswer], None] | None = None,
                  max_restarts: int = 10) -> None:
         self.size = workers
         self._route = route
+        #: called with each answered order and its answer, before its callback
+        self._answered = answered
         self._start = start
         self._spawn = spawn
         self._rewait = rewait
@@ -156,10 +159,12 @@ class WorkerPool:
             batch = await w.transport.receive()
             if batch is not None:
                 self.batches_received += 1
-                pending = w.pending
+                pending, answered = w.pending, self._answered
                 for done in batch:
                     entry = pending.pop(done.order, None)
                     if entry is not None:
+                        if answered is not None:
+                            answered(entry[0], done)
                         entry[1](done)
                 if self.after_batch is not None:
                     self.after_batch()

@@ -9,16 +9,17 @@ docstring (:mod:`webcrawl.crawler.shard`).
 
 Coordinator to worker: :class:`StartWorker` (first), then batches of the fetch orders
 every downloader takes (:class:`~webcrawl.crawler.orders.FetchPage`,
-:class:`~webcrawl.crawler.orders.FetchRobots`); :class:`StopWorker` ends the worker.  Worker to
-coordinator: batches of their answers (:class:`~webcrawl.crawler.orders.PageDone`,
-:class:`~webcrawl.crawler.orders.RobotsDone`), each naming the ``order`` it answers.
+:class:`~webcrawl.crawler.orders.FetchRobots`, :class:`~webcrawl.crawler.orders.FetchFile`);
+:class:`StopWorker` ends the worker.  Worker to coordinator: batches of their answers
+(:class:`~webcrawl.crawler.orders.PageDone`, :class:`~webcrawl.crawler.orders.RobotsDone`,
+:class:`~webcrawl.crawler.orders.FileDone`), each naming the ``order`` it answers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from webcrawl.crawler.orders import FetchedAnswer, FetchPage, FetchRobots
+from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots
 from webcrawl.crawler.settings import CrawlSettings
 
 __all__ = ["StartWorker", "StopWorker", "WorkerDone", "WorkerOrder"]
@@ -41,5 +42,5 @@ class StopWorker:
     """End the worker once the orders in flight are answered or dropped."""
 
 
-WorkerOrder = StartWorker | FetchPage | FetchRobots | StopWorker
+WorkerOrder = StartWorker | FetchPage | FetchRobots | FetchFile | StopWorker
 WorkerDone = FetchedAnswer

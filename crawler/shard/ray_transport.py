@@ -14,8 +14,8 @@ over one actor: ``send`` is a remote call handing the actor a batch of orders,
 ``receive`` a long-poll remote call returning the batch of results finished since the
 last one (everything that finished while the previous batch travelled).  What crosses
 the network is therefore exactly the shard protocol's pickled messages (URLs out;
-response metadata and normalised links back; never page bodies), plus Ray's own
-control traffic.
+response metadata and normalised links back; never a page body, only the sitemap files
+of ``--sitemaps``), plus Ray's own control traffic.
 
 A lost actor (its process killed, its node gone) makes ``receive`` return None; the
 :class:`~webcrawl.crawler.shard.pool.WorkerPool` then starts a new actor for the same hosts --
@@ -43,7 +43,7 @@ from typing import Any
 
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.engine import Crawler
-from webcrawl.crawler.orders import FetchPage, FetchRobots, await_answer
+from webcrawl.crawler.orders import FetchOrder, await_answer
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shard.coordinator import ShardDownloader
 from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerDone, WorkerOrder
@@ -98,7 +98,7 @@ class RayShardWorker:
 
     async def submit(self, orders: Sequence[WorkerOrder]) -> None:
         """Start answering ``orders`` (a batch; a :class:`StartWorker` comes first once)."""
-        fetches: list[FetchPage | FetchRobots] = []
+        fetches: list[FetchOrder] = []
         for order in orders:
             if isinstance(order, StartWorker):
                 if self._worker is None:

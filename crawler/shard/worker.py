@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
-from webcrawl.crawler.orders import FetchedAnswer, FetchPage, FetchRobots
+from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots
 from webcrawl.crawler.scope import Scope
 from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerOrder
 from webcrawl.crawler.shard.transport import encode_frame, read_frame
@@ -54,8 +54,12 @@ def worker_downloader(start: StartWorker) -> tuple[LocalDownloader, DownloaderLi
     return LocalDownloader(s), DownloaderLink(host_allowed=Scope(s, start.seeds).host_allowed)
 
 
-async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) -> None:
-    """Answer the orders read from ``reader`` until it ends (or :class:`StopWorker`)."""
+async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None], *,
+                make: Callable[[StartWorker], tuple[LocalDownloader, DownloaderLink]]
+                = worker_downloader) -> None:
+    """Answer the orders read from ``reader`` until it ends (or :class:`StopWorker`);
+    ``make`` builds the worker's downloader from its start order (a test's runs over a
+    fake web)."""
     first = await read_frame(reader)
     if not first or not isinstance(first[0], StartWorker):
         return
@@ -90,7 +94,7 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
             timer.append(loop.call_later(interval, flush) if interval > 0
                          else loop.call_soon(flush))
 
-    worker, link = worker_downloader(start)
+    worker, link = make(start)
     await worker.open(link)
     try:
         pending: list[WorkerOrder] = list(first[1:])
@@ -98,7 +102,7 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None]) ->
             for order in pending:
                 if isinstance(order, StopWorker):
                     return
-                if isinstance(order, FetchPage | FetchRobots):
+                if isinstance(order, FetchPage | FetchRobots | FetchFile):
                     worker.submit(order, done)
             batch = await read_frame(reader)
             if batch is None:

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import ssl
+import struct
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -21,6 +25,8 @@ class RawRequest:
     conn: int                        # the connection's number, from 0
     line: str                        # the request line
     headers: list[tuple[str, str]] = field(default_factory=list)
+    #: ``time.monotonic()`` when the server had read the request's head
+    at: float = field(default_factory=time.monotonic)
 
     @property
     def path(self) -> str:
@@ -38,6 +44,25 @@ def response(body: bytes = b"ok", status: str = "200 OK", *headers: str,
     """A response with Content-Length and the given extra header lines."""
     lines = [f"{version} {status}", f"Content-Length: {len(body)}", *headers]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def reset(writer: asyncio.StreamWriter) -> None:
+    """Abort the connection with a TCP reset instead of a FIN."""
+    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                               struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+def tls_for(host: str, folder: Path) -> tuple[ssl.SSLContext, Path]:
+    """A server context for ``host`` from a new trustme CA, and the CA's file in ``folder``."""
+    import trustme
+
+    ca = trustme.CA()
+    ca_file = folder / "ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert(host).configure_cert(server_ctx)
+    return server_ctx, ca_file
 
 
 async def keep_alive(req: RawRequest, writer: asyncio.StreamWriter) -> bool:

@@ -81,8 +81,17 @@ def test_compare_virtual_prints_table_and_writes_plots(crawl_db, tmp_path, capsy
     assert lines[at].startswith("Crawl orderings compared: virtual crawls")
     assert "graph of fetched pages: 300 pages" in lines[at]
     assert lines[at + 1].split()[:4] == ["strategy", "pages", "PR@1%", "PR@10%"]
-    assert [line.split()[0] for line in lines[at + 3:at + 8]] == ["recorded", "ideal", "bfs",
-                                                                   "dfs", "random"]
+    # The orderings a crawler can run, then the ceiling, labelled, defined and never
+    # named best.
+    assert [line.split()[0] for line in lines[at + 3:at + 8]] == ["recorded", "bfs", "dfs",
+                                                                   "random", "ideal"]
+    assert lines[at + 7].startswith("ideal (ceiling) ")
+    summary = {line.split()[0]: float(line.split()[3]) for line in lines[at + 3:at + 7]}
+    best = max(summary, key=summary.__getitem__)
+    assert lines[at + 8] == (f"best ordering a crawler can run, by PR@10%: {best} "
+                             f"({summary[best]:.3f})")
+    assert lines[at + 9] == "ceilings (reference lines, not orderings a crawler can run):"
+    assert lines[at + 10].startswith("  ideal: the fetchable pages in decreasing final PageRank")
     assert "Average slice on which the top-N pages were fetched" in captured.out
     assert sorted(p.name for p in out.iterdir()) == sorted([
         "comparison.json", "discovery_rate.png", "mean_pagerank.png",
@@ -90,6 +99,8 @@ def test_compare_virtual_prints_table_and_writes_plots(crawl_db, tmp_path, capsy
         "top_n_overlap.png"])
     assert "virtual crawl: dfs" in captured.err  # progress on stderr
     data = json.loads((out / "comparison.json").read_text())
+    assert list(data["ceilings"]) == ["ideal"]
+    assert data["best_ordering"]["name"] == best
     # Over the crawled graph, a virtual bfs replays the recorded bfs crawl.
     assert data["summary"]["bfs"] == data["summary"]["recorded"]
     assert len(data["reports"]["bfs"]["slice_ends"]) == 5
@@ -192,6 +203,13 @@ def test_compare_the_orderings_of_baeza_yates_on_a_crawl(crawl_db, capsys):
                                      "batch-pagerank?every=50", "partial-pagerank?every=50",
                                      "omniscient"]
     _check_ceilings(data["summary"])
+    # Both ceilings are labelled and defined; the best is one a crawler can run.
+    assert list(data["ceilings"]) == ["ideal", "omniscient"]
+    assert data["ceilings"]["omniscient"].startswith("the frontier ordered by the final")
+    runnable = {k: v["captured_at_10pct"] for k, v in data["summary"].items()
+                if k not in data["ceilings"]}
+    assert data["best_ordering"] == {"metric": "PR@10%", "name": max(runnable, key=runnable.get),
+                                     "value": max(runnable.values())}
 
 
 def test_compare_the_orderings_on_an_imported_edge_list(tmp_path, capsys):

@@ -23,13 +23,14 @@ from webcrawl.crawler.progress import Progress, format_summary
     ["crawl", "http://a.test/", "--db", "{db}", "--concurrency", "0"],
     ["crawl", "http://a.test/", "--db", "{db}", "--delay-factor", "nan"],
     ["crawl", "http://a.test/", "--db", "{db}", "--min-delay", "5", "--max-delay", "1"],
+    ["crawl", "http://a.test/", "--db", "{db}", "--min-delay", "99"],
     ["crawl", "http://a.test/", "--db", "{db}", "--strategy", "nope"],
     ["crawl", "--db", "{db}"],
     ["crawl", "--db", "{db}", "--resume"],
     ["crawl", "http://a.test/", "--db", "{db}", "--ca-file", "/no/such.pem"],
 ], ids=["ftp", "garbage", "resolve-syntax", "resolve-name", "resolve-port", "neg-pages",
-        "neg-delay", "zero-conc", "nan", "min-gt-max", "strategy", "no-seed", "no-db",
-        "ca-file"])
+        "neg-delay", "zero-conc", "nan", "min-gt-max", "min-gt-default-max", "strategy",
+        "no-seed", "no-db", "ca-file"])
 def test_bad_arguments_one_line(argv: list[str], tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     argv = [a.replace("{db}", str(tmp_path / "c.db")) for a in argv]

@@ -153,6 +153,21 @@ def test_parquet_needs_an_output_file(demo: DemoResult,
     assert "--output" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("what", ["pages", "fetches", "rates"])
+@pytest.mark.parametrize("fmt", ["edgelist", "graphml", "parquet"])
+def test_an_edge_format_of_a_table_is_one_line(demo: DemoResult, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str],
+                                               what: str, fmt: str) -> None:
+    """The formats of each export come from storage's one list: a table offers tsv and
+    jsonl only, whatever the format (parquet included), and nothing is written."""
+    out = tmp_path / "out"
+    assert main(["export", what, "--db", str(demo.db), "--format", fmt,
+                 "--output", str(out)]) == 1
+    err: Any = capsys.readouterr().err
+    assert f"--format {fmt} does not apply to {what} (choose from tsv, jsonl)" in err
+    assert err.count("\n") == 1 and not out.exists()
+
+
 def test_edges_view_counts_the_stored_links_of_a_fixture_crawl(demo: DemoResult) -> None:
     """``SELECT count(*) FROM edges`` in the stdlib sqlite3 module and sqlite-utils is the
     stored link count of a crawl of the fixture web (duplicates, redirects, nofollow)."""

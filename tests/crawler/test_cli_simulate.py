@@ -52,6 +52,23 @@ def test_random_web_table_and_bad_input(capsys):
     assert "unknown measure" in capsys.readouterr().err
 
 
+def test_random_web_reports_the_papers_definitions_and_labels_the_diagnostics(capsys):
+    assert main(["simulate", "random-web", "--pages", "20000", "--crawl", "2000",
+                 "--checkpoints", "2", "--measures", "sinks,bowtie,cores",
+                 "--random-seed", "1"]) == 0
+    text = capsys.readouterr().out
+    reproduction, diagnostics = text.split("Diagnostics, not the paper's definitions")
+    assert "Along the crawl, by the paper's definitions" in reproduction
+    rows = {line.split()[0]: line.split()[1:3] for line in reproduction.splitlines()
+            if line.split()[:1] and line.split()[0] in ("sinks", "scc", "cores44")}
+    exact = next(line for line in diagnostics.splitlines()
+                 if line.startswith("cores44, exactly 4 and 4")).split()[5:7]
+    # The paper's (4,4) count (at least 4 and 4) holds the exact-size count.
+    assert all(float(a) >= float(e) for a, e in zip(rows["cores44"], exact, strict=True))
+    assert "sinks, crawled + frontier" in diagnostics and "crawled + frontier" not in \
+        reproduction
+
+
 def test_analyze_quality_along_matches_the_library(tmp_path, capsys):
     from crawldb import write_crawl
     from webcrawl.analysis.graph.loader import load_graph
@@ -89,7 +106,8 @@ def _renumber(links, crawled, is_crawled):
 
 def test_random_web_degree_law_and_paper_curves(capsys):
     from webcrawl.analysis.ordering.along import measure_along
-    from webcrawl.analysis.ordering.randomweb import paper_curve, random_web_crawl
+    from webcrawl.analysis.ordering.randomweb import random_web_crawl
+    from webcrawl.analysis.ordering.randomweb_figures import paper_curve
 
     assert main(["simulate", "random-web", "--pages", "50000", "--crawl", "2000",
                  "--checkpoints", "3", "--degree-law", "counts", "--measures",

@@ -346,7 +346,7 @@ async def test_byte_order_mark_as_the_crawler_reads_it(prefix: bytes, group_seen
 
     settings = CrawlSettings.polite_off(fetch_robots_agent="foo")
     async with RawServer(robots) as server, Fetcher(settings) as fetcher:
-        status, body, _ = await fetch_robots_file(
+        status, body, _, _ = await fetch_robots_file(
             fetcher, server.url("/robots.txt"), "127.0.0.1", settings, lambda host: True)
     assert status == 200 and isinstance(body, str)
     fresh = RobotsCache(settings)

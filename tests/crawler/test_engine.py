@@ -163,8 +163,10 @@ async def test_redirect_chain_loop_and_scope(mini_web: MiniWeb, tmp_path: Path) 
 @pytest.mark.parametrize(("robots", "expected"), [
     (Page(status=404), "fetched"),
     (Page(status=403), "fetched"),
-    (Page(status=500), "robots_excluded"),
-    (Page(reset=True), "robots_excluded"),
+    # RFC 9309 2.3.1.4: a 5xx or a network error is "unreachable": disallow all, but
+    # nothing was excluded by the host's rules.
+    (Page(status=500), "robots_unreachable"),
+    (Page(reset=True), "robots_unreachable"),
     (Page(body="User-agent: *\nDisallow: /", content_type="text/plain"), "robots_excluded"),
     (Page(body="User-agent: webcrawl\nDisallow: /\n\nUser-agent: *\nAllow: /",
           content_type="text/plain"), "robots_excluded"),
@@ -181,7 +183,7 @@ async def test_robots_status(mini_web: MiniWeb, tmp_path: Path, robots: Page,
     assert data["outcomes"][w.url("a.test")] == expected
     robots_hits = [h for h in w.hits if h.path == "/robots.txt"]
     assert robots_hits and w.hits[0].path == "/robots.txt"
-    if expected == "robots_excluded":
+    if expected != "fetched":
         assert w.page_hits() == []
     if robots.status >= 500 or robots.reset:
         # retried once after robots_retry_delay, then gave up: disallow all
@@ -246,7 +248,7 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path,
     assert data["stats"].stopped == "max_pages"
     # Resuming through the library with a higher limit takes the rest, in the crawl's
     # stored scope (b.test stays allowed by the stored '*.test'; its port refuses
-    # connections, so its unreachable robots.txt excludes it).
+    # connections, so its robots.txt stays unreachable and its URL is not requested).
     crawler = Crawler(tmp_path / "crawl.db", resume=True,
                       overrides={"scope_max_pages": 20, "robots_retry_delay": 0.01})
     assert crawler.settings.scope_hosts == ("*.test",)
@@ -256,8 +258,9 @@ async def test_allowed_hosts_and_max_pages(mini_web: MiniWeb, tmp_path: Path,
     stats = await crawler.run()
     assert stats.stopped == "done"
     o = read_db(tmp_path / "crawl.db")["outcomes"]
-    assert o.pop(b_root) == "robots_excluded"
+    assert o.pop(b_root) == "robots_unreachable"
     assert sorted(o.values()) == ["fetched"] * 11
+    assert stats.unreachable == {f"b.test:{refused_port}": "connection refused"}
 
 
 async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_path: Path,

@@ -182,9 +182,10 @@ async def test_every_fault_mode_on_one_crawl(tmp_path: Path, endless: EndlessSer
               "trap": "fetched", "": "fetched"}
     for kind, outcome in expect.items():
         assert outcome in by_fault[kind] and by_fault[kind] <= {outcome} | fixed, kind
-    # The robots5xx host: nothing but robots.txt was requested; its URLs are excluded.
+    # The robots5xx host: nothing but robots.txt was requested; its robots.txt stayed
+    # unreachable (RFC 9309: disallow all), so its URLs were never requested.
     host2 = {p.url for i, p in enumerate(pages) if web.host_of[i] == 2 and p.url in outcomes}
-    assert host2 and {outcomes[u] for u in host2} == {"robots_excluded"}
+    assert host2 and {outcomes[u] for u in host2} == {"robots_unreachable"}
 
     # Timeouts cut slow, dripping and endless responses; the cap cuts bodies.
     for url, _attempt, _outcome, started, ended, size, _depth in rows:

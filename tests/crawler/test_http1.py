@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import webcrawl.crawler.http1
+import webcrawl.crawler.http1.dial
 from http1tools import client_of, event_loops, get, make_client, run_on, until
-from rawweb import RawRequest, RawServer, response
-from webcrawl.crawler.http1 import HEADER_LIMIT
+from rawweb import RawRequest, RawServer, response, tls_for
+from webcrawl.crawler.http1.wire import HEADER_LIMIT
 from webcrawl.crawler.resolve import HostGlobResolver, make_ssl_context, parse_rules
 from webcrawl.storage.errors import FetchTimeoutError, NetworkError
 
@@ -311,7 +311,7 @@ async def test_close_aborts_idle_and_busy_connections() -> None:
             with pytest.raises(NetworkError, match="client closed"):
                 await resp.read()
             assert client.open_connections == 0
-            assert not client._live  # every transport called connection_lost
+            assert not client._pool.live  # every transport called connection_lost
             await idle.wait_closed(1)  # (busy's handler is stalled: it reads nothing)
             with pytest.raises(NetworkError, match="client closed"):
                 await client.request("GET", idle.url(), [])
@@ -331,13 +331,7 @@ async def test_unsendable_urls() -> None:
 # -- TLS -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, Path]:
-    trustme = pytest.importorskip("trustme")
-    ca = trustme.CA()
-    ca_file = tmp_path_factory.mktemp("tls") / "ca.pem"
-    ca.cert_pem.write_to_path(str(ca_file))
-    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("secure.test").configure_cert(server_ctx)
-    return server_ctx, ca_file
+    return tls_for("secure.test", tmp_path_factory.mktemp("tls"))
 
 
 async def test_tls_verified_unverified_and_insecure(
@@ -369,7 +363,7 @@ async def test_default_tls_context_is_built_at_the_first_https_request(
         made.append(real(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(webcrawl.crawler.http1.ssl, "create_default_context", counting)
+    monkeypatch.setattr(webcrawl.crawler.http1.dial.ssl, "create_default_context", counting)
     resolver = HostGlobResolver(parse_rules(["*.test=127.0.0.1"]))
     async with RawServer() as plain, RawServer(ssl_context=tls[0]) as secure, \
             client_of(resolver=resolver) as client:
@@ -400,7 +394,7 @@ async def _round_trips() -> None:
             with pytest.raises(FetchTimeoutError):
                 await get(client, server.url("/stall"))
             await get(client, server.url("/c"))
-        assert client.open_connections == 0 and not client._live
+        assert client.open_connections == 0 and not client._pool.live
     assert server.connections == 3
 
 

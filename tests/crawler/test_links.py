@@ -7,6 +7,8 @@ selectors and ``normalize_url``, the extraction as it was before the tag walks).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -47,6 +49,20 @@ def test_nofollow_flags_and_meta_robots() -> None:
     ours = extract_links('<meta name="webcrawl" content="none"><a href="/x">', PAGE)
     assert ours.meta_nofollow and ours.meta_noindex
 
+
+
+@pytest.mark.parametrize(("content", "nofollow", "noindex"), [
+    ("noindex, nofollow", True, True), ("noindex,nofollow", True, True),
+    ("noindex nofollow", True, True), (" NOFOLLOW\tNOINDEX ", True, True),
+    ("noindex , nofollow", True, True), ("nofollow", True, False), ("none", True, True),
+    ("index follow", False, False), ("noindexnofollow", False, False),
+    ("max-snippet:-1 nofollow", True, False),
+], ids=["comma-space", "comma", "space", "tab-upper", "space-comma-space", "one", "none",
+        "index-follow", "glued", "with-other-rules"])
+def test_meta_robots_directives_split_on_commas_and_spaces(content: str, nofollow: bool,
+                                                           noindex: bool) -> None:
+    links = extract_links(f'<meta name="robots" content="{content}"><a href="/x">', PAGE)
+    assert (links.meta_nofollow, links.meta_noindex) == (nofollow, noindex)
 
 def test_cap_links_per_page() -> None:
     html = "".join(f'<a href="/p{i}">x</a><a href="/p{i}">again</a>' for i in range(50))
@@ -89,7 +105,7 @@ def reference_links(text: str, page_url: str, encoding: str | None = None, *,
         name = (attrs.get("name") or "").strip().lower()
         if name not in ("robots", agent.lower()):
             continue
-        tokens = {t.strip() for t in (attrs.get("content") or "").lower().split(",")}
+        tokens = {t.strip() for t in re.split(r"[\s,]", (attrs.get("content") or "").lower())}
         if "none" in tokens:
             result.meta_nofollow = result.meta_noindex = True
             break
@@ -176,6 +192,8 @@ def documents(draw: st.DrawFn) -> str:
             '<meta name="robots" content="nofollow">', '<META NAME=ROBOTS CONTENT="NOINDEX">',
             '<meta name="webcrawl" content="none">', '<meta content="nofollow">',
             '<meta name="googlebot" content="none">', "<meta name>",
+            '<meta name="robots" content="noindex nofollow">',
+            '<meta name="robots" content="noindex,\tnofollow">',
             "<div>", "</div>", "<p>", "<table><tr><td>", "<svg>", "</svg>", "<math>",
             "</math>", "<template>", "</template>", "<frameset>", "</frameset>",
             "<noscript>", "</noscript>", "<textarea>", "</textarea>", "<select>", "text",

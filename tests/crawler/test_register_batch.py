@@ -1,4 +1,4 @@
-"""A page's links registered as one batch (``Crawler._register_many``) against the
+"""A page's links registered as one batch (``Discovery.register_many``) against the
 one-URL-at-a-time registration the engine did before, kept here as the reference.
 
 Both crawlers see the same pages (known URLs, repeats, nofollow links and pages,
@@ -62,7 +62,7 @@ def _register_one(c: Crawler, url: str, follow: bool, *, depth: int, found_by: i
     if known is not None:
         return known
     new = c.registry.add(url, depth)
-    c._over_budget(c.budget.tick())
+    c.over_budget(c.budget.tick())
     priority = c.strategy.discovered(new.url_id, depth)
     if follow and c.scope.admit(url, new.hostport, depth):
         c.registry.record(c.store, new, found_by)
@@ -111,12 +111,12 @@ def test_batch_registration_is_one_url_at_a_time(
     monkeypatch.setattr(seen_module, "MERGE_WINDOW", 16)
     batch = _crawler(tmp_path, "batch", strategy, fingerprint)
     single = _crawler(tmp_path, "single", strategy, fingerprint)
-    batch._register(SEED, 0, -1)
+    batch.discovery.register(SEED, 0, -1)
     _register_one(single, SEED, True, depth=0, found_by=-1)
     s = batch.settings
     for seq, (pick, page) in enumerate(_pages(7, 120)):
         page_id = pick % len(batch.registry)
-        got = batch._page_links(page_id, seq, page)
+        got = batch.recorder._page_links(page_id, seq, page)
         depth = single.registry.depth(page_id) + 1
         want = link_ids(page, partial(_register_one, single, depth=depth, found_by=seq),
                         obey_meta_nofollow=s.links_obey_meta_nofollow,

@@ -30,8 +30,8 @@ def test_ids_are_dense_in_discovery_order_and_hosts_are_shared() -> None:
     # The host keeps the scheme of its first URL.
     assert reg.robots_url(0) == "https://a.test/robots.txt"
     assert reg.origin(1) == "http://b.test:8080"
-    assert [s.name for s in reg.slots()] == ["a.test", "b.test:8080"]
-    assert reg.slot(1).host_id == 1
+    assert list(reg.host_names()) == ["a.test", "b.test:8080"]
+    assert reg.host_name(1) == "b.test:8080" and reg.host_id("b.test:8080") == 1
 
 
 def test_redirect_hops() -> None:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from miniweb import read_db
 from webcrawl.analysis.ordering.strategies import BreadthFirst, PageRankOrder
+from webcrawl.crawler.config import resume_settings
 from webcrawl.crawler.engine import Crawler
-from webcrawl.crawler.resume import resume_settings, settings_json
+from webcrawl.crawler.resume import settings_json
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.fixtures import FixtureServer, FixtureWeb
 from webcrawl.storage.errors import ConfigError
@@ -151,3 +152,21 @@ def test_a_derived_user_agent_follows_a_new_contact() -> None:
     meta = {"settings": settings_json(CrawlSettings(fetch_user_agent="mine/2"))}
     assert resume_settings(
         meta, overrides={"fetch_contact": "a@b.c"}).settings.fetch_user_agent == "mine/2"
+
+
+@pytest.mark.parametrize("edges", ["http://a.test/ http://a.test/b\nhttp://a.test/b http://b.test/\n",
+                                   "0 1\n1 2\n2 0\n"], ids=["urls", "integer-ids"])
+def test_resuming_an_imported_edge_list_is_one_line(tmp_path: Path, edges: str,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """An edge list holds a graph, not a crawl (no seeds, no fetches, no depths)."""
+    from webcrawl.crawler.cli import main
+
+    (tmp_path / "e.txt").write_text(edges)
+    db = tmp_path / "g.db"
+    assert main(["import", "edges", str(tmp_path / "e.txt"), "--db", str(db), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["crawl", "--resume", "--db", str(db)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"webcrawl: error: {db} holds a graph imported from an edge list")
+    assert "there is no crawl to resume" in err and "Traceback" not in err

@@ -63,11 +63,10 @@ def _crawler(tmp_path: Path) -> tuple[Crawler, FakeLoop, list[tuple[int, float]]
     crawler = Crawler(tmp_path / "c.db", ["http://a.test/"],
                       CrawlSettings(polite_min_delay=0.02, concurrency=4))
     loop = FakeLoop()
-    crawler._loop = loop  # type: ignore[assignment]
     crawler.store = FakeStore()  # type: ignore[assignment]
-    crawler.frontier.on_wait = crawler._on_wait
+    crawler.dispatch.open(loop)  # type: ignore[arg-type]
     started: list[tuple[int, float]] = []
-    crawler._start_host = lambda host, now: started.append((host, now))  # type: ignore[method-assign]
+    crawler.start_host = lambda host, now: started.append((host, now))  # type: ignore[method-assign]
     return crawler, loop, started
 
 
@@ -111,9 +110,9 @@ def test_a_timer_starts_the_best_ready_host_and_respects_backpressure(
         timer.fire()
     assert started == []
     crawler.store.backlogged = False  # type: ignore[union-attr]
-    crawler._recompute = object()  # type: ignore[assignment]
-    crawler._fill()
+    crawler.feedback.task = object()  # type: ignore[assignment]
+    crawler.dispatch.fill()
     assert started == []
-    crawler._recompute = None
-    crawler._fill()
+    crawler.feedback.task = None
+    crawler.dispatch.fill()
     assert started == [(1, 100.0), (2, 100.0), (0, 100.0)]

@@ -1,4 +1,5 @@
-"""Compact per-URL state (crawler.seen): the fingerprint URL-seen test and the URL texts."""
+"""Compact per-URL state: the fingerprint URL-seen test (crawler.seen), the URL texts
+(crawler.url_texts) and the growable columns (crawler.columns)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import random
 import numpy as np
 import pytest
 import webcrawl.crawler.seen as seen_module
-from webcrawl.crawler.seen import Column, UrlSeen, UrlTexts
+import webcrawl.crawler.url_texts as texts_module
+from webcrawl.crawler.columns import Column
+from webcrawl.crawler.seen import UrlSeen
+from webcrawl.crawler.url_texts import UrlTexts
 
 #: The sizes from which UrlSeen runs its compiled loops: the default (these small sets
 #: stay on numpy) and 0 (compiled throughout, when numba is installed).
@@ -36,7 +40,7 @@ def test_url_seen_is_exact_against_a_dict(monkeypatch: pytest.MonkeyPatch,
     """Whatever the fingerprints (here also one where nearly every URL collides), the
     set answers as a dict of the URLs would: hits are confirmed against the text."""
     monkeypatch.setattr(seen_module, "MERGE_MIN", 50)  # many batch merges
-    monkeypatch.setattr(seen_module, "TEXT_BUFFER", 300)  # texts in file and buffer
+    monkeypatch.setattr(texts_module, "TEXT_BUFFER", 300)  # texts in file and buffer
     urls = _urls(3000, 1)
     rng = random.Random(2)
     rng.shuffle(urls)
@@ -66,7 +70,7 @@ def test_url_seen_is_exact_against_a_dict(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_url_texts_round_trip_across_the_buffer(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(seen_module, "TEXT_BUFFER", 64)
+    monkeypatch.setattr(texts_module, "TEXT_BUFFER", 64)
     texts = UrlTexts()
     urls = [f"http://a.test/{'x' * (i % 40)}/ü{i}" for i in range(500)]
     for url in urls[:250]:
@@ -105,10 +109,10 @@ def test_batches_give_the_ids_of_one_url_at_a_time(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(seen_module, "RECENT_MAX", 40)
     monkeypatch.setattr(seen_module, "MERGE_MIN", 100)
     monkeypatch.setattr(seen_module, "MERGE_WINDOW", 16)
-    monkeypatch.setattr(seen_module, "TEXT_BUFFER", 500)
-    monkeypatch.setattr(seen_module, "TEXT_BLOCK_BITS", 5)  # blocks of 32 URL texts
-    monkeypatch.setattr(seen_module, "TEXT_BLOCK", 32)
-    monkeypatch.setattr(seen_module, "_BLOCK_MASK", 31)
+    monkeypatch.setattr(texts_module, "TEXT_BUFFER", 500)
+    monkeypatch.setattr(texts_module, "TEXT_BLOCK_BITS", 5)  # blocks of 32 URL texts
+    monkeypatch.setattr(texts_module, "TEXT_BLOCK", 32)
+    monkeypatch.setattr(texts_module, "_BLOCK_MASK", 31)
     pool = _urls(4000, 3)
     rng = random.Random(4)
     texts = UrlTexts()

@@ -5,18 +5,21 @@
   complete 200.
 * ``Transfer-Encoding: gzip`` (alone, read to the close, or before ``chunked``) is
   decoded like ``Content-Encoding``, under the same cap.
+* A coding header sent on several lines is read as curl reads it (lib/http.c builds one
+  decoder stack from every ``Content-Encoding`` line, in order, and refuses a sixth
+  decoder, ``identity`` counted; so does curl 7.88.1 on these cases): the lines' codings
+  are undone last listed first.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gzip
-import socket
-import struct
 import zlib
 
+import brotli
 import pytest
-from rawweb import RawRequest, RawServer
+from rawweb import RawRequest, RawServer, reset
 from webcrawl.crawler.fetcher import Fetcher
 from webcrawl.crawler.http1 import Http1Client
 from webcrawl.crawler.settings import CrawlSettings
@@ -25,13 +28,6 @@ from webcrawl.storage.errors import NetworkError
 pytestmark = pytest.mark.timeout(30)
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"
-
-
-def reset(writer: asyncio.StreamWriter) -> None:
-    """Abort the connection with a TCP reset instead of a FIN."""
-    writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
-                                               struct.pack("ii", 1, 0))
-    writer.transport.abort()
 
 
 @pytest.mark.parametrize("ending", ["fin", "rst"])
@@ -129,4 +125,50 @@ async def test_an_unknown_transfer_coding_is_a_network_error() -> None:
 
     async with RawServer(answer) as server, Fetcher(CrawlSettings.polite_off()) as f:
         with pytest.raises(NetworkError, match="unsupported Transfer-Encoding 'compress'"):
+            await f.fetch(server.url())
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, mtime=0)
+
+
+@pytest.mark.parametrize(("lines", "body"), [
+    (["gzip", "gzip"], _gzip(_gzip(PAGE))),
+    (["gzip", "br"], brotli.compress(_gzip(PAGE))),
+    (["br", "gzip"], _gzip(brotli.compress(PAGE))),
+    (["deflate, gzip", "identity"], _gzip(zlib.compress(PAGE))),
+    (["identity", "gzip"], _gzip(PAGE)),
+    (["gzip", ""], _gzip(PAGE)),
+    (["gzip, gzip", "gzip", "gzip"], _gzip(_gzip(_gzip(_gzip(PAGE))))),
+    (["gzip, gzip, gzip", "identity, gzip"], _gzip(_gzip(_gzip(_gzip(PAGE))))),
+], ids=["gzip-gzip", "gzip-br", "br-gzip", "deflate-gzip-identity", "identity-gzip",
+        "gzip-empty", "four", "five-with-identity"])
+async def test_content_encoding_lines_are_decoded_like_curl(lines: list[str],
+                                                             body: bytes) -> None:
+    head = "".join(f"Content-Encoding: {line}\r\n" for line in lines)
+
+    async def answer(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        writer.write(f"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n{head}"
+                     f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        return True
+
+    async with RawServer(answer) as server, Fetcher(CrawlSettings.polite_off()) as f:
+        result = await f.fetch(server.url())
+    assert (result.status, result.body, result.is_html) == (200, PAGE, True)
+
+
+@pytest.mark.parametrize("lines", [["gzip, gzip, gzip", "identity, identity, gzip"],
+                                   ["identity"] * 6],
+                         ids=["six-over-two-lines", "six-identity"])
+async def test_more_than_five_codings_are_refused_like_curl(lines: list[str]) -> None:
+    body = _gzip(_gzip(_gzip(_gzip(PAGE))))
+    head = "".join(f"Content-Encoding: {line}\r\n" for line in lines)
+
+    async def answer(req: RawRequest, writer: asyncio.StreamWriter) -> bool:
+        writer.write(f"HTTP/1.1 200 OK\r\n{head}Content-Length: {len(body)}\r\n\r\n"
+                     .encode() + body)
+        return True
+
+    async with RawServer(answer) as server, Fetcher(CrawlSettings.polite_off()) as f:
+        with pytest.raises(NetworkError, match="more than 5 codings in Content-Encoding"):
             await f.fetch(server.url())

@@ -23,7 +23,8 @@ import pytest
 from http1tools import event_loops, get, make_client, run_on
 from rawweb import RawServer
 from webcrawl.crawler.fetcher import Fetcher
-from webcrawl.crawler.http1 import Http1Client, _interleave
+from webcrawl.crawler.http1 import Http1Client
+from webcrawl.crawler.http1.dial import interleave
 from webcrawl.crawler.resolve import HostGlobResolver, ResolveResult, parse_rules
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.storage.errors import NetworkError
@@ -158,7 +159,7 @@ def test_families_are_interleaved(families: str, expected: str) -> None:
     # RFC 8305 section 4: alternate families, starting with the resolver's first
     fam = {"6": socket.AF_INET6, "4": socket.AF_INET}
     infos = [_info(f"{f}-{i}", fam[f]) for i, f in enumerate(families)]
-    ordered = _interleave(infos)
+    ordered = interleave(infos)
     assert "".join(i["host"][0] for i in ordered) == expected
     for f in "46":  # each family keeps its own order
         mine = [i["host"] for i in ordered if i["host"][0] == f]

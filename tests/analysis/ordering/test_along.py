@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from webcrawl.analysis.graph.captured import CapturedGraph
 from webcrawl.analysis.ordering.along import measure_along, pagerank_power_law
-from webcrawl.analysis.ordering.randomweb import PAPER_RANGES, paper_curve, random_web_crawl
+from webcrawl.analysis.ordering.randomweb import random_web_crawl
+from webcrawl.analysis.ordering.randomweb_figures import PAPER_RANGES, paper_curve
 from webcrawl.storage.errors import ConfigError
 
 
@@ -38,10 +39,15 @@ def test_discovery_rate_rises_toward_forty_percent(bennouas_bfs):
     assert _in_range("discovery", d[-1]) and d[-1] > 0.35
 
 
-def test_maximal_44_cores_per_page_in_the_published_range(bennouas_bfs):
-    c = bennouas_bfs.values["cores44"]
-    # Figure 9: after a while between n/100 and n/50 (plotted up to 0.035).
-    assert _in_range("cores44", c[-1]) and _in_range("cores44", c[-2])
+def test_44_cores_counted_as_the_paper_counts_them(bennouas_bfs):
+    # Section 5.4: "(4,4)-cores (at least four hubs and four authorities)".  By that
+    # count our crawls hold several times figure 9's n/100-n/50 band (stated in
+    # docs/reproductions/random-web-crawls.md); the count by exact size, a diagnostic,
+    # is the smaller one and is the one that lands in the band.
+    at_least, exact = bennouas_bfs.values["cores44"], bennouas_bfs.values["cores44_exact"]
+    assert np.all(at_least >= exact)
+    assert at_least[-1] > PAPER_RANGES["cores44"][1]
+    assert _in_range("cores44", exact[-1])
 
 
 def test_sinks_in_the_published_range_early(bennouas_bfs):
@@ -115,6 +121,18 @@ def test_cores_along_a_hand_made_crawl():
     a = measure_along(g, [4, 8], ["cores"])
     # After 4 pages the centers are not crawled yet: no core; after 8 one of 8 pages.
     assert a.values["cores44"].tolist() == [0.0, 1 / 8]
+    assert a.values["cores44_exact"].tolist() == [0.0, 1 / 8]
+
+
+def test_cores_of_at_least_four_and_four_count_larger_ones():
+    # A K(5, 5) (pages 0-4 fans of 5-9): one core of at least 4 fans and 4 centers
+    # (the paper's count), none of exactly 4 and 4.
+    src = np.repeat(np.arange(5), 5)
+    dst = np.tile(np.arange(5, 10), 5)
+    g = CapturedGraph.from_edges(src, dst, 10, fetch_order=np.arange(10), seeds=[0])
+    a = measure_along(g, [10], ["cores"])
+    assert a.values["cores44"].tolist() == [1 / 10]
+    assert a.values["cores44_exact"].tolist() == [0.0]
 
 
 def test_pagerank_power_law_recovers_pareto_exponents():

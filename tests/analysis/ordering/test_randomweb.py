@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 from scipy import stats
 from webcrawl.analysis.graph.pagerank_alg import pagerank
-from webcrawl.analysis.ordering.randomweb import (
-    GAMMA_IN,
-    GAMMA_OUT,
-    PAPER_CURVES,
-    paper_curve,
-    random_web_crawl,
-    zipf_degree_counts,
-    zipf_degrees,
-)
+from webcrawl.analysis.ordering.randomweb import GAMMA_IN, GAMMA_OUT, random_web_crawl
+from webcrawl.analysis.ordering.randomweb_figures import PAPER_CURVES, paper_curve
 from webcrawl.analysis.ordering.virtual import virtual_crawl
+from webcrawl.analysis.ordering.zipf_laws import zipf_degree_counts, zipf_degrees
 from webcrawl.storage.errors import ConfigError
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from webcrawl.analysis.ordering.along import AlongCrawl
-from webcrawl.analysis.ordering.randomweb import PAPER_RANGES, paper_curve
+from webcrawl.analysis.ordering.randomweb_figures import PAPER_RANGES, paper_curve
 from webcrawl.analysis.report.along_figures import along_figure
 
 

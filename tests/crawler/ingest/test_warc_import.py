@@ -136,6 +136,27 @@ def test_revisit_records_are_unchanged_refetches(tmp_path: Path) -> None:
     assert rows == [("crawl", 200, None, "fetched"), ("revisit", 200, 0, "fetched")]
 
 
+def test_codings_over_two_header_lines_are_undone_like_the_fetcher(tmp_path: Path) -> None:
+    """A stored body gzipped twice, each coding on its own ``Content-Encoding`` line
+    (as curl reads such answers): both are undone, so the page's link is found."""
+    warc = tmp_path / "c.warc.gz"
+    html = b'<html><a href="/b">b</a></html>'
+    body = gzip.compress(gzip.compress(html))
+    with open(warc, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html"),
+                                              ("Content-Encoding", "gzip"),
+                                              ("Content-Encoding", "gzip")],
+                                   protocol="HTTP/1.1")
+        writer.write_record(writer.create_warc_record(
+            "http://a.test/", "response", payload=io.BytesIO(body), length=len(body),
+            http_headers=headers))
+    import_warc([warc], tmp_path / "c.db")
+    with sqlite3.connect(tmp_path / "c.db") as conn:
+        urls = {u for (u,) in conn.execute("SELECT url FROM urls")}
+    assert urls == {"http://a.test/", "http://a.test/b"}
+
+
 @pytest.mark.skipif(shutil.which("wget") is None, reason="GNU Wget is not installed")
 def test_wget_warc_of_the_site_imports_like_a_crawl(tmp_path: Path) -> None:
     web = fixture_web(pages=80, hosts=3, seed=4)
