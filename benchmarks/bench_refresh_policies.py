@@ -22,13 +22,10 @@ import sys
 import time
 
 import numpy as np
+from webcrawl.analysis.change.allocation import allocate
 from webcrawl.analysis.change.freshness import evaluate_freshness
-from webcrawl.analysis.change.refresh import (
-    PlannerSettings,
-    RevisitPlanner,
-    allocate,
-    mean_freshness,
-)
+from webcrawl.analysis.change.objectives import mean_freshness
+from webcrawl.analysis.change.refresh import PlannerSettings, RevisitPlanner
 from webcrawl.fixtures.config import FixtureConfig
 from webcrawl.fixtures.web import FixtureWeb
 

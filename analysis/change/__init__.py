@@ -1,5 +1,6 @@
 """Page change over time: visit histories, change-rate estimators, change statistics,
-refresh policies, freshness and the evaluation of revisit runs.
+refresh objectives and allocations (under a budget and per-host politeness limits),
+freshness and the evaluation of revisit runs.
 
 From a revisited crawl database: ``estimate_rates(load_visit_log("crawl.db").history())``.
 On a hand-made history, one page visited 10 times a day apart that had changed at 4 visits,
@@ -14,6 +15,14 @@ True
 
 from __future__ import annotations
 
+from webcrawl.analysis.change.allocation import (
+    POLICIES,
+    Allocation,
+    Policy,
+    allocate,
+    polite_allocation,
+    throttle,
+)
 from webcrawl.analysis.change.change_stats import (
     ChangeReport,
     PoissonTest,
@@ -46,19 +55,25 @@ from webcrawl.analysis.change.freshness import (
     expected_age,
     expected_freshness,
 )
+from webcrawl.analysis.change.importance import (
+    IMPORTANCE,
+    importance_weights,
+)
+from webcrawl.analysis.change.objectives import (
+    OBJECTIVES,
+    Objective,
+    mean_age,
+    mean_freshness,
+    mean_harmonic_staleness,
+)
 from webcrawl.analysis.change.rate_table import (
     PageRates,
     export_rates,
     page_rates,
 )
 from webcrawl.analysis.change.refresh import (
-    POLICIES,
     PlannerSettings,
-    Policy,
     RevisitPlanner,
-    allocate,
-    mean_age,
-    mean_freshness,
 )
 from webcrawl.analysis.change.revisit_eval import (
     RevisitEvaluation,
@@ -67,11 +82,15 @@ from webcrawl.analysis.change.revisit_eval import (
 )
 
 __all__ = [
+    "IMPORTANCE",
     "META_DAY_SECONDS",
+    "OBJECTIVES",
     "POLICIES",
+    "Allocation",
     "ChangeReport",
     "FetchHistory",
     "FreshnessResult",
+    "Objective",
     "PageRates",
     "PlannerSettings",
     "PoissonTest",
@@ -92,16 +111,20 @@ __all__ = [
     "expected_freshness",
     "export_rates",
     "history_visit_log",
+    "importance_weights",
     "last_modified_rate",
     "load_visit_log",
     "mean_age",
     "mean_change_intervals",
     "mean_freshness",
+    "mean_harmonic_staleness",
     "mle_rate",
     "naive_rate",
     "no_change_upper_bound",
     "page_rates",
     "poisson_test",
+    "polite_allocation",
     "read_history",
     "resolve_day_seconds",
+    "throttle",
 ]

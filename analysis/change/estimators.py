@@ -426,7 +426,7 @@ def _profile_interval(hist: VisitHistory, rate: FloatArray, q: float) -> tuple[F
 
 
 def map_rate(
-    hist: VisitHistory, *, prior_changes: float = 1.0, prior_time: float = 7.0
+    hist: VisitHistory, *, prior_changes: float = 1.0, prior_time: float | ArrayLike = 7.0
 ) -> FloatArray:
     """Posterior-mode rates under a Gamma prior, from mixed visit histories.
 
@@ -434,10 +434,11 @@ def map_rate(
     ----------
     hist : VisitHistory
         Visits with or without Last-Modified (mixed per visit).
-    prior_changes, prior_time : float
+    prior_changes : float
+    prior_time : float or array_like
         The prior ``Gamma(prior_changes + 1, prior_time)``: like ``prior_changes``
-        exactly-timed changes in ``prior_time`` of observation.  A page without
-        history gets ``prior_changes / prior_time``.
+        exactly-timed changes in ``prior_time`` of observation (one per page, or one
+        for all).  A page without history gets ``prior_changes / prior_time``.
 
     Returns
     -------
@@ -461,12 +462,13 @@ def map_rate(
     >>> [round(float(v), 4) for v in map_rate(h, prior_changes=1.0, prior_time=8.0)]
     [0.1, 0.125]
     """
-    if not prior_changes >= 0 or not prior_time > 0:
+    e0 = np.broadcast_to(np.asarray(prior_time, dtype=np.float64), (hist.n_pages,))
+    if not prior_changes >= 0 or not np.all(e0 > 0):
         raise ConfigError("need prior_changes >= 0 and prior_time > 0")
     timed = hist.changed & ~np.isnan(hist.since_modified)
     k = (np.bincount(hist.page[timed], minlength=hist.n_pages)
          + float(prior_changes)).astype(np.float64)
-    e = hist._sum(np.where(timed, hist.since_modified, 0.0)) + float(prior_time)
+    e = hist._sum(np.where(timed, hist.since_modified, 0.0)) + e0
     bern = hist.changed & ~timed
     has_events = (np.bincount(hist.page[bern], minlength=hist.n_pages) + k) > 0
     rate = np.zeros(hist.n_pages)

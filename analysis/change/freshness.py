@@ -3,16 +3,20 @@
 Definitions (Cho and Garcia-Molina): the local copy of a page is *fresh* at time ``t``
 if the page has not changed since the copy was fetched, ``F(t) = 1``, else ``0``; its
 *age* ``A(t)`` is ``0`` while fresh, else ``t`` minus the time of the first change
-the copy missed.  The collection's ``F(t)`` and ``A(t)`` are the means over pages.
+the copy missed.  Kolobov et al.'s *harmonic staleness* ``S(t)`` is the harmonic
+number ``H(n) = 1 + 1/2 + ... + 1/n`` of the ``n`` changes the copy missed (their
+harmonic freshness is ``-S``).  The collection's ``F(t)``, ``A(t)`` and ``S(t)`` are
+the means over pages.
 
-:func:`evaluate_freshness` integrates both exactly (piecewise, no sampling) from the
-true change times and the crawler's refresh times; :func:`expected_freshness`,
+:func:`evaluate_freshness` integrates all three exactly (piecewise, no sampling) from
+the true change times and the crawler's refresh times; :func:`expected_freshness`,
 :func:`expected_age` and :func:`estimated_freshness` give their expectations under
 estimated Poisson rates when no truth exists.
 
 Conventions: times are on one clock (days in this package); a change at the same
 instant as a refresh is captured by it; a page has no copy before its first refresh
-in the window and counts as stale from the window's start (age ``t - start``).
+in the window and counts as stale from the window's start (age ``t - start``; harmonic
+staleness ``H(1 + n)`` with ``n`` the changes since ``start``).
 
 References
 ----------
@@ -20,11 +24,13 @@ References
    SIGMOD 2000.
 .. [2] J. Cho and H. Garcia-Molina, "The evolution of the web and implications for an
    incremental crawler", VLDB 2000.
+.. [3] A. Kolobov, Y. Peres, C. Lu and E. Horvitz, "Staying up to date with online
+   content changes using reinforcement learning for scheduling", NeurIPS 2019.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -51,8 +57,8 @@ class FreshnessResult:
 
     Attributes
     ----------
-    page_freshness, page_age : ndarray, one per page
-        Time averages over the window.
+    page_freshness, page_age, page_harmonic : ndarray, one per page
+        Time averages over the window (``page_harmonic``: harmonic staleness).
     freshness, age : float
         The collection's time averages (means of the above).
     times : ndarray
@@ -73,6 +79,12 @@ class FreshnessResult:
     stale_count: FloatArray
     stale_since: FloatArray
     n_pages: int
+    page_harmonic: FloatArray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def harmonic(self) -> float:
+        """The collection's time-averaged harmonic staleness (mean of ``page_harmonic``)."""
+        return float(self.page_harmonic.mean()) if self.page_harmonic.size else 0.0
 
     def _segment(self, t: ArrayLike) -> IntArray:
         return np.clip(np.searchsorted(self.times, np.asarray(t, np.float64), side="right") - 1,
@@ -207,9 +219,51 @@ def evaluate_freshness(
         fresh_count = np.r_[0.0, fresh_count]
         stale_count = np.r_[0.0, stale_count]
         stale_since = np.r_[0.0, stale_since]
+    page_harm = _harmonic_integral(cp, ct, rp, rt, n_pages, start, end, first_ref) / width
     return FreshnessResult(page_fresh, page_age, float(page_fresh.mean()),
                            float(page_age.mean()), times, np.rint(fresh_count),
-                           np.rint(stale_count), stale_since, n_pages)
+                           np.rint(stale_count), stale_since, n_pages, page_harm)
+
+
+def _harmonic_integral(cp: IntArray, ct: FloatArray, rp: IntArray, rt: FloatArray,
+                       n_pages: int, start: float, end: float,
+                       first_ref: FloatArray) -> FloatArray:
+    """Per page, ``int_start^end H(n(t)) dt``: the j-th change a copy misses adds ``1/j``
+    from its time to the next refresh (the window's end), clipped to the window.
+
+    Changes and refreshes are merged in (page, time) order with a change before a
+    refresh at the same instant (captured by it); each change's rank is its distance
+    from the last refresh before it, and its end the first refresh after it.
+    Before a page's first refresh there is no copy: ``1`` from ``start`` plus ``1/(j +
+    1)`` for the j-th change after ``start``.
+    """
+    kind = np.r_[np.zeros(cp.size, np.int8), np.ones(rp.size, np.int8)]
+    pages = np.r_[cp, rp]
+    times = np.r_[ct, rt]
+    order = np.lexsort((kind, times, pages))
+    pages, times, is_ref = pages[order], times[order], kind[order] == 1
+    pos = np.arange(order.size)
+    last_ref = np.maximum.accumulate(np.where(is_ref, pos, -1)) if pos.size else pos
+    nxt = np.where(is_ref, pos, order.size)
+    next_ref = np.minimum.accumulate(nxt[::-1])[::-1] if pos.size else pos
+    change = ~is_ref
+    p, t = pages[change], times[change]
+    lr, nr = last_ref[change], next_ref[change]
+    copied = (lr >= 0) & (pages[np.maximum(lr, 0)] == p)
+    has_next = (nr < order.size) & (pages[np.minimum(nr, order.size - 1)] == p)
+    seg_end = np.where(has_next, times[np.minimum(nr, order.size - 1)], end)
+    # Rank after the last refresh; before any, among the page's changes after start.
+    page_first = np.searchsorted(pages, p)  # the page's first event (a change, here)
+    after_start = np.cumsum(change & (times > start))[change]
+    before_page = np.cumsum(change & (times > start))[np.maximum(page_first - 1, 0)]
+    before_page = np.where(page_first > 0, before_page, 0)
+    pre_rank = 1 + (after_start - before_page)
+    rank = np.where(copied, pos[change] - lr, pre_rank)
+    length = np.clip(np.minimum(seg_end, end) - np.maximum(t, start), 0.0, None)
+    keep = copied | (t > start)
+    total = np.bincount(p[keep], weights=(length / rank)[keep], minlength=n_pages)
+    # The missing copy itself: 1 from start to the first refresh.
+    return np.asarray(total + (np.clip(first_ref, start, end) - start), dtype=np.float64)
 
 
 def _first_change_after(cp: IntArray, ct: FloatArray, rp: IntArray, rt: FloatArray) -> FloatArray:

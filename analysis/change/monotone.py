@@ -1,7 +1,8 @@
 """A vectorised safeguarded Newton root finder for monotone functions (element-wise).
 
 Used by the change-rate estimators (:mod:`analysis.change.estimators`, which re-exports it) and
-the refresh-policy solvers (:mod:`webcrawl.analysis.change.refresh`).
+the refresh allocations (:mod:`webcrawl.analysis.change.objectives`,
+:mod:`webcrawl.analysis.change.allocation`).
 """
 
 from __future__ import annotations
@@ -69,7 +70,10 @@ def solve_monotone(
         with np.errstate(divide="ignore", invalid="ignore"):
             step = x - value / (sign * deriv)
         mid = np.sqrt(lo * hi) if geometric else 0.5 * (lo + hi)
-        ok = np.isfinite(step) & (step >= lo) & (step <= hi)
+        # Strictly inside: a step onto the bracket's end would not shrink it (a jump in
+        # the function, as where an allocation's pages drop to zero, made Newton bounce
+        # between the two ends forever).
+        ok = np.isfinite(step) & (step > lo) & (step < hi)
         new = np.where(value == 0, x, np.where(ok, step, mid))
         done = (np.abs(new - x) <= rtol * np.abs(x)) | (hi - lo <= rtol * hi)
         x = np.where(active, new, x)

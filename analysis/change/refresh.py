@@ -1,351 +1,37 @@
-"""Revisit policies: how often to refresh each page under a total fetch budget.
+"""The revisit planner: per-page change-rate estimates and the refresh schedule they give.
 
-A page changing as a Poisson process with rate ``lam`` and refreshed at fixed
-intervals ``1/f`` (frequency ``f``) has, with ``r = lam / f``,
-
-* mean freshness ``F(lam, f) = (1 - e^{-r}) / r``  (``= (1 - e^{-lam/f}) f / lam``);
-* mean age ``A(lam, f) = (1/f) (1/2 - 1/r + (1 - e^{-r}) / r^2)``.
-
-Derivation of the age: after a refresh at 0 the first change comes at ``tau ~
-Exp(lam)`` and the age at ``t`` is ``(t - tau)^+``, with mean ``t - (1 - e^{-lam
-t})/lam``; averaging over ``t`` in ``[0, 1/f)`` gives the formula above (``~ lam / (6
-f^2)`` for ``r -> 0``, ``-> 1/(2f)`` for ``r -> inf``).
-
-Policies (:func:`allocate`), each returning frequencies ``f_i >= 0`` with ``sum f_i =
-budget``:
-
-``uniform``       every page the same ``f``.
-``proportional``  ``f_i`` proportional to ``lam_i``.
-``optimal``       maximise ``sum w_i F(lam_i, f_i)`` (Cho and Garcia-Molina).  Lagrange:
-                  ``w_i dF/df = w_i (1 - (1 + r) e^{-r}) / lam_i = mu`` for every page with
-                  ``f_i > 0``; since ``dF/df`` rises to ``1/lam`` as ``f -> 0``, pages with
-                  ``w_i / lam_i <= mu`` (changing too fast for the budget) get ``f_i = 0``.
-                  For the others ``(1 + r) e^{-r} = 1 - mu lam / w``, solved in closed form
-                  ``r = -1 - W_{-1}(-(1 - mu lam / w) / e)`` (Lambert W) and polished by
-                  Newton; ``mu`` by a bracketed root find on ``sum f(mu) = budget``.
-``optimal_age``   minimise ``sum w_i A(lam_i, f_i)``.  ``-dA/df = (r^2/2 - 1 + (1 + r)
-                  e^{-r}) / lam^2 = mu / w`` for every page (the left side grows from 0 to
-                  infinity with ``r``, so every changing page gets ``f > 0``; static pages
-                  get 0), solved per page by vectorised Newton.
-
-:class:`RevisitPlanner` keeps per-page visit histories and turns them into an
-allocation and a due list for the revisit loop; it has no networking.
+:class:`RevisitPlanner` keeps per-page visit histories (and, when given, each page's host,
+the hosts' politeness limits and the pages' importance) and turns them into an
+allocation (:mod:`webcrawl.analysis.change.allocation`) and a due list for the revisit
+loop; it has no networking.
 
 References
 ----------
 .. [1] J. Cho and H. Garcia-Molina, "Synchronizing a database to improve freshness",
-   SIGMOD 2000 (policies, the "uniform beats proportional" result, the example with
-   rates 1..5).
-.. [2] J. Cho and H. Garcia-Molina, "Effective page refresh policies for web
-   crawlers", ACM TODS 28(4), 2003 (freshness and age metrics).
+   SIGMOD 2000.
+.. [2] A. Kolobov, Y. Peres, E. Lubetzky and E. Horvitz, "Optimal freshness crawl under
+   politeness constraints", SIGIR 2019.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special
-from webcrawl.analysis.change.estimators import VisitHistory, map_rate, solve_monotone
-from webcrawl.analysis.change.freshness import age_integral
+from numpy.typing import ArrayLike
+from webcrawl.analysis.change._column import Column
+from webcrawl.analysis.change.allocation import POLICIES, allocate
+from webcrawl.analysis.change.estimators import VisitHistory, map_rate
+from webcrawl.analysis.change.objectives import check_objective
+from webcrawl.analysis.change.signals import ChangeSignals
 from webcrawl.storage.arrays import FloatArray
-from webcrawl.storage.errors import AnalysisError, ConfigError
+from webcrawl.storage.errors import ConfigError
 
 __all__ = [
-    "POLICIES",
     "PlannerSettings",
-    "Policy",
     "RevisitPlanner",
-    "allocate",
-    "mean_age",
-    "mean_freshness",
-    "optimal_age_allocation",
-    "optimal_freshness_allocation",
-    "proportional_allocation",
-    "uniform_allocation",
 ]
-
-Policy = Literal["uniform", "proportional", "optimal", "optimal_age"]
-POLICIES: tuple[str, ...] = get_args(Policy)
-
-_SERIES_BELOW = 0.05
-
-
-# --- per-page formulas -------------------------------------------------------------------
-
-def mean_freshness(rate: ArrayLike, freq: ArrayLike) -> FloatArray:
-    """Time-averaged freshness of Poisson pages refreshed at fixed intervals.
-
-    ``(1 - e^{-r}) / r`` with ``r = lam / f``; 1 for ``lam = 0``, 0 for ``f = 0 < lam``.
-
-    Examples
-    --------
-    >>> round(float(mean_freshness(1.0, 1.0)), 4)   # 1 - 1/e
-    0.6321
-    """
-    lam = np.asarray(rate, dtype=np.float64)
-    f = np.asarray(freq, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = lam / f
-        val = -np.expm1(-r) / r
-    return np.where(lam == 0, 1.0, np.where(f == 0, 0.0, val))
-
-
-def mean_age(rate: ArrayLike, freq: ArrayLike) -> FloatArray:
-    """Time-averaged age of Poisson pages refreshed at fixed intervals.
-
-    ``(1/f) (1/2 - 1/r + (1 - e^{-r}) / r^2)`` with ``r = lam / f`` (see the module
-    docstring); 0 for ``lam = 0``, ``inf`` for ``f = 0 < lam``.
-
-    Examples
-    --------
-    >>> round(float(mean_age(1.0, 1.0)), 4)   # 1/2 - 1 + (1 - 1/e)
-    0.1321
-    """
-    lam = np.asarray(rate, dtype=np.float64)
-    f = np.asarray(freq, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        interval = 1.0 / f
-        val = age_integral(lam, np.where(f > 0, interval, 0.0)) * f
-    return np.where(lam == 0, 0.0, np.where(f == 0, np.inf, val))
-
-
-# --- allocations -----------------------------------------------------------------------------
-
-def _check(rate: ArrayLike, budget: float, weights: ArrayLike | None) -> tuple[FloatArray,
-                                                                              FloatArray]:
-    lam = np.asarray(rate, dtype=np.float64)
-    if lam.ndim != 1 or lam.size == 0:
-        raise ConfigError("rates must be a non-empty 1-d array")
-    if np.any(~np.isfinite(lam)) or np.any(lam < 0):
-        raise ConfigError("rates must be finite and non-negative")
-    if not budget > 0:
-        raise ConfigError(f"budget must be positive, got {budget}")
-    w = np.ones_like(lam) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != lam.shape or np.any(~(w > 0)):
-        raise ConfigError("weights must be positive, one per page")
-    return lam, w
-
-
-def uniform_allocation(rate: ArrayLike, budget: float) -> FloatArray:
-    """Every page refreshed at ``budget / N``."""
-    lam, _ = _check(rate, budget, None)
-    return np.full(lam.size, budget / lam.size)
-
-
-def proportional_allocation(rate: ArrayLike, budget: float) -> FloatArray:
-    """``f_i = budget * lam_i / sum lam`` (uniform if no page changes)."""
-    lam, _ = _check(rate, budget, None)
-    total = lam.sum()
-    return budget * lam / total if total > 0 else np.full(lam.size, budget / lam.size)
-
-
-def _h(r: FloatArray) -> FloatArray:
-    """``1 - (1 + r) e^{-r}`` (= lam dF/df), with its series for small ``r``."""
-    series = r * r / 2 - r**3 / 3 + r**4 / 8 - r**5 / 30 + r**6 / 144
-    return np.where(r < _SERIES_BELOW, series, -np.expm1(-r) - r * np.exp(-r))
-
-
-def _g(r: FloatArray) -> FloatArray:
-    """``r^2/2 - 1 + (1 + r) e^{-r}`` (= -lam^2 dA/df), with its series for small ``r``."""
-    series = r**3 / 3 - r**4 / 8 + r**5 / 30 - r**6 / 144 + r**7 / 840 - r**8 / 5760
-    return np.where(r < _SERIES_BELOW, series, r * r / 2 - _h(r))
-
-
-def _freshness_freq(lam: FloatArray, w: FloatArray, mu: float) -> FloatArray:
-    """Frequencies satisfying ``w (1 - (1 + r) e^{-r}) / lam = mu`` (0 where impossible)."""
-    y = mu * lam / w
-    on = (lam > 0) & (y < 1)
-    f = np.zeros_like(lam)
-    if not on.any():
-        return f
-    yo = y[on]
-    r = -1.0 - special.lambertw(-(1.0 - yo) / np.e, -1).real
-    # At y below ~1e-16 the argument rounds onto the branch point, where lambertw gives
-    # nan (a budget far above the rates); h(r) ~ r^2/2 there, so start from sqrt(2 y).
-    r = np.where(np.isfinite(r), r, np.sqrt(2 * yo))
-    r = np.maximum(r, np.sqrt(2 * yo) * 0.5)
-    for _ in range(3):  # Newton polish near the branch point, where W loses digits
-        r = np.maximum(r - (_h(r) - yo) / (r * np.exp(-r)), 1e-300)
-    f[on] = lam[on] / r
-    return f
-
-
-def _age_freq(lam: FloatArray, w: FloatArray, mu: float) -> FloatArray:
-    """Frequencies satisfying ``w (r^2/2 - 1 + (1 + r) e^{-r}) / lam^2 = mu``."""
-    on = lam > 0
-    f = np.zeros_like(lam)
-    if not on.any():
-        return f
-    y = mu * lam[on] ** 2 / w[on]
-    # g(r) <= min(r^3/3, r^2/2) and g(r) >= r^2/2 - 1 bracket the root.
-    lo = 0.999 * np.maximum(np.cbrt(3 * y), np.sqrt(2 * y))
-    hi = np.sqrt(2 * (y + 1)) * 1.001
-
-    def fun(r: FloatArray, active: NDArray[np.bool_]) -> tuple[FloatArray, FloatArray]:
-        del active
-        return _g(r) - y, r * -np.expm1(-r)
-
-    r = solve_monotone(fun, lo, hi, increasing=True)
-    f[on] = lam[on] / r
-    return f
-
-
-def _lagrange(freq_of: Callable[[float], FloatArray], budget: float, mu_hi: float,
-              floor: float = 0.0) -> FloatArray:
-    """Find ``mu`` with ``sum max(floor, freq_of(mu)) = budget`` (decreasing in ``mu``).
-
-    With a floor this is still the optimum (KKT for a concave separable objective
-    under ``f_i >= floor``: each page at ``max(floor, its unconstrained f(mu))``);
-    the caller guarantees ``floor * N < budget``.
-    """
-    def freqs(log_mu: float) -> FloatArray:
-        return np.maximum(freq_of(float(np.exp(log_mu))), floor)
-
-    def excess(log_mu: float) -> float:
-        return float(freqs(log_mu).sum()) - budget
-
-    hi = np.log(mu_hi)
-    while excess(hi) > 0:
-        hi += 10.0
-        if hi > 700:
-            raise AnalysisError("cannot bracket the budget multiplier")
-    lo = hi - 10.0
-    while excess(lo) < 0:
-        lo -= 10.0
-        if lo < -700:
-            raise AnalysisError("cannot spend the budget: no page changes")
-    log_mu = optimize.brentq(excess, lo, hi, xtol=1e-14, rtol=1e-14)
-    f = freqs(log_mu)
-    # Spend the budget exactly (brentq leaves a relative error ~1e-14), floors untouched.
-    above = f > floor
-    if above.any():
-        f[above] *= (budget - floor * float((~above).sum())) / f[above].sum()
-    return np.asarray(f, dtype=np.float64)
-
-
-def optimal_freshness_allocation(
-    rate: ArrayLike, budget: float, weights: ArrayLike | None = None
-) -> FloatArray:
-    """Frequencies maximising ``sum w_i F(lam_i, f_i)`` subject to ``sum f_i = budget``.
-
-    Parameters
-    ----------
-    rate : array_like
-        Change rates ``lam_i >= 0``.
-    budget : float
-        Total refreshes per time unit.
-    weights : array_like, optional
-        Page importance ``w_i > 0`` (default 1).
-
-    Returns
-    -------
-    ndarray
-        ``f_i``; zero for static pages and for pages with ``w_i / lam_i <= mu``.
-
-    Notes
-    -----
-    See the module docstring for the Lagrange condition and its closed-form solution.
-    ``mu`` is found by Brent's method on ``log mu`` in ``(0, max w/lam)``; each
-    evaluation is one vectorised pass.
-
-    References
-    ----------
-    .. [1] Cho and Garcia-Molina, SIGMOD 2000, section 5 (example: rates 1..5,
-       5 refreshes in all -> f = 1.15, 1.36, 1.35, 1.14, 0).
-
-    Examples
-    --------
-    >>> f = optimal_freshness_allocation([1, 2, 3, 4, 5], 5.0)
-    >>> [round(float(v), 2) for v in f]
-    [1.15, 1.36, 1.35, 1.14, 0.0]
-    """
-    lam, w = _check(rate, budget, weights)
-    if not np.any(lam > 0):
-        return np.full(lam.size, budget / lam.size)
-    mu_hi = float(np.max(w[lam > 0] / lam[lam > 0]))
-    return _lagrange(lambda mu: _freshness_freq(lam, w, mu), budget, mu_hi)
-
-
-def optimal_age_allocation(
-    rate: ArrayLike, budget: float, weights: ArrayLike | None = None
-) -> FloatArray:
-    """Frequencies minimising ``sum w_i A(lam_i, f_i)`` subject to ``sum f_i = budget``.
-
-    Every changing page gets ``f > 0`` (age grows without bound unrefreshed); for slow
-    pages ``f ~ (w lam / (3 mu))^{1/3}``, for fast ones ``f ~ sqrt(w / (2 mu))``.
-
-    References
-    ----------
-    .. [1] Cho and Garcia-Molina, TODS 2003, section 4 (age metric).
-
-    Examples
-    --------
-    >>> f = optimal_age_allocation([1, 2, 3, 4, 5], 5.0)
-    >>> bool(np.all(np.diff(f) > 0)), round(float(f.sum()), 6)
-    (True, 5.0)
-    """
-    lam, w = _check(rate, budget, weights)
-    if not np.any(lam > 0):
-        return np.full(lam.size, budget / lam.size)
-    # At mu_hi even the page needing it most has r >= 1: a safe upper bracket.
-    mu_hi = float(np.max(w[lam > 0] / lam[lam > 0] ** 2)) * 1e3 * (1 + budget) ** 2
-    return _lagrange(lambda mu: _age_freq(lam, w, mu), budget, mu_hi)
-
-
-def allocate(
-    policy: str, rate: ArrayLike, budget: float, weights: ArrayLike | None = None,
-    min_frequency: float = 0.0,
-) -> FloatArray:
-    """Refresh frequencies for ``policy`` in :data:`POLICIES` (weights: optimal ones).
-
-    With ``min_frequency > 0`` every page gets at least that frequency and the total
-    is still ``budget``: each policy's frequencies become ``max(floor, f_i(mu))`` with
-    the multiplier (or the proportional scale) re-solved so they sum to the budget,
-    which is the constrained optimum for the optimal policies.  When ``N`` pages
-    cannot all have the floor (``N * min_frequency >= budget``) every page gets
-    ``budget / N``: the plan never exceeds the budget.
-
-    Examples
-    --------
-    >>> f = allocate("optimal", [1, 2, 3, 4, 5], 5.0, min_frequency=0.5)
-    >>> round(float(f.sum()), 9), round(float(f.min()), 9)
-    (5.0, 0.5)
-    """
-    if not min_frequency >= 0:
-        raise ConfigError(f"min_frequency must be >= 0, got {min_frequency}")
-    if min_frequency == 0:
-        return _allocate(policy, rate, budget, weights)
-    lam, w = _check(rate, budget, weights)
-    if policy not in POLICIES:
-        raise ConfigError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
-    if min_frequency * lam.size >= budget or policy == "uniform" or not np.any(lam > 0):
-        return np.full(lam.size, budget / lam.size)
-    if policy == "proportional":
-        return _lagrange(lambda mu: lam / mu, budget, float(lam.sum() / budget),
-                         min_frequency)
-    if policy == "optimal":
-        return _lagrange(lambda mu: _freshness_freq(lam, w, mu), budget,
-                         float(np.max(w[lam > 0] / lam[lam > 0])), min_frequency)
-    mu_hi = float(np.max(w[lam > 0] / lam[lam > 0] ** 2)) * 1e3 * (1 + budget) ** 2
-    return _lagrange(lambda mu: _age_freq(lam, w, mu), budget, mu_hi, min_frequency)
-
-
-def _allocate(
-    policy: str, rate: ArrayLike, budget: float, weights: ArrayLike | None = None
-) -> FloatArray:
-    if policy == "uniform":
-        return uniform_allocation(rate, budget)
-    if policy == "proportional":
-        return proportional_allocation(rate, budget)
-    if policy == "optimal":
-        return optimal_freshness_allocation(rate, budget, weights)
-    if policy == "optimal_age":
-        return optimal_age_allocation(rate, budget, weights)
-    raise ConfigError(f"unknown policy {policy!r}; choose from {', '.join(POLICIES)}")
 
 
 # --- the planner the revisit loop drives -------------------------------------------------
@@ -357,7 +43,12 @@ class PlannerSettings:
     Attributes
     ----------
     policy : str
-        One of :data:`POLICIES` (default ``"optimal"``).
+        One of :data:`webcrawl.analysis.change.allocation.POLICIES` (default
+        ``"optimal"``).
+    objective : str
+        What the optimal policies optimise, one of
+        :data:`webcrawl.analysis.change.objectives.OBJECTIVES` (default
+        ``"freshness"``; ``optimal_age`` implies ``"age"``).
     budget_per_day : float
         Total refreshes per day (default 1000; the revisit loop converts from R/s).
     prior_changes : float
@@ -373,18 +64,28 @@ class PlannerSettings:
         optimal policy gives up on are still probed now and then.  The floor comes
         out of the budget (see :func:`allocate`): frequencies still sum to
         ``budget_per_day``.
+    signals : bool
+        Use the change signals sites give (default True): sitemap ``lastmod`` and
+        ``changefreq`` and Last-Modified, each on the hosts where the revisits have not
+        found it false (:mod:`webcrawl.analysis.change.signals`).  False: the revisits'
+        changed-since-last-visit bits alone.
     """
 
     policy: str = "optimal"
+    objective: str = "freshness"
     budget_per_day: float = 1000.0
     prior_changes: float = 1.0
     prior_days: float = 7.0
     recompute_every: int = 1000
     min_frequency: float = 0.0
+    signals: bool = True
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
             raise ConfigError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}")
+        check_objective(self.objective)
+        if self.policy == "optimal_age" and self.objective != "age":
+            object.__setattr__(self, "objective", "age")
         if not self.budget_per_day > 0:
             raise ConfigError("budget_per_day must be positive")
         if not self.prior_changes >= 0 or not self.prior_days > 0:
@@ -395,36 +96,20 @@ class PlannerSettings:
             raise ConfigError("min_frequency must be >= 0")
 
 
-class _Buffer:
-    """A growable float/int/bool column (amortised doubling)."""
-
-    def __init__(self, dtype: type) -> None:
-        self.data: NDArray[np.generic] = np.zeros(64, dtype=dtype)
-        self.size = 0
-
-    def extend(self, values: ArrayLike) -> None:
-        v = np.asarray(values, dtype=self.data.dtype).ravel()
-        need = self.size + v.size
-        if need > self.data.size:
-            grown = np.zeros(max(need, 2 * self.data.size), dtype=self.data.dtype)
-            grown[: self.size] = self.data[: self.size]
-            self.data = grown
-        self.data[self.size:need] = v
-        self.size = need
-
-    def view(self) -> NDArray[np.generic]:
-        return self.data[: self.size]
-
-
 class RevisitPlanner:
     """Per-page change-rate estimates and refresh schedule for the revisit loop.
 
-    The loop tells the planner about every visit (:meth:`update`) and asks which pages
-    are due (:meth:`next_due`, :meth:`next_due_time`).  Estimates are posterior modes
-    under a Gamma prior (:func:`analysis.change.estimators.map_rate`, using Last-Modified when
-    given); the allocation under ``settings.policy`` is recomputed, vectorised, every
-    ``recompute_every`` visits.  Page keys are any hashable (the store's url ids).
-    A page is due ``1 / f`` after its last visit.
+    The loop tells the planner about every visit (:meth:`update`), each page's host
+    (:meth:`set_hosts`), the hosts' politeness limits (:meth:`set_host_limits`), the
+    pages' importance (:meth:`set_weights`) and what sitemaps say (:meth:`read_sitemap`,
+    :meth:`set_changefreq`), and asks which pages are due (:meth:`next_due`,
+    :meth:`next_due_time`).  Estimates are posterior modes under a Gamma prior
+    (:func:`webcrawl.analysis.change.estimators.map_rate`), from the revisits' changed
+    bits and Last-Modified, or from the sitemap's ``lastmod`` where the host's is
+    trusted (:mod:`webcrawl.analysis.change.signals`); the allocation under
+    ``settings.policy`` is recomputed, vectorised, every ``recompute_every``
+    observations.  Page keys are any hashable (the store's url ids), host keys too.  A
+    page is due ``1 / f`` after its last visit.
 
     Examples
     --------
@@ -440,11 +125,16 @@ class RevisitPlanner:
         self.settings = settings or PlannerSettings()
         self._keys: list[Hashable] = []
         self._index: dict[Hashable, int] = {}
-        self._last_visit = _Buffer(np.float64)
-        self._page = _Buffer(np.int64)
-        self._interval = _Buffer(np.float64)
-        self._changed = _Buffer(np.bool_)
-        self._since = _Buffer(np.float64)
+        self._last_visit = Column(np.float64, np.nan)
+        self._host = Column(np.int64, 0)        # 0: no host given (never limited)
+        self._weight = Column(np.float64, 1.0)
+        self._host_index: dict[Hashable, int] = {}
+        self._host_limit: dict[int, float] = {}
+        self._page = Column(np.int64)
+        self._interval = Column(np.float64)
+        self._changed = Column(np.bool_)
+        self._since = Column(np.float64)         # visit time - Last-Modified, raw
+        self.signals = ChangeSignals()
         self._rates = np.zeros(0)
         self._freqs = np.zeros(0)
         self._pending = 0
@@ -470,8 +160,8 @@ class RevisitPlanner:
 
         The first visit of a page (or ``changed=None``) only registers it and sets its
         last-visit time; later ones add an observation ``(interval, changed)``.
-        ``last_modified`` is the Last-Modified time on the same clock, if the server
-        sent one.
+        ``last_modified`` is the Last-Modified time on the same clock, if the answer
+        (a 2xx: a 304 says nothing new) carried one.
         """
         self.update_many([page], [visit_time], [changed],
                          None if last_modified is None else [last_modified])
@@ -495,31 +185,131 @@ class RevisitPlanner:
             self._index[key] = len(self._keys)
             self._keys.append(key)
         if new_keys:
-            self._last_visit.extend(np.full(len(new_keys), np.nan))
+            n = len(self._keys)
+            for col in (self._last_visit, self._host, self._weight):
+                col.resize(n)
             self._stale = True
         idx = np.fromiter((self._index[k] for k in pages), dtype=np.int64, count=len(pages))
         last = self._last_visit.view()
+        host = self._host.view()
         for j in range(idx.size):  # sequential: a page may appear twice in one batch
             i, t, c = int(idx[j]), float(times[j]), flags[j]
             prev = last[i]
             if c is not None and np.isfinite(prev) and t > prev:
-                since = t - lms[j]
-                usable = bool(c) and np.isfinite(since) and since >= 0
                 self._page.extend([i])
                 self._interval.extend([t - prev])
                 self._changed.extend([bool(c)])
-                self._since.extend([min(since, t - prev) if usable else np.nan])
+                self._since.extend([t - lms[j]])
+                self.signals.visit(i, float(prev), t, bool(c), float(lms[j]), int(host[i]))
                 self._pending += 1
             if not np.isfinite(prev) or t > prev:
                 last[i] = t
         if self._pending >= self.settings.recompute_every:
             self._stale = True
 
+    def _indices(self, pages: Sequence[Hashable], *, known_only: bool) -> tuple[
+            np.ndarray, np.ndarray]:
+        """Planner indices of ``pages`` and which of them the planner knows."""
+        found = np.fromiter((self._index.get(k, -1) for k in pages), dtype=np.int64,
+                            count=len(pages))
+        ok = found >= 0
+        if not known_only and not ok.all():
+            missing = pages[int(np.flatnonzero(~ok)[0])]
+            raise ConfigError(f"page {missing!r} was never visited: register it first")
+        return found, ok
+
+    def set_hosts(self, pages: Sequence[Hashable], hosts: Sequence[Hashable]) -> None:
+        """The host of each page (any hashable key), for the per-host limits and signals."""
+        idx, _ = self._indices(pages, known_only=False)
+        if len(hosts) != idx.size:
+            raise ConfigError("pages and hosts must have one length")
+        for key in dict.fromkeys(hosts):
+            self._host_index.setdefault(key, len(self._host_index) + 1)
+        self._host.view()[idx] = [self._host_index[h] for h in hosts]
+        self._stale = True
+
+    def set_host_limits(self, limits: Mapping[Hashable, float]) -> None:
+        """Refreshes per day each host allows (politeness; ``inf`` or absent: none).
+
+        Only the ``polite_optimal`` policy plans with them; the others plan for the
+        budget alone and are held to the limits when they fetch.
+        """
+        new: dict[int, float] = {}
+        for key, per_day in limits.items():
+            if not per_day > 0:
+                raise ConfigError(f"host {key!r}: a limit must be positive, got {per_day}")
+            new[self._host_index.setdefault(key, len(self._host_index) + 1)] = float(per_day)
+        if new != self._host_limit:
+            self._host_limit = new
+            self._stale = True
+
+    def set_weights(self, pages: Sequence[Hashable], weights: ArrayLike) -> None:
+        """Importance of pages (positive; 1 by default), for the optimal policies."""
+        idx, _ = self._indices(pages, known_only=False)
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != idx.shape or np.any(~(w > 0)) or np.any(~np.isfinite(w)):
+            raise ConfigError("weights must be positive and finite, one per page")
+        self._weight.view()[idx] = w
+        self._stale = True
+
+    def read_sitemap(self, pages: Sequence[Hashable], time: float, lastmod: ArrayLike,
+                     resolution: ArrayLike | None = None) -> None:
+        """A sitemap read at ``time`` (days): each listed page's ``lastmod`` (days,
+        ``nan`` when missing; pages the planner does not know are skipped)."""
+        idx, ok = self._indices(pages, known_only=True)
+        values = np.asarray(lastmod, dtype=np.float64)
+        extra = {} if resolution is None else {
+            "resolution": np.broadcast_to(np.asarray(resolution, np.float64), values.shape)[ok]}
+        before = self.signals.sitemap_history()[0].size
+        self.signals.read_sitemap(idx[ok], time, values[ok], host=self._host.view()[idx[ok]],
+                                  **extra)
+        self._pending += self.signals.sitemap_history()[0].size - before
+        if self._pending >= self.settings.recompute_every:
+            self._stale = True
+
+    def set_changefreq(self, pages: Sequence[Hashable], per_day: ArrayLike) -> None:
+        """Sitemap ``changefreq`` of pages as changes per day (``nan``: none), the
+        centre of each page's prior (:func:`webcrawl.analysis.change.signals.changefreq_rate`)."""
+        idx, ok = self._indices(pages, known_only=True)
+        self.signals.set_changefreq(idx[ok], np.asarray(per_day, dtype=np.float64)[ok])
+        self._stale = True
+
     # --- estimates and schedule -----------------------------------------------------
     #: Known rates instead of estimates (an oracle, for benchmarks: "optimal with the
     #: true rates"): ``rate_oracle(pages) -> rates per day`` in :attr:`pages` order.
     #: Set the attribute on an instance; None (default) estimates from the visits.
     rate_oracle: Callable[[Sequence[Hashable]], ArrayLike] | None = None
+
+    def history(self) -> VisitHistory:
+        """The observations the estimates come from: each page's revisits, or its
+        sitemap reads where its host's ``lastmod`` is trusted (signals on)."""
+        n = len(self._keys)
+        n_hosts = len(self._host_index) + 1
+        host = self._host.view()[:n].astype(np.int64)
+        page = self._page.view().astype(np.int64)
+        interval = self._interval.view().astype(np.float64)
+        changed = self._changed.view().astype(bool)
+        raw = self._since.view().astype(np.float64)
+        if not self.settings.signals:
+            return VisitHistory(page, interval, changed, np.full(page.size, np.nan), n)
+        sitemap_ok, lm_ok = self.signals.trusted(n_hosts)
+        usable = changed & np.isfinite(raw) & (raw >= 0) & lm_ok[host[page]]
+        since = np.where(usable, np.minimum(np.where(usable, raw, 0.0), interval), np.nan)
+        sp, si, sc, ss = self.signals.sitemap_history()
+        by_sitemap = (np.bincount(sp, minlength=n) > 0) & sitemap_ok[host]
+        keep, take = ~by_sitemap[page], by_sitemap[sp]
+        return VisitHistory(np.concatenate([page[keep], sp[take]]),
+                            np.concatenate([interval[keep], si[take]]),
+                            np.concatenate([changed[keep], sc[take]]),
+                            np.concatenate([since[keep], ss[take]]), n)
+
+    def _prior_time(self, n: int) -> ArrayLike:
+        s = self.settings
+        if not s.signals or s.prior_changes <= 0:
+            return s.prior_days
+        stated = self.signals.prior_rate(n)
+        good = np.isfinite(stated) & (stated > 0)
+        return np.where(good, s.prior_changes / np.where(good, stated, 1.0), s.prior_days)
 
     def recompute(self) -> None:
         """Re-estimate every rate and reallocate the budget now."""
@@ -528,17 +318,19 @@ class RevisitPlanner:
             self._rates = self._freqs = np.zeros(0)
             self._stale = False
             return
-        hist = VisitHistory(self._page.view().astype(np.int64),
-                            self._interval.view().astype(np.float64),
-                            self._changed.view().astype(bool),
-                            self._since.view().astype(np.float64), n)
         s = self.settings
         self._rates = (
-            map_rate(hist, prior_changes=s.prior_changes, prior_time=s.prior_days)
+            map_rate(self.history(), prior_changes=s.prior_changes,
+                     prior_time=self._prior_time(n))
             if self.rate_oracle is None
             else np.asarray(self.rate_oracle(self._keys), dtype=np.float64))
+        limits = np.full(len(self._host_index) + 1, np.inf)
+        for h, per_day in self._host_limit.items():
+            limits[h] = per_day
         self._freqs = allocate(s.policy, self._rates, s.budget_per_day,
-                               min_frequency=s.min_frequency)
+                               self._weight.view()[:n].astype(np.float64), s.min_frequency,
+                               objective=s.objective, host=self._host.view()[:n],
+                               host_limit=limits)
         self._pending = 0
         self._stale = False
 

@@ -231,6 +231,9 @@ def _freshness(ctx: ReportContext, sec: Section, log: VisitLog, est: np.ndarray,
     remap = np.cumsum(keep) - 1
     mean_f, mean_a = estimated_freshness(est[keep], remap[page[rated]], t[rated], start, end)
     sec.add(f"<h3>Freshness ({win.days:.3g}-day window)</h3>")
+    policy = _policy_sentence(ctx.meta)
+    if policy:
+        sec.text(policy)
     sec.text(f"Expected time-averaged freshness over the {end - start:.3g}-day window (day "
              f"{start:.3g} to day {end:.3g}): {mean_f:.3f}; expected age {mean_a:.3g} days "
              "(Cho and Garcia-Molina).")
@@ -241,6 +244,41 @@ def _freshness(ctx: ReportContext, sec: Section, log: VisitLog, est: np.ndarray,
                       f"{start:.3g} to {end:.3g}); revisits, and so the observed points, only "
                       f"from day {win.revisit_start:.3g} to day {win.revisit_end:.3g} "
                       f"({win.revisit_end - win.revisit_start:.3g} days).")
+
+
+#: What each revisit policy is, for the report's freshness section.
+_POLICY_WORDS = {
+    "uniform": "every page as often as the next",
+    "proportional": "each page in proportion to its estimated change rate",
+    "optimal": "the optimum for the fetch budget alone (Cho and Garcia-Molina), held to "
+               "each host's politeness only when fetching",
+    "optimal_age": "the age-minimising optimum for the fetch budget alone (Cho and "
+                   "Garcia-Molina)",
+    "polite_optimal": "the optimum under the fetch budget and every host's politeness "
+                      "limit (Kolobov et al. 2019)",
+}
+#: The objectives of the optimal policies, in the papers' terms.
+_OBJECTIVE_WORDS = {
+    "freshness": "binary freshness (Cho and Garcia-Molina)",
+    "age": "age (Cho and Garcia-Molina)",
+    "harmonic": "harmonic staleness (Kolobov et al.)",
+}
+
+
+def _policy_sentence(meta: dict[str, str]) -> str:
+    """The policy (and, for the optimal ones, the objective and importance) the last
+    revisit ran with, from the crawl's meta keys; empty when none is stored."""
+    policy = meta.get("revisit_policy")
+    if not policy:
+        return ""
+    text = (f"Revisit policy: {policy.replace('_', '-')}, "
+            f"{_POLICY_WORDS.get(policy, 'not one webcrawl knows')}")
+    if policy in ("optimal", "optimal_age", "polite_optimal"):
+        objective = meta.get("revisit_objective", "age" if policy == "optimal_age"
+                             else "freshness")
+        text += (f"; objective {_OBJECTIVE_WORDS.get(objective, objective)}, page "
+                 f"importance {meta.get('revisit_importance', 'uniform')}")
+    return text + "."
 
 
 def _expected_at(rate: np.ndarray, page: np.ndarray, t: np.ndarray, at: float,

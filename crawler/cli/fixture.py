@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -64,6 +65,48 @@ def add_web_arguments(parser: argparse.ArgumentParser, *, port_help: str) -> Non
     parser.add_argument("--similar-pages", type=int_range(0, 10**7), default=0, metavar="N",
                         help="plant N distinct pages sharing a long notice of their host's, "
                              "which a near-duplicate test must not merge (default 0)")
+    parser.add_argument("--host-crawl-delay", action="append", type=_host_delay, default=[],
+                        metavar="H=S", help="Crawl-delay of host H in seconds, over "
+                                            "--crawl-delay (repeatable; e.g. 0=2)")
+    parser.add_argument("--host-weights", type=_weights, default=(), metavar="W,W,...",
+                        help="relative number of pages of each host (default: a few big "
+                             "hosts and many small ones)")
+    parser.add_argument("--change-shape", type=float_range(0.05, 20.0), default=1.0,
+                        metavar="K", help="Weibull shape of the intervals between changes, "
+                                          "same mean (default 1: Poisson; < 1 bursty)")
+    parser.add_argument("--sitemap-lastmod", type=_modes, default=(), metavar="MODE[,MODE]",
+                        help="each host's /sitemap.xml: none, true, missing (no lastmod) or "
+                             "lie (lastmod also moves without a change); one mode, or one "
+                             "per host (default: no sitemaps)")
+    parser.add_argument("--sitemap-lie-rate", type=nonneg_float, default=1.0, metavar="R",
+                        help="false lastmod moves per page and simulated day of a lying "
+                             "sitemap (default 1)")
+
+
+def _host_delay(text: str) -> tuple[int, float]:
+    """``H=S``: host index and Crawl-delay seconds."""
+    host, sep, seconds = text.partition("=")
+    try:
+        pair = (int(host), float(seconds))
+    except ValueError:
+        pair = (-1, math.nan)
+    if not sep or pair[0] < 0 or not (math.isfinite(pair[1]) and pair[1] >= 0):
+        raise argparse.ArgumentTypeError(f"want HOST=SECONDS like 0=2, got {text!r}")
+    return pair
+
+
+def _weights(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if not values or not all(math.isfinite(v) and v > 0 for v in values):
+        raise argparse.ArgumentTypeError(f"want positive numbers like 6,1,1, got {text!r}")
+    return values
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    return tuple(m.strip() for m in text.split(","))
 
 
 #: A DNS host name (RFC 1123 labels, 253 characters at most).
@@ -99,7 +142,9 @@ def config_from_args(args: argparse.Namespace) -> Any:
         crawl_delay=args.crawl_delay, robots_disallow_fraction=args.disallow_fraction,
         birth_fraction=args.births, death_fraction=args.deaths,
         faults=FaultSpec.parse(args.faults), near_duplicate_pairs=args.near_pairs,
-        similar_pages=args.similar_pages)
+        similar_pages=args.similar_pages, host_crawl_delays=tuple(args.host_crawl_delay),
+        host_weights=args.host_weights, change_shape=args.change_shape,
+        sitemap_lastmod=args.sitemap_lastmod, sitemap_lie_rate=args.sitemap_lie_rate)
 
 
 def register(sub: Any) -> None:

@@ -28,7 +28,7 @@ __all__ = ["parse_budget", "read_true_rates", "register", "run"]
 _BUDGET = re.compile(r"^\s*([0-9.eE+-]+)\s*(?:/\s*(s|sec|second|m|min|minute|h|hour))?\s*$")
 _PER = {None: 1.0, "s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0,
         "minute": 60.0, "h": 3600.0, "hour": 3600.0}
-_POLICIES = ("uniform", "proportional", "optimal", "optimal-age")
+_POLICIES = ("uniform", "proportional", "optimal", "optimal-age", "polite-optimal")
 
 
 def parse_budget(text: str) -> float:
@@ -85,8 +85,16 @@ def register(sub: Any) -> None:
     p.add_argument("--budget", required=True, metavar="R/s",
                    help="fetch starts per second over all hosts (10, 10/s, 600/min)")
     p.add_argument("--policy", default="optimal", metavar="P",
-                   help="uniform, proportional, optimal (default: freshness-maximising) or "
-                        "optimal-age (age-minimising)")
+                   help="uniform, proportional, optimal (default: the optimum for the "
+                        "budget alone, Cho and Garcia-Molina), polite-optimal (the optimum "
+                        "under the budget and every host's politeness limit, Kolobov et "
+                        "al.) or optimal-age (optimal with --objective age)")
+    p.add_argument("--objective", default="freshness", choices=("freshness", "age", "harmonic"),
+                   help="what the optimal policies maximise: freshness (default), minus "
+                        "age, or minus harmonic staleness")
+    p.add_argument("--importance", default="uniform", metavar="W",
+                   help="the pages' weights in the objective: uniform (default), pagerank, "
+                        "inlinks, or a TSV file with url and weight columns")
     p.add_argument("--duration", type=nonneg_float, default=None, metavar="S",
                    help="seconds to run (default: until Ctrl-C)")
     p.add_argument("--max-visits", type=positive_int, default=None, metavar="N",
@@ -150,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
     from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings, run_with_progress
 
     settings = RevisitSettings(policy=args.policy.replace("-", "_"), budget=budget,
+                               objective=args.objective, importance=args.importance,
                                duration=args.duration, max_visits=args.max_visits,
                                day_seconds=_day_seconds(args),
                                volatile=args.volatile, min_frequency=args.min_frequency,

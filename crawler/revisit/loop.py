@@ -82,6 +82,7 @@ from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
 from webcrawl.crawler.revisit.history import GONE_STATUSES, Page, load_history
 from webcrawl.crawler.revisit.link_history import LinkHistory
+from webcrawl.crawler.revisit.planning import configure_planner
 from webcrawl.crawler.revisit.progress import RevisitStats, run_with_progress
 from webcrawl.crawler.revisit.settings import (
     REVISIT_POLICIES,
@@ -175,6 +176,8 @@ class RevisitCrawler:
         self.stats = RevisitStats(budget=self.settings.budget)
         self.robots = RobotsCache(self.crawl_settings)
         self.planner: RevisitPlanner | None = None
+        #: revisits per planner day each host allows (its politeness), by host id
+        self.host_limits: dict[int, float] = {}
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, Page] = {}
         self._links: LinkHistory | None = None
@@ -237,6 +240,8 @@ class RevisitCrawler:
             store.set_meta(META_VOLATILE, rule)
             store.set_meta(META_VOLATILE_SINCE, str(since))
         store.set_meta("revisit_policy", s.policy)
+        store.set_meta("revisit_objective", s.objective)
+        store.set_meta("revisit_importance", s.importance)
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
@@ -258,6 +263,13 @@ class RevisitCrawler:
         self.planner.update_many([hist.visit_page[k] for k in keep],
                                  [self.day(hist.visit_time[k]) for k in keep],
                                  [hist.visit_changed[k] for k in keep])
+        assert self.downloader is not None
+        policy = self.downloader.slots.policy  # the hosts' one politeness clock's rule
+        delays = {h.id: policy.clamp_crawl_delay(self.robots.rules(h.id).crawl_delay)
+                  for h in state.hosts}
+        self.host_limits = await asyncio.to_thread(
+            configure_planner, self.planner, self.db_path, s,
+            {i: (p.url, p.host_id) for i, p in allowed.items()}, delays, policy)
         if s.add_new:
             self._window = PageWindow(self._links, state.urls, set(hist.pages),
                                       self.robots.allowed)
@@ -270,7 +282,8 @@ class RevisitCrawler:
         s = self.settings
         every = s.recompute_every or int(np.clip(n_pages // 20, 1, 1000))
         planner = RevisitPlanner(PlannerSettings(
-            policy=s.policy, budget_per_day=s.budget_per_day, prior_changes=s.prior_changes,
+            policy=s.policy, objective=s.objective, budget_per_day=s.budget_per_day,
+            prior_changes=s.prior_changes,
             prior_days=s.prior_days, recompute_every=every, min_frequency=s.min_frequency))
         if self.true_rates is not None:
             known = self.true_rates
@@ -437,6 +450,7 @@ class RevisitCrawler:
         for new in self._window.new_pages(links, depth, seq):
             self._pages[new.url_id] = Page(new.url_id, new.url, new.host_id, joined=True)
             self.planner.update(new.url_id, -math.inf)  # due at once
+            self.planner.set_hosts([new.url_id], [new.host_id])
             self.stats.added += 1
 
     def _handle(self, page: Page, seq: int, result: FetchResult) -> None:

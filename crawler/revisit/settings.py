@@ -9,10 +9,19 @@ from dataclasses import dataclass
 
 from webcrawl.storage.errors import ConfigError
 
-__all__ = ["REVISIT_POLICIES", "RevisitSettings", "body_digest", "volatile_pattern"]
+__all__ = ["REVISIT_IMPORTANCE", "REVISIT_OBJECTIVES", "REVISIT_POLICIES", "RevisitSettings",
+           "body_digest", "volatile_pattern"]
 
-#: Policies of ``webcrawl revisit`` (CLI spelling ``optimal-age`` is ``optimal_age``).
-REVISIT_POLICIES = ("uniform", "proportional", "optimal", "optimal_age")
+#: Policies of ``webcrawl revisit`` (CLI spelling ``optimal-age`` is ``optimal_age``):
+#: ``polite_optimal`` is the optimum under the budget and every host's politeness limit
+#: (Kolobov et al. 2019), ``optimal`` the optimum for the budget alone (Cho and
+#: Garcia-Molina 2000), held to the hosts' limits only when it fetches.
+REVISIT_POLICIES = ("uniform", "proportional", "optimal", "optimal_age", "polite_optimal")
+#: Objectives of the optimal policies (:data:`webcrawl.analysis.change.objectives.OBJECTIVES`).
+REVISIT_OBJECTIVES = ("freshness", "age", "harmonic")
+#: Importance weights of the pages (:mod:`webcrawl.analysis.change.importance`), or a
+#: TSV file of ``url`` and ``weight``.
+REVISIT_IMPORTANCE = ("uniform", "pagerank", "inlinks")
 
 
 @dataclass(frozen=True)
@@ -23,6 +32,13 @@ class RevisitSettings:
     ----------
     policy : str
         One of :data:`REVISIT_POLICIES` (default ``"optimal"``).
+    objective : str
+        What the optimal policies maximise, one of :data:`REVISIT_OBJECTIVES` (default
+        ``"freshness"``: binary freshness; ``"age"``: minus Cho's age; ``"harmonic"``:
+        minus Kolobov et al.'s harmonic staleness).  ``optimal_age`` implies ``"age"``.
+    importance : str
+        The pages' weights in the objective: one of :data:`REVISIT_IMPORTANCE` (default
+        ``"uniform"``) or the path of a TSV file with ``url`` and ``weight`` columns.
     budget : float
         Fetch starts per second over all hosts, at most (default 1).
     burst : float
@@ -58,6 +74,8 @@ class RevisitSettings:
     """
 
     policy: str = "optimal"
+    objective: str = "freshness"
+    importance: str = "uniform"
     budget: float = 1.0
     burst: float = 1.0
     duration: float | None = None
@@ -76,6 +94,11 @@ class RevisitSettings:
         if self.policy not in REVISIT_POLICIES:
             raise ConfigError(f"unknown policy {self.policy!r}; choose from "
                               f"{', '.join(p.replace('_', '-') for p in REVISIT_POLICIES)}")
+        if self.objective not in REVISIT_OBJECTIVES:
+            raise ConfigError(f"unknown objective {self.objective!r}; choose from "
+                              f"{', '.join(REVISIT_OBJECTIVES)}")
+        if self.policy == "optimal_age" and self.objective != "age":
+            object.__setattr__(self, "objective", "age")
         for name in ("budget", "day_seconds", "progress_interval"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):

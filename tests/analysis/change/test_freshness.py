@@ -14,7 +14,7 @@ from webcrawl.analysis.change.freshness import (
     expected_age,
     expected_freshness,
 )
-from webcrawl.analysis.change.refresh import mean_age, mean_freshness
+from webcrawl.analysis.change.objectives import mean_age, mean_freshness
 
 
 def test_doctests():
@@ -139,3 +139,33 @@ def test_fixture_web_ground_truth():
     res = evaluate_freshness(cp, ct, rp, rt, pages.size, 0.0, horizon)
     want = mean_freshness(web.rates[pages], f).mean()
     assert res.freshness == pytest.approx(want, abs=0.02)
+
+
+def test_harmonic_staleness_by_hand():
+    # Page 0: refreshed at 0 and 5, changes at 2, 3 and 6: H = 1 on [2, 3), 1 + 1/2 on
+    # [3, 5), 1 on [6, 10): 1 + 3 + 4 = 8.  Page 1: never refreshed, a change at 4:
+    # H(1) on [0, 4), H(2) on [4, 10): 4 + 9 = 13.
+    res = evaluate_freshness([0, 0, 0, 1], [2.0, 3.0, 6.0, 4.0], [0, 0], [0.0, 5.0], 2,
+                             0.0, 10.0)
+    np.testing.assert_allclose(res.page_harmonic, [0.8, 1.3])
+    assert res.harmonic == pytest.approx(1.05)
+
+
+def test_harmonic_staleness_against_a_time_grid():
+    rng = np.random.default_rng(4)
+    n, start, end = 4, 0.0, 10.0
+    cp, ct = rng.integers(0, n, 50), rng.uniform(-2, 12, 50)
+    rp = np.r_[np.arange(n - 1), rng.integers(0, n, 15)]
+    rt = np.r_[np.full(n - 1, -1.0), rng.uniform(-1, 11, 15)]
+    res = evaluate_freshness(cp, ct, rp, rt, n, start, end)
+    grid = (np.arange(20000) + 0.5) / 20000 * (end - start) + start
+    for i in range(n):
+        refs = np.sort(rt[(rp == i) & (rt <= end)])
+        changes = np.sort(ct[cp == i])
+        last = np.searchsorted(refs, grid, side="right") - 1
+        base = np.where(last >= 0, refs[np.maximum(last, 0)], start)
+        missed = (np.searchsorted(changes, grid, side="right")
+                  - np.searchsorted(changes, base, side="right"))
+        missed = np.where(last >= 0, missed, missed + 1)
+        harmonic = np.concatenate([[0.0], np.cumsum(1.0 / np.arange(1, 60))])[missed]
+        assert res.page_harmonic[i] == pytest.approx(harmonic.mean(), abs=2e-3)

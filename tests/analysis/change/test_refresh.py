@@ -8,15 +8,13 @@ import importlib
 import numpy as np
 import pytest
 from scipy import optimize
-from webcrawl.analysis.change.refresh import (
-    PlannerSettings,
-    RevisitPlanner,
+from webcrawl.analysis.change.allocation import (
     allocate,
-    mean_age,
-    mean_freshness,
     optimal_age_allocation,
     optimal_freshness_allocation,
 )
+from webcrawl.analysis.change.objectives import mean_age, mean_freshness
+from webcrawl.analysis.change.refresh import PlannerSettings, RevisitPlanner
 from webcrawl.storage.errors import ConfigError
 
 
@@ -151,7 +149,7 @@ def test_freshness_allocation_with_a_budget_far_above_the_rates() -> None:
     # A budget like 1e4 fetches/s on a 86400 s day: mu ~ 1e-18, where lambertw's argument
     # rounds onto the branch point (it gave nan).  For r = lam/f -> 0, h(r) ~ r^2/2, so
     # the Lagrange condition gives f proportional to sqrt(w lam).
-    from webcrawl.analysis.change.refresh import optimal_freshness_allocation
+    from webcrawl.analysis.change.allocation import optimal_freshness_allocation
 
     lam = np.array([1e-3, 1 / 7, 0.5, 5.0, 5.0, 20.0])
     budget = 1e9
