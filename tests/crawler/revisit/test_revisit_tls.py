@@ -119,7 +119,7 @@ def test_plain_revisit_connects_as_the_crawl_did(tls_web: TLSWeb, tmp_path: Path
     assert main(["revisit", "--db", str(db), "--budget", "30", "--duration", "1", "--quiet",
                  "--set", "tls_ca_file=none"]) == 0
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "overriding the crawl's stored settings: tls_ca_file" in err
+    assert err.count("\n") == 1 and "overriding the crawl's stored settings: --ca-file" in err
     failed = revisits(db)[n:]
     assert failed and {o for _, o, _ in failed} == {"network_error"}
 
