@@ -126,7 +126,7 @@ def _parquet(args: argparse.Namespace, db: Path) -> int:
         nodes = None if args.nodes is None else files.enter_context(output_path(args.nodes))
         rows = export_edges_parquet(db, out, ids=args.ids, nodes_path=nodes,
                                     edges=_graph_edges(db, args.graph, args.duplicates))
-    print(f"webcrawl: exported {rows:,} edges rows", file=sys.stderr)
+    print(f"webcrawl: {_exported(rows, 'edges')}", file=sys.stderr)
     return 0
 
 
@@ -152,5 +152,15 @@ def run(args: argparse.Namespace) -> int:
         # file); a device, a FIFO or /dev/stdout is written through, never replaced.
         with open_output(args.out, newline="") as out:
             rows = export(db, out)
-    print(f"webcrawl: exported {rows:,} {args.what} rows", file=sys.stderr)
+    print(f"webcrawl: {_exported(rows, args.what)}", file=sys.stderr)
     return 0
+
+
+_ROW_NAMES = {"edges": ("link", "links"), "pages": ("page", "pages"),
+              "fetches": ("fetch", "fetches"), "rates": ("change rate", "change rates")}
+
+
+def _exported(rows: int, what: str) -> str:
+    """``exported 1 page``, ``exported 2,701 links``: the rows in the user's words."""
+    one, many = _ROW_NAMES[what]
+    return f"exported {rows:,} {one if rows == 1 else many}"

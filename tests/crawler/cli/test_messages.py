@@ -177,3 +177,12 @@ def test_fixture_serve_hints_the_same_day_length_to_revisit() -> None:
             server.send_signal(signal.SIGTERM)
             server.communicate(timeout=60)
     assert "--day-seconds 1.5 (this server's day length)" in lines[-1], lines
+
+
+@pytest.mark.parametrize(("rows", "what", "said"), [
+    (1, "pages", "exported 1 page"), (2701, "edges", "exported 2,701 links"),
+    (0, "fetches", "exported 0 fetches"), (3, "rates", "exported 3 change rates")])
+def test_export_counts_rows_in_the_users_words(rows: int, what: str, said: str) -> None:
+    from webcrawl.crawler.cli.export import _exported
+
+    assert _exported(rows, what) == said
