@@ -326,7 +326,7 @@ class LocalDownloader(HostClocks):
             return FileDone(order.order, None, b"", self.slots.clock() - started,
                             self.slots.ready_in(slot), 1, cause)
         return FileDone(order.order, result.status, result.body, result.elapsed,
-                        self.slots.ready_in(slot), 1)
+                        self.slots.ready_in(slot), 1, date=result.date)
 
     # -- pages ------------------------------------------------------------------------
     async def fetch_page(self, order: FetchPage, not_before: float) -> PageDone:

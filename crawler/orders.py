@@ -187,6 +187,8 @@ class FileDone:
     ready_in: float
     requests: int
     error: str | None = None
+    #: the server's Date header, verbatim (a sitemap's lastmod is read against it)
+    date: str | None = None
 
 
 FetchOrder = FetchPage | FetchRobots | FetchFile

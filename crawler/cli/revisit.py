@@ -117,6 +117,13 @@ def register(sub: Any) -> None:
                         "collection's hosts, join the collection")
     add_politeness_options(
         p, robots_help="do not obey the stored robots.txt (only for your own sites)")
+    p.add_argument("--sitemaps", action=argparse.BooleanOptionalAction, default=None,
+                   help="read each host's sitemaps (lastmod, changefreq) as change signals, "
+                        "at the start and every --sitemap-interval days (default: when "
+                        "the crawl read sitemaps)")
+    p.add_argument("--sitemap-interval", type=positive_float, default=1.0, metavar="DAYS",
+                   help="planner days between two reads of a host's sitemaps "
+                        "(default %(default)s)")
     add_settings_options(p)
     add_warc_option(p)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
@@ -162,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
                                duration=args.duration, max_visits=args.max_visits,
                                day_seconds=_day_seconds(args),
                                volatile=args.volatile, min_frequency=args.min_frequency,
-                               add_new=args.add_new)
+                               add_new=args.add_new, sitemaps=args.sitemaps,
+                               sitemap_interval=args.sitemap_interval)
     from webcrawl.crawler import eventloop
 
     crawler = RevisitCrawler(args.db, settings, true_rates=true_rates,

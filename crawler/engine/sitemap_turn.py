@@ -15,8 +15,8 @@ import time
 from typing import TYPE_CHECKING
 
 from webcrawl.crawler.orders import FetchFile, FileDone, await_answer
-from webcrawl.crawler.sitemaps import SitemapReader
-from webcrawl.crawler.urls import host_key, normalize_url
+from webcrawl.crawler.sitemaps import SitemapReader, host_sitemap_urls
+from webcrawl.crawler.urls import host_key
 
 if TYPE_CHECKING:
     from webcrawl.crawler.engine.core import Crawler
@@ -71,9 +71,8 @@ class SitemapTurn:
             lambda u: host_key(u) == host and u.startswith(origin),
             max_files=s.sitemaps_max_files, max_urls=s.sitemaps_max_urls,
             max_bytes=s.sitemaps_max_bytes)
-        listed = [u for u in (normalize_url(x) for x in rules.sitemaps) if u is not None]
         try:
-            for url, via in await reader.read(listed or [f"{origin}/sitemap.xml"]):
+            for url, via in await reader.read(host_sitemap_urls(rules.sitemaps, origin)):
                 if url not in registry:
                     url_id = crawl.discovery.register(url, 0, SITEMAP_SEQ)
                     crawl.store.add_url_source(url_id, "sitemap", via)

@@ -90,6 +90,7 @@ from webcrawl.crawler.revisit.settings import (
     body_digest,
     volatile_pattern,
 )
+from webcrawl.crawler.revisit.sitemap_reads import SitemapReads
 from webcrawl.crawler.revisit.window import PageWindow
 from webcrawl.crawler.robots import RobotsCache
 from webcrawl.crawler.settings import CrawlSettings
@@ -190,6 +191,8 @@ class RevisitCrawler:
         self.store: CrawlStore | None = None
         self.downloader: LocalDownloader | None = None
         self._make_downloader = downloader or _local_downloader
+        #: the run's sitemap reads (None: ``sitemaps`` off)
+        self.sitemaps: SitemapReads | None = None
 
     # -- public -------------------------------------------------------------------
     def stop(self) -> None:
@@ -267,9 +270,16 @@ class RevisitCrawler:
         policy = self.downloader.slots.policy  # the hosts' one politeness clock's rule
         delays = {h.id: policy.clamp_crawl_delay(self.robots.rules(h.id).crawl_delay)
                   for h in state.hosts}
+        collection = {i: (p.url, p.host_id) for i, p in allowed.items()}
+        sitemaps = self.crawl_settings.sitemaps_follow if s.sitemaps is None else s.sitemaps
         self.host_limits = await asyncio.to_thread(
-            configure_planner, self.planner, self.db_path, s,
-            {i: (p.url, p.host_id) for i, p in allowed.items()}, delays, policy)
+            configure_planner, self.planner, self.db_path, s, collection, delays, policy,
+            1.0 / s.sitemap_interval if sitemaps else 0.0)
+        if sitemaps:
+            self.sitemaps = SitemapReads(collection, self._links.registry, self.robots,
+                                         self.crawl_settings,
+                                         s.sitemap_interval * s.day_seconds,
+                                         self.clock.monotonic())
         if s.add_new:
             self._window = PageWindow(self._links, state.urls, set(hist.pages),
                                       self.robots.allowed)
@@ -323,6 +333,12 @@ class RevisitCrawler:
                 self.stats.stopped = "max_visits"
                 return
             wake = math.inf if end is None else end
+            if len(self._tasks) < concurrency and self.sitemaps is not None:
+                host_id, at = self.sitemaps.pick(now, self._busy, self._host_ready_at)
+                if host_id is not None:  # on the host's clock, outside the budget
+                    self._spawn_sitemap(host_id, now)
+                    continue
+                wake = min(wake, at)
             if len(self._tasks) < concurrency:  # else: a task's end wakes us
                 token_wait = bucket.wait(now)
                 # A wait shorter than the clock can tell (a token all but refilled on an
@@ -356,7 +372,10 @@ class RevisitCrawler:
         today += float(np.spacing(wall)) / self.settings.day_seconds
         now_due = np.flatnonzero(due <= today)
         later = due[due > today]
-        ready_at = (now + (float(later.min()) - today) * self.settings.day_seconds
+        # No wait shorter than a tick of the wall clock either: the days are read from
+        # it, so a shorter one would not move them (and a simulated clock would creep).
+        ready_at = (now + max((float(later.min()) - today) * self.settings.day_seconds,
+                              float(np.spacing(wall)))
                     if later.size else math.inf)
         for i in now_due[np.argsort(due[now_due], kind="stable")].tolist():
             page = self._pages[int(keys[i])]
@@ -368,6 +387,25 @@ class RevisitCrawler:
                 continue
             return page.url_id, ready_at
         return None, ready_at
+
+    def _host_ready_at(self, host_id: int) -> float:
+        """When the host's politeness clock lets it be asked again (monotonic)."""
+        assert self.downloader is not None and self._links is not None
+        return self.downloader.ready_at(self._links.registry.host_name(host_id))
+
+    def _spawn_sitemap(self, host_id: int, now: float) -> None:
+        self._busy.add(host_id)
+        self._tasks.spawn(self._read_sitemap(host_id, now))
+
+    async def _read_sitemap(self, host_id: int, now: float) -> None:
+        """One sitemap file of the host (:mod:`webcrawl.crawler.revisit.sitemap_reads`)."""
+        assert self.sitemaps is not None and self.downloader is not None
+        assert self.planner is not None
+        try:
+            await self.sitemaps.fetch(host_id, self.downloader, now,
+                                      self.day(self.clock.time()), self.planner)
+        finally:
+            self._busy.discard(host_id)
 
     def _spawn(self, url_id: int) -> None:
         page = self._pages[url_id]

@@ -41,15 +41,17 @@ def page_weights(db: Path, importance: str, url_ids: Sequence[int],
 
 def configure_planner(planner: RevisitPlanner, db: Path, settings: RevisitSettings,
                       pages: Mapping[int, tuple[str, int]], crawl_delays: Mapping[int, float],
-                      politeness: PolitenessPolicy) -> dict[int, float]:
+                      politeness: PolitenessPolicy,
+                      reserved_per_day: float = 0.0) -> dict[int, float]:
     """Tell ``planner`` the hosts of ``pages`` (url id -> (url, host id)), the hosts'
-    limits (from their Crawl-delay, by host id, and the politeness rule) and the pages'
-    weights; return the limits (revisits per day, by host id)."""
+    limits (from their Crawl-delay, by host id, and the politeness rule, less
+    ``reserved_per_day`` requests each host spends on other things: its sitemap reads)
+    and the pages' weights; return the limits (revisits per day, by host id)."""
     ids = list(pages)
     planner.set_hosts(ids, [pages[i][1] for i in ids])
     used = {pages[i][1] for i in ids}
     limits = host_limits({h: crawl_delays.get(h, 0.0) for h in used}, politeness,
-                         settings.day_seconds)
+                         settings.day_seconds, reserved={h: reserved_per_day for h in used})
     by_host: dict[Hashable, float] = {h: v for h, v in limits.items()}
     planner.set_host_limits(by_host)
     weights = page_weights(db, settings.importance, ids, [pages[i][0] for i in ids])

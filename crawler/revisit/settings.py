@@ -71,6 +71,13 @@ class RevisitSettings:
     progress_log_interval : float
         Seconds between progress log lines when stderr is not a terminal (default 10;
         0: none).
+    sitemaps : bool or None
+        Read each collection host's sitemaps as change signals (``lastmod``,
+        ``changefreq``; :mod:`webcrawl.crawler.revisit.sitemap_reads`); None (default):
+        when the crawl read them (its ``sitemaps_follow``).
+    sitemap_interval : float
+        Planner days between two reads of a host's sitemaps (default 1); the first is
+        at the start of the run.
     """
 
     policy: str = "optimal"
@@ -89,6 +96,8 @@ class RevisitSettings:
     progress_interval: float = 0.5
     add_new: bool = False
     progress_log_interval: float = 10.0
+    sitemaps: bool | None = None
+    sitemap_interval: float = 1.0
 
     def __post_init__(self) -> None:
         if self.policy not in REVISIT_POLICIES:
@@ -99,7 +108,7 @@ class RevisitSettings:
                               f"{', '.join(REVISIT_OBJECTIVES)}")
         if self.policy == "optimal_age" and self.objective != "age":
             object.__setattr__(self, "objective", "age")
-        for name in ("budget", "day_seconds", "progress_interval"):
+        for name in ("budget", "day_seconds", "progress_interval", "sitemap_interval"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 raise ConfigError(f"{name} must be a positive number, got {value!r}")

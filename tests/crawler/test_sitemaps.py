@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from miniweb import MiniWeb, Page, html, read_db
 from webcrawl.crawler.engine import Crawler
-from webcrawl.crawler.sitemaps import parse_sitemap
+from webcrawl.crawler.sitemaps import parse_sitemap, w3c_datetime
 from webcrawl.storage.export import export_edges
 from webcrawl.storage.reader import CrawlReader
 
@@ -34,6 +34,32 @@ def test_urlset_entities_cdata_and_whitespace() -> None:
     sm = parse_sitemap(body)
     assert not sm.is_index
     assert sm.locs == ["http://a.test/x?a=1&b=<2>", "http://a.test/y?c=1&d=2"]
+
+
+def test_each_entry_keeps_its_own_lastmod_and_changefreq() -> None:
+    # sitemaps.org 0.9: an entry's children come in the order loc, lastmod, changefreq,
+    # priority; either may be missing, and must not be borrowed from the next entry.
+    body = (f'<urlset {NS}><url><loc>http://a.test/a</loc><lastmod>2005-01-01</lastmod>'
+            '<changefreq>monthly</changefreq><priority>0.8</priority></url>'
+            '<url><loc>http://a.test/b</loc><changefreq>weekly</changefreq></url>'
+            '<url><loc>http://a.test/c</loc>'
+            '<lastmod>2004-12-23T18:00:15+00:00</lastmod></url>'
+            '<url><loc>http://a.test/d</loc></url></urlset>').encode()
+    sm = parse_sitemap(body)
+    assert sm.lastmods == ["2005-01-01", None, "2004-12-23T18:00:15+00:00", None]
+    assert sm.changefreqs == ["monthly", "weekly", None, None]
+    assert parse_sitemap(b"http://a.test/a\nhttp://a.test/b\n").lastmods == [None, None]
+
+
+def test_w3c_datetime_forms_and_resolution() -> None:
+    # The W3C Datetime profile's examples (https://www.w3.org/TR/NOTE-datetime).
+    assert w3c_datetime("1997") == (852076800.0, 366 * 86400.0)
+    assert w3c_datetime("1997-07") == (867715200.0, 31 * 86400.0)
+    assert w3c_datetime("1997-07-16") == (869011200.0, 86400.0)
+    assert w3c_datetime("1997-07-16T19:20+01:00") == (869077200.0, 1.0)
+    assert w3c_datetime("1997-07-16T19:20:30.45+01:00") == (869077230.45, 1.0)
+    assert w3c_datetime("1997-07-16T18:20:30Z") == (869077230.0, 1.0)
+    assert w3c_datetime("yesterday") is None
 
 
 def test_index_gzip_and_text() -> None:

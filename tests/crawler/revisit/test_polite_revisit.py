@@ -16,31 +16,16 @@ import sqlite3
 import numpy as np
 import pytest
 from scipy import optimize
+from simserved import EPOCH, ServerClock, sim_settings
 from webcrawl.analysis.change.objectives import page_utility
 from webcrawl.analysis.change.revisit_eval import SimClock, evaluate_revisit, load_refreshes
-from webcrawl.crawler import CrawlSettings, RevisitCrawler, RevisitSettings, crawl
+from webcrawl.crawler import RevisitCrawler, RevisitSettings, crawl
 from webcrawl.crawler.revisit.clock import SimulatedClock
 from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 DAY = 20.0          # simulated seconds per day
 DELAY = 2.0         # the big host's Crawl-delay: DAY / DELAY = 10 requests a day
 DAYS = 12
-EPOCH = 1_000_000_000.0
-
-
-class _Clock:
-    """What the fixture server reads: the current run's simulated clock."""
-
-    def __init__(self) -> None:
-        self.current = SimulatedClock(epoch=EPOCH)
-
-    def monotonic(self) -> float:
-        return self.current.monotonic()
-
-
-def _settings(**extra: object) -> CrawlSettings:
-    return CrawlSettings.polite_off(scope_hosts=("*.test",), resolve=("*.test=127.0.0.1",),
-                                    concurrency=1, **extra)
 
 
 def _slsqp(rates: np.ndarray, big: np.ndarray, budget: float, limit: float) -> float:
@@ -59,12 +44,12 @@ def runs(tmp_path_factory):
     web = FixtureWeb.build(FixtureConfig(
         pages=60, hosts=4, seed=5, robots_disallow_fraction=0.0, day_seconds=DAY,
         host_weights=(0.5, 0.5 / 3, 0.5 / 3, 0.5 / 3), host_crawl_delays=((0, DELAY),)))
-    clock = _Clock()
+    clock = ServerClock()
     work = tmp_path_factory.mktemp("polite")
     base = work / "crawl.db"
     out = {}
     with serve_in_thread(web, clock=clock.monotonic) as server:
-        crawl([server.seed_url], base, _settings(polite_max_crawl_delay=0.0))
+        crawl([server.seed_url], base, sim_settings(polite_max_crawl_delay=0.0))
         with sqlite3.connect(base) as conn:  # the crawl happened at simulated day 0
             conn.execute("UPDATE fetches SET started_at = ?, ended_at = ?", (EPOCH, EPOCH))
         index = {web.url_of(p, server.port): p for p in range(web.pages)}
@@ -81,7 +66,7 @@ def runs(tmp_path_factory):
             true = {u: float(web.rates[index[u]]) for u in collection}
             settings = RevisitSettings(policy=policy, budget=0.5 * n / DAY,
                                        duration=DAYS * DAY, day_seconds=DAY)
-            crawler = RevisitCrawler(db, settings, _settings(), true_rates=true, clock=sim,
+            crawler = RevisitCrawler(db, settings, sim_settings(), true_rates=true, clock=sim,
                                      overrides={"polite_max_crawl_delay": 60.0})
             asyncio.run(crawler.run())
             out[policy] = (crawler, db, url_of, collection)
