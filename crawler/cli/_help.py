@@ -75,6 +75,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "simulate copying": (
         "webcrawl simulate copying --pages 1000000 --alpha 0.1",
         "webcrawl simulate copying --pages 100000 --cores --max-i 6 --max-j 6"),
+    "simulate national-web": (
+        "webcrawl simulate national-web --sites 500 --pages 50000 --random-seed 0 --out DIR",
+        "webcrawl simulate national-web --strategies bfs,opic,larger-sites-first "
+        "--horizon 1400000 --json"),
     "compare": ("webcrawl compare --db crawl.db --virtual --out orderings",
                 "webcrawl compare --db bfs.db --db opic.db --strategies bfs,opic --json"),
     "export": ("webcrawl export edges --db crawl.db --output edges.tsv",
