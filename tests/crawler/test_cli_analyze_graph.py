@@ -146,7 +146,8 @@ def test_default_graph_is_the_fetched_pages(crawl_db, capsys, topic):
     out = run_json(capsys, "analyze", topic, "--db", str(crawl_db), "--json")
     pages = expected_graph(crawled_only=True)
     assert out["graph"] == {"kind": "pages", "nodes": 5, "pages": 5, "truncated_pages": 0,
-                            "duplicates_collapsed": 0, "links": pages.number_of_edges(),
+                            "duplicates_collapsed": 0, "near_duplicates_collapsed": 0,
+                            "links": pages.number_of_edges(),
                             "sites": 3, "mirrors": [],
                             "description": "graph of fetched pages: 5 pages, "
                                            f"{pages.number_of_edges()} links"}

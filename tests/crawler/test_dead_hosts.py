@@ -93,7 +93,9 @@ def test_a_refused_seed_ends_with_status_4_and_says_so_everywhere(
     assert "robots_excluded" not in err
     row = _pages(db)[seed]
     assert (row["outcome"], row["error"]) == ("robots_unreachable", "connection refused")
-    assert main(["report", "--db", str(db), "-o", str(tmp_path / "r.html"), "-q"]) == 0
+    # No page fetched: the report is written, and the command says so and exits 1.
+    assert main(["report", "--db", str(db), "-o", str(tmp_path / "r.html"), "-q"]) == 1
+    assert "no page to report" in capsys.readouterr().err
     report = (tmp_path / "r.html").read_text()
     assert said in report and "disallowed by the host's robots.txt" not in report
 

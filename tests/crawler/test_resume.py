@@ -149,7 +149,7 @@ def test_max_pages_then_resume_with_a_higher_limit(
                            "--max-pages", "200"], timeout=120, capture_output=True)
     assert more.returncode == 0, more.stderr.decode()
     assert more.stderr.decode() == (
-        "webcrawl: note: overriding the crawl's stored settings: scope_max_pages 100 -> 200\n")
+        "webcrawl: note: overriding the crawl's stored settings: --max-fetches 100 -> 200\n")
     assert _pages(db) == 200
     check_no_refetch(db)
     # The stored limit is now 200: a plain resume has nothing to do.

@@ -297,7 +297,7 @@ def test_missing_database_is_a_store_error(tmp_path: Path) -> None:
 
 def test_cli_report(crawled: Crawled, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "cli.html"
-    assert main(["report", "--db", str(crawled.plain), "--output", str(out), "--quiet"]) == 0
+    assert main(["report", "--db", str(crawled.plain), "--output", str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().out
     assert list(parse(out).sections) == list(SECTIONS)
     assert main(["report", "--db", str(tmp_path / "none.db"), "--output", str(out)]) == 1

@@ -16,7 +16,8 @@ PATHS = ["/", "/a", "/b", "/c"]
 def _crawl(write_crawl: Callable[..., Path], path: Path, mirror: bool) -> Path:
     names = ["docs.test", "mirror.test"] if mirror else ["docs.test"]
     urls = ["http://o.test/"] + [f"http://{n}{p}" for n in names for p in PATHS]
-    links: dict[int, list[int]] = {0: [1, 2, 1 + len(PATHS)]}
+    # o.test links to both names (to the mirror's copy only where there is a mirror)
+    links: dict[int, list[int]] = {0: [1, 2, 1 + len(PATHS)] if mirror else [1, 2]}
     for k in range(len(PATHS)):
         links[1 + k] = [1 + (k + 1) % len(PATHS)]
     for k in range(len(PATHS) if mirror else 0):
