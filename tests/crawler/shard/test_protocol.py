@@ -7,7 +7,6 @@ from dataclasses import MISSING, fields, replace
 from typing import Any
 
 import numpy as np
-
 from webcrawl.crawler.links import PageLinks
 from webcrawl.crawler.orders import Attempt, FetchPage, PageDone, RobotsDone
 from webcrawl.storage.records import Outcome
