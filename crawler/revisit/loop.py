@@ -185,6 +185,7 @@ class RevisitCrawler:
         self._seen = ContentSeen()
         self._busy: set[int] = set()
         self._tasks = FetchTasks()
+        self._closing = False  # the downloader is closing: answers are not recorded
         self._origin = 0.0
         self._next_seq = 0
         self._window: PageWindow | None = None
@@ -225,7 +226,10 @@ class RevisitCrawler:
                     raise self._tasks.fatal
             finally:
                 # Requests in flight are dropped first (no answer arrives after this),
-                # then the visits waiting for them: nothing is half recorded.
+                # then the visits waiting for them: nothing is half recorded.  Closing
+                # answers them "client closed": that is no answer of the server's, so it
+                # is not recorded (it was recorded as a network error at a run's end).
+                self._closing = True
                 await downloader.aclose()
                 await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
@@ -427,7 +431,7 @@ class RevisitCrawler:
         mono, wall = self.clock.monotonic(), self.clock.time()
 
         def done(answer: FetchedAnswer | BaseException) -> None:
-            if answered.done():  # stopped meanwhile: nothing more is recorded
+            if answered.done() or self._closing:  # stopped meanwhile: nothing recorded
                 return
             try:
                 if isinstance(answer, BaseException):
