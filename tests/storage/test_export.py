@@ -63,7 +63,9 @@ def test_cli_writes_file(small_db: Path, tmp_path: Path, what: str,
     expected = io.StringIO()
     (export_edges if what == "edges" else export_pages)(small_db, expected)
     assert out.read_text(encoding="utf-8") == expected.getvalue()
-    assert f"{what} rows" in capsys.readouterr().err
+    rows = expected.getvalue().count("\n") - 1  # the header line is no row
+    said = {"edges": "links", "pages": "pages"}[what]
+    assert f"webcrawl: exported {rows:,} {said}\n" == capsys.readouterr().err
 
 
 def test_cli_stdout_default_is_the_pages_graph(small_db: Path,
