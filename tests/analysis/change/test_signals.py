@@ -3,66 +3,47 @@
 The same revisit window (every page revisited once a day for 20 days) is estimated with
 and without the sitemap (read twice a day, as the fixture serves it: ``lastmod`` the
 last change, or on a lying host also a later false touch; ``changefreq`` the bucket
-nearest the page's rate, the prior's centre).  More than half of the fixture's pages
-change less than once in 20 days: no 20-day window says much about them, and there the
-``changefreq`` prior is what helps; ``lastmod`` helps the pages that change several
-times a day, whose daily revisits saturate.  Truthful lastmod
-must at least halve the median relative error of the rate estimates; a lying one must
-be detected (its host distrusted) and leave the error no worse than without signals.
+nearest the page's rate, the prior's centre), by the simulation of
+``benchmarks/bench_change_signals.py``.  More than half of the fixture's pages change
+less than once in 20 days: daily revisits see each of their changes, so ``lastmod`` can
+add for them only what its first read says of the time before the window, and the
+``changefreq`` prior helps them most; ``lastmod`` helps the pages that change several
+times a day, whose daily revisits saturate.  Truthful lastmod with changefreq must at
+least halve the median relative error of the rate estimates; a lying one must be
+detected (its host distrusted) and leave the error no worse than without signals.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import importlib.util
+from pathlib import Path
+from typing import Any
+
 import pytest
 from webcrawl.analysis.change.refresh import PlannerSettings, RevisitPlanner
-from webcrawl.analysis.change.signals import changefreq_rate
-from webcrawl.fixtures.changes import PageClock
 from webcrawl.fixtures.config import FixtureConfig
-from webcrawl.fixtures.web import FixtureWeb, changefreq_word
+from webcrawl.fixtures.web import FixtureWeb
 
-DAYS = 20
-READS_PER_DAY = 2
+
+def _bench() -> Any:
+    """The benchmark whose simulation this measures (one copy of it; tests/ and
+    benchmarks/ are not packages)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_change_signals",
+        Path(__file__).parents[3] / "benchmarks" / "bench_change_signals.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_median_error = _bench().median_error
 
 
 def _web(mode: str, seed: int) -> FixtureWeb:
     return FixtureWeb.build(FixtureConfig(pages=200, hosts=4, seed=seed,
                                           robots_disallow_fraction=0.0,
                                           sitemap_lastmod=(mode,)))
-
-
-def _median_error(web: FixtureWeb, signals: bool, *, start: float = 0.0,
-                  changefreq: bool = True) -> tuple[float, RevisitPlanner]:
-    """Revisit every page daily from day ``start`` (phase spread over the day), read each
-    host's sitemap twice a day; the median relative error of the planner's rates
-    against the truth."""
-    n = web.pages
-    planner = RevisitPlanner(PlannerSettings(policy="uniform", budget_per_day=float(n),
-                                             signals=signals, recompute_every=10**9))
-    keys = list(range(n))
-    planner.update_many(keys, np.full(n, start), [None] * n)
-    planner.set_hosts(keys, web.host_of.tolist())
-    if changefreq:
-        planner.set_changefreq(keys, changefreq_rate([changefreq_word(float(r))
-                                                      for r in web.rates]))
-    clock = PageClock(web.changes)
-    version = np.array([clock.state(p, start)[0] for p in range(n)], dtype=np.int64)
-    phase = (np.arange(n) + 0.5) / n
-    events = sorted([(start + d + float(phase[p]), 0, p) for d in range(1, DAYS)
-                     for p in range(n)]
-                    + [(start + r / READS_PER_DAY, 1, -1)
-                       for r in range(1, DAYS * READS_PER_DAY)])
-    for t, kind, p in events:
-        if kind == 1:
-            lastmod = [web.lastmod_at(q, t) for q in keys]
-            planner.read_sitemap(keys, t, [np.nan if v is None else v for v in lastmod])
-            continue
-        v, _last = clock.state(p, t)
-        planner.update(p, t, bool(v != version[p]))
-        version[p] = v
-    est = planner.rates()
-    live = web.rates > 0
-    return float(np.median(np.abs(est[live] - web.rates[live]) / web.rates[live])), planner
 
 
 @pytest.mark.parametrize("seed", [1, 2])
