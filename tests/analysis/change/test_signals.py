@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from webcrawl.analysis.change.refresh import PlannerSettings, RevisitPlanner
+from webcrawl.analysis.change.signals import ChangeSignals
 from webcrawl.fixtures.config import FixtureConfig
 from webcrawl.fixtures.web import FixtureWeb
 
@@ -104,3 +105,16 @@ def test_first_read_is_change_free_time_since_lastmod():
     assert hist.changed.tolist() == [False]
     # The posterior mode with the Gamma(1 change, 7 days) prior: 1 / (30 + 7).
     assert planner.rates()[0] == pytest.approx(1 / 37)
+
+
+@pytest.mark.parametrize(("moved_s", "changed"), [(0.0, False), (0.4, False), (0.99, False),
+                                                   (1.5, True), (3600.0, True)],
+                         ids=["same", "Date-jitter", "under-a-second", "seconds", "an-hour"])
+def test_a_lastmod_moved_by_less_than_a_second_has_not_changed(moved_s, changed):
+    # lastmod is read against the answer's Date (whole seconds): an unchanged stamp
+    # moves by up to a second from read to read.
+    s = ChangeSignals()
+    s.read_sitemap([0], 1.0, [0.5], host=[1])
+    s.read_sitemap([0], 2.0, [0.5 + moved_s / 86400], host=[1])
+    _page, _interval, seen, _since = s.sitemap_history()
+    assert seen.tolist() == [False, changed]
