@@ -9,6 +9,8 @@ warcio, record by record, at the offsets it names)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import shutil
 import sqlite3
@@ -25,8 +27,9 @@ from warcio.archiveiterator import ArchiveIterator
 from webcrawl.crawler.archive import IDENTICAL_PAYLOAD_PROFILE
 from webcrawl.crawler.cdxj import read_cdx_digests, surt_key
 from webcrawl.crawler.cli import main
-from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.engine import Crawler, CrawlStats
 from webcrawl.crawler.ingest import import_warc
+from webcrawl.crawler.progress import format_summary
 from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureWeb, serve_in_thread
 from webcrawl.storage.errors import ConfigError, InputFormatError
 
@@ -91,7 +94,15 @@ def two_crawls(tmp_path_factory: pytest.TempPathFactory) -> Path:
         crawl("first")
         crawl("db", warc_dedup=str(tmp / "first.db"))
         (index,) = (tmp / "first").glob("*.cdxj")
-        crawl("cdxj", warc_dedup=str(index))
+        # The third through the command line: its options and its --json output.
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["crawl", server.seed_url, "--db", str(tmp / "cdxj.db"), "--warc",
+                         str(tmp / "cdxj"), "--warc-dedup", str(index), "--warc-cdxj",
+                         "--json", "--quiet", "--min-delay", "0", "--max-delay", "0",
+                         "--delay-factor", "0", "--resolve", "*.test=127.0.0.1",
+                         "--allow-host", "*.test", "--concurrency", "8"]) == 0
+        (tmp / "cdxj.json").write_text(out.getvalue())
     return tmp
 
 
@@ -213,6 +224,13 @@ def test_cdxj_index_matches_pywbs_cdxj_indexer(two_crawls: Path) -> None:
                                 capture_output=True, text=True, check=True, timeout=120).stdout
         ours = warc.with_name(warc.name.removesuffix(".warc.gz") + ".cdxj").read_text()
         assert ours.splitlines() == theirs.splitlines()
+
+
+def test_summary_says_the_bytes_not_stored_again() -> None:
+    stats = CrawlStats(warc_records=10, warc_revisits=4, warc_bytes_not_stored=123_456)
+    assert "WARC: 10 records, 4 revisits of stored payloads (123,456 bytes not stored " \
+        "again)" in format_summary(stats)
+    assert "WARC" not in format_summary(CrawlStats())
 
 
 def test_surt_keys_follow_the_ia_canonicalisation() -> None:
