@@ -15,10 +15,11 @@ orders them the same), so readers can search them.
 
 The SURT key follows the Internet Archive's canonicalisation as pywb's ``cdxj-indexer``
 applies it (``surt`` package): scheme dropped, host lower-cased, a leading ``www``
-label dropped and the labels reversed (``com,example``), a default port dropped, path
-and query lower-cased, repeated ``/`` collapsed, a trailing ``/`` dropped from a path
-other than ``/``, query arguments sorted, the fragment dropped.  Session-id stripping
-(``jsessionid=`` ...) is not done: URLs that carry one get a key of their own.
+label dropped and the labels reversed (``com,example``; an IPv4 address's too), a
+default port dropped, path and query lower-cased, repeated ``/`` collapsed, a trailing
+``/`` dropped from a path other than ``/``, query arguments sorted, the fragment
+dropped.  Session-id stripping (``jsessionid=`` ...) is not done: URLs that carry one
+get a key of their own.
 
 Reading (:func:`read_cdx_digests`) accepts CDXJ and the classic space-separated CDX
 (``CDX N b a m s k r M S V g`` legend: the URL, time and digest fields are found from
@@ -28,7 +29,6 @@ Heritrix write it.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from collections.abc import Iterator
@@ -49,18 +49,14 @@ def surt_key(url: str) -> str:
     >>> surt_key("https://www.Example.org:443/Docs/?b=2&a=1#top")
     'org,example)/docs?a=1&b=2'
     >>> surt_key("http://127.0.0.1:8080/")
-    '127,0,0,1:8080)/'
+    '1,0,0,127:8080)/'
     """
     parts = urlsplit(url.strip())
     host = (parts.hostname or "").lower().rstrip(".")
-    try:
-        ipaddress.ip_address(host)
-        labels = host.split(".")
-    except ValueError:
-        labels = host.split(".")
-        www = labels[0][3:]
-        if len(labels) > 1 and labels[0].startswith("www") and (not www or www.isdigit()):
-            labels = labels[1:]
+    labels = host.split(".")
+    www = labels[0][3:]
+    if len(labels) > 1 and labels[0].startswith("www") and (not www or www.isdigit()):
+        labels = labels[1:]
     key = ",".join(reversed(labels))
     try:
         port = parts.port
