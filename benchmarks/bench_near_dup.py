@@ -23,7 +23,8 @@ the same rendered pages, interleaved round by round (A, B, A, B ...), and of the
 itself; to see what the sketch's cost is made of, also the sketch of a fixed 10-word
 text after each page's link extraction (what a page pays whatever its text: numpy's
 per-call cost, paid with the caches cold from the parse) and the pages' text
-sketches back to back with no parse between; ``--html-dir`` adds the same on real
+sketches back to back with no parse between, and the link extraction taking the text,
+sketched 16 or 64 pages at once (``shingles.text_sketches``); ``--html-dir`` adds the same on real
 HTML files.  ``--figure PATH`` writes the threshold curve (PNG).  Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_near_dup.py [--pages 8000 --pairs 1200
@@ -46,7 +47,13 @@ from selectolax.lexbor import LexborHTMLParser
 from webcrawl.crawler.links import extract_links
 from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.shingles import MIN_WORDS, page_text, shingle_hashes, text_sketch
+from webcrawl.crawler.shingles import (
+    MIN_WORDS,
+    page_text,
+    shingle_hashes,
+    text_sketch,
+    text_sketches,
+)
 from webcrawl.fixtures import FixtureConfig, FixtureWeb
 from webcrawl.fixtures.html import PageRenderer
 from webcrawl.fixtures.near import NEAR_KINDS
@@ -173,6 +180,21 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
         for body, url in pages:
             extract_links(body, url, max_links=s.links_max_per_page, sketch=True)
 
+    def batched(size: int) -> Callable[[], None]:
+        def with_batched_sketches() -> None:
+            texts: list[str] = []
+            for body, url in pages:
+                text = extract_links(body, url, max_links=s.links_max_per_page,
+                                     text=True).text
+                texts.append(text or "")
+                if not size:
+                    texts.clear()
+                elif len(texts) == size:
+                    text_sketches(texts)
+                    texts.clear()
+            text_sketches(texts)
+        return with_batched_sketches
+
     def with_tiny_sketch() -> None:
         for body, url in pages:
             extract_links(body, url, max_links=s.links_max_per_page)
@@ -191,6 +213,8 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
             seen.see(i, sk)
 
     t = interleaved({"links": links_only, "links+sketch": with_sketch,
+                     "links+text": batched(0), "links+batch16": batched(16),
+                     "links+batch64": batched(64),
                      "links+tiny": with_tiny_sketch, "sketches": sketches_only,
                      "test": test_only}, rounds)
     n = len(pages)
@@ -198,6 +222,12 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
     print(f"\ncost on {label} ({n:,} pages, median of {rounds} interleaved rounds, CPU):")
     print(f"  link extraction            {base:8.1f} us a page")
     print(f"  + text sketch              {fp - base:8.1f} us a page ({fp / base - 1:+.1%})")
+    print(f"  + the text only            {t['links+text'] / n * 1e6 - base:8.1f} us a page"
+          " (no sketch)")
+    for size in (16, 64):
+        fb = t[f"links+batch{size}"] / n * 1e6
+        print(f"  + text, sketched {size:2} at once {fb - base:8.1f} us a page"
+              f" ({fb / base - 1:+.1%})")
     print(f"  + sketch of a 10-word text {t['links+tiny'] / n * 1e6 - base:8.1f} us a page"
           " (the fixed part)")
     print(f"  text sketches back to back {t['sketches'] / n * 1e6:8.1f} us a page"

@@ -139,6 +139,9 @@ class PageLinks:
     #: the min-hash sketch of the page's text (:mod:`webcrawl.crawler.shingles`), when
     #: asked for and the page has enough text; else None
     sketch: np.ndarray | None = None
+    #: the page's text (:func:`webcrawl.crawler.shingles.page_text`), when asked for:
+    #: to be sketched later with other pages' (``shingles.text_sketches``)
+    text: str | None = None
 
 
 def _link_elements(tree: LexborHTMLParser) -> tuple[list[LexborNode], str | None]:
@@ -197,13 +200,14 @@ def _meta_robots(tree: LexborHTMLParser, agent: str) -> tuple[bool, bool]:
 
 def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
                   agent: str = "webcrawl", charset: str | None = None,
-                  sketch: bool = False) -> PageLinks:
+                  sketch: bool = False, text: bool = False) -> PageLinks:
     """Extract the normalised out-links of an HTML page (see the module docstring).
 
     ``page_url`` is normalised (:func:`normalize_url`), as the crawl's URLs are.
     ``html`` as bytes is decoded as browsers do, with ``charset`` the Content-Type's
     declared charset (``None`` if none); as text, its queries are encoded in UTF-8.
-    ``sketch`` also takes the page's text sketch (``PageLinks.sketch``).
+    ``sketch`` also takes the page's text sketch (``PageLinks.sketch``); ``text``, the
+    text that sketch is made from (``PageLinks.text``).
     """
     encoding: str | None = None
     if isinstance(html, bytes):
@@ -248,6 +252,10 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
         from webcrawl.crawler.shingles import page_text, text_sketch
 
         result.sketch = text_sketch(page_text(tree))
+    elif text:
+        from webcrawl.crawler.shingles import page_text
+
+        result.text = page_text(tree)
     return result
 
 

@@ -39,6 +39,9 @@ Contract
   probability 2**-16), so a sketch is 64 uint16, 128 bytes.  The share of equal bins
   of two sketches estimates their resemblance (standard error about
   ``sqrt(r (1 - r) / 64)``: 0.05 at r = 0.8).
+* **Batches.**  :func:`text_sketches` gives the :func:`text_sketch` of many texts, bit
+  for bit, with one set of numpy calls per 32 KiB of text (a page's sketch costs mostly
+  numpy's per-call overhead: about half of it saved on fixture pages).
 * **Deterministic.**  The same text gives the same sketch in every process and on every
   platform: unsigned 64-bit arithmetic wraps the same everywhere, and Python's salted
   ``hash`` is never used.
@@ -67,12 +70,13 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Sequence
 
 import numpy as np
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
 
 __all__ = ["MAX_TEXT_BYTES", "MIN_WORDS", "SKETCH_SIZE", "page_text", "resemblance",
-           "shingle_hashes", "sketch", "text_sketch"]
+           "shingle_hashes", "sketch", "text_sketch", "text_sketches"]
 
 #: Bytes of a page's text read for its sketch (the rest is ignored).
 MAX_TEXT_BYTES = 256 * 1024
@@ -179,6 +183,11 @@ def sketch(features: np.ndarray) -> np.ndarray:
     (see the module docstring).  ``features`` must not be empty."""
     mins = _NO_MINS.copy()
     np.minimum.at(mins, (features >> _BIN_SHIFT).view(np.int64), features)
+    return _densify(mins)
+
+
+def _densify(mins: np.ndarray) -> np.ndarray:
+    """A sketch from its bins' least hashes (all ones: an empty bin)."""
     low = mins.astype(np.uint16)  # the low 16 bits
     # (A bin whose least hash is all ones is taken as empty: chance 2**-58 a page.)
     filled = np.flatnonzero(mins != _EMPTY)
@@ -204,3 +213,74 @@ def text_sketch(text: str | bytes, *, w: int = 2) -> np.ndarray | None:
 def resemblance(a: np.ndarray, b: np.ndarray) -> float:
     """Estimated resemblance of two pages from their sketches: the share of equal bins."""
     return float(np.count_nonzero(a == b)) / SKETCH_SIZE
+
+
+#: Bytes of text one pipeline of :func:`text_sketches` takes at most (a longer text goes
+#: alone): more pays less per-call overhead but falls out of the CPU's caches.
+_BATCH_BYTES = 32 * 1024
+
+
+def text_sketches(texts: Sequence[str | bytes]) -> list[np.ndarray | None]:
+    """:func:`text_sketch` of each text (``w`` = 2), bit for bit, with one numpy pipeline
+    for as many texts as fit in the power tables: a page's sketch costs mostly numpy's
+    per-call overhead, which a batch pays once."""
+    raws = [t.encode("utf-8", "surrogatepass") if isinstance(t, str) else t for t in texts]
+    out: list[np.ndarray | None] = []
+    start, room = 0, _BATCH_BYTES
+    for end, raw in enumerate(raws):
+        size = min(len(raw), MAX_TEXT_BYTES) + 2
+        if size > room and end > start:
+            out += _batch_sketches(raws[start:end])
+            start, room = end, _BATCH_BYTES
+        room -= size
+    out += _batch_sketches(raws[start:])
+    return out
+
+
+def _batch_sketches(raws: Sequence[bytes], w: int = 2) -> list[np.ndarray | None]:
+    """The sketches of texts whose capped codes fit in the power tables together.
+
+    The texts' codes are laid end to end, each as :func:`shingle_hashes` lays it out;
+    a shingle's hash does not depend on where its bytes sit (it is divided back by
+    ``P**start``), and a shingle whose words span two texts is dropped.
+    """
+    if not raws:
+        return []
+    power, inverse = _powers()
+    parts = [b"\0" + raw[:MAX_TEXT_BYTES] + b"\0" for raw in raws]
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    offsets = np.cumsum(lengths) - lengths
+    codes = np.frombuffer(b"".join(parts).translate(_FOLD), dtype=np.uint8)
+    in_word = codes.view(np.bool_)
+    keep = np.empty(codes.size, dtype=np.bool_)
+    keep[0] = True
+    np.logical_or(in_word[1:], in_word[:-1], out=keep[1:])
+    keep[offsets] = True  # every text's leading 0, as in shingle_hashes
+    kept = np.flatnonzero(keep)
+    joined = codes[kept]
+    zeros = np.flatnonzero(joined == 0)
+    page = np.searchsorted(offsets, kept[zeros], side="right") - 1
+    prefix = np.cumsum(joined * power[:joined.size])
+    at_zeros = prefix[zeros]
+    shingles = at_zeros[w:] - at_zeros[:-w]
+    shingles *= inverse[1:][zeros[:-w]]
+    shingles *= _MIX
+    shingles ^= shingles >> _SHIFT
+    owner = page[:-w]
+    inside = owner == page[w:]
+    shingles, owner = shingles[inside], owner[inside]
+    counts = np.bincount(owner, minlength=len(raws))
+    mins = np.full(len(raws) * SKETCH_SIZE, _EMPTY)
+    np.minimum.at(mins, owner * SKETCH_SIZE + (shingles >> _BIN_SHIFT).view(np.int64),
+                  shingles)
+    rows = mins.reshape(len(raws), SKETCH_SIZE)
+    # Rotation as in sketch(), for every row at once: an empty bin's source is the
+    # first filled bin at or after it, circularly (the row laid twice end to end).
+    at = np.where(rows != _EMPTY, _BINS, 2 * SKETCH_SIZE)
+    ahead = np.minimum.accumulate(np.concatenate((at, at + SKETCH_SIZE), axis=1)[:, ::-1],
+                                  axis=1)[:, ::-1]
+    source = ahead[:, :SKETCH_SIZE] % SKETCH_SIZE
+    moved = ((source - _BINS) % SKETCH_SIZE).astype(np.uint16)
+    dense = np.take_along_axis(rows.astype(np.uint16), source, axis=1) + moved * _ROTATION
+    enough = counts > MIN_WORDS - w
+    return [row if ok else None for row, ok in zip(dense, enough.tolist(), strict=True)]

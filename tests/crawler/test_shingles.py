@@ -18,7 +18,10 @@ from webcrawl.crawler.shingles import (
     resemblance,
     shingle_hashes,
     text_sketch,
+    text_sketches,
 )
+from webcrawl.fixtures import FixtureConfig, FixtureWeb
+from webcrawl.fixtures.html import PageRenderer
 
 _MASK = (1 << 64) - 1
 _BASE = 0x9E3779B97F4A7C15
@@ -119,3 +122,37 @@ def test_page_text_leaves_out_the_furniture(markup: str) -> None:
 
 def test_page_text_of_an_empty_document() -> None:
     assert page_text(LexborHTMLParser("")) == ""
+
+
+def _same_sketches(texts: list[str]) -> None:
+    batch = text_sketches(texts)
+    assert len(batch) == len(texts)
+    for text, got in zip(texts, batch, strict=True):
+        one = text_sketch(text)
+        assert (got is None) == (one is None)
+        assert got is None or (got.dtype == np.uint16 and np.array_equal(got, one))
+
+
+def test_batched_sketches_are_the_page_sketches_of_the_fixture() -> None:
+    # The fixture's pages, planted near copies and similar pages included.
+    web = FixtureWeb.build(FixtureConfig(pages=300, hosts=3, seed=4,
+                                         near_duplicate_pairs=40, similar_pages=40))
+    renderer = PageRenderer(web, 8080)
+    texts = [page_text(LexborHTMLParser(renderer.render(p, 0))) for p in range(web.pages)]
+    assert sum(text_sketch(t) is not None for t in texts) > 250
+    _same_sketches(texts)
+
+
+def test_batched_sketches_at_the_edges() -> None:
+    rng = random.Random(5)
+    long = " ".join(_words(rng, MAX_TEXT_BYTES // 3))
+    short = " ".join(f"w{i}" for i in range(MIN_WORDS - 1))
+    enough = " ".join(f"w{i}" for i in range(MIN_WORDS))
+    sparse = "alpha beta gamma delta epsilon zeta eta theta iota"
+    # Texts that begin or end between words, empty ones, texts beyond the cap (each
+    # alone in its pipeline) and one word split across two texts (not a shingle).
+    texts = ["", "  " + enough, short, enough + " ", long, "!!", sparse, long[:5000],
+             "x", "\u00e9t\u00e9 " + enough, long, "", "ab", "cd " + sparse]
+    _same_sketches(texts)
+    _same_sketches([])
+    _same_sketches([enough] * 3)
