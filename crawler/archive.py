@@ -6,8 +6,19 @@ to the current file of ``settings.warc_dir``:
 
 * a ``request`` record (the request line and headers as sent), and
 * a ``response`` record (status line, headers, body), or, for a ``304 Not Modified``,
-  a ``revisit`` record with the WARC 1.1 *server-not-modified* profile (headers only);
+  a ``revisit`` record with the WARC 1.1 *server-not-modified* profile (headers only),
+  or, for a body stored already (``warc_dedup``: a previous crawl's database or CDX(J)
+  index; ``warc_dedup_repeats``: this crawl's earlier records), a ``revisit`` record
+  with the *identical-payload-digest* profile that refers to the stored one
+  (``WARC-Refers-To-Target-URI``, ``WARC-Refers-To-Date``, ``WARC-Payload-Digest``,
+  the HTTP headers, no payload; :mod:`webcrawl.crawler.warc_dedup`);
   request and response refer to each other (``WARC-Concurrent-To``).
+
+``revisits`` counts the identical-payload revisit records, ``bytes_not_stored`` the
+body bytes they did not store again.  With ``warc_cdxj``, each WARC file gets a CDXJ
+index of its ``response`` and ``revisit`` records beside it (same name, ``.cdxj``;
+:mod:`webcrawl.crawler.cdxj`), written sorted when the file is closed (through a
+temporary file renamed into place: an index is whole or absent).
 
 Files are WARC/1.1, gzip per record, named ``{prefix}-{UTC time}-{serial:05d}.warc.gz``
 (never over an existing file: a run started in the same second as an earlier one, a
@@ -37,23 +48,33 @@ import io
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
+from webcrawl.crawler.cdxj import cdxj_line
 from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.warc_dedup import PayloadIndex, StoredPayload, payload_digest, warc_date
 from webcrawl.storage.errors import ConfigError, CrawlError
 
-__all__ = ["NOT_MODIFIED_PROFILE", "WarcArchive"]
+__all__ = ["IDENTICAL_PAYLOAD_PROFILE", "NOT_MODIFIED_PROFILE", "WarcArchive", "WarcCounts"]
 
 #: ``WARC-Profile`` of a revisit record for a 304 answer (WARC 1.1, section 6.7.3).
 NOT_MODIFIED_PROFILE = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+#: ``WARC-Profile`` of a revisit record for a payload stored already (section 6.7.2).
+IDENTICAL_PAYLOAD_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 _DROPPED = frozenset(("content-encoding", "transfer-encoding", "content-length"))
 
 
-def _warc_date(ts: float) -> str:
-    return _dt.datetime.fromtimestamp(ts, _dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+@dataclass(frozen=True, slots=True)
+class WarcCounts:
+    """What a crawl's archive wrote: records, identical-payload revisit records among
+    them, and the body bytes those did not store again."""
+
+    records: int
+    revisits: int
+    bytes_not_stored: int
 
 
 class WarcArchive:
@@ -72,6 +93,15 @@ class WarcArchive:
         self.software = software
         self.files: list[Path] = []
         self.records = 0
+        #: identical-payload revisit records written, and the body bytes they saved
+        self.revisits = 0
+        self.bytes_not_stored = 0
+        self.payloads: PayloadIndex | None = None
+        if settings.warc_dedup is not None:
+            self.payloads = PayloadIndex.load(settings.warc_dedup)
+        elif settings.warc_dedup_repeats:
+            self.payloads = PayloadIndex()
+        self._index: list[str] | None = [] if settings.warc_cdxj else None
         self._out: BinaryIO | None = None
         self._size = 0                    # bytes of whole records in the current file
         self._buffer = io.BytesIO()       # the records being written, compressed
@@ -138,22 +168,43 @@ class WarcArchive:
         if out is not None:
             with contextlib.suppress(OSError):  # unbuffered: nothing is left to write
                 out.close()
+            if self._index is not None and self.files and self.files[-1].exists():
+                self._write_index(self.files[-1])
+
+    def _write_index(self, warc: Path) -> None:
+        """The CDXJ index of the file just closed, sorted, renamed into place."""
+        lines, self._index = sorted(self._index or ()), []
+        final = warc.with_name(warc.name.removesuffix(".warc.gz") + ".cdxj")
+        temp = final.with_name(final.name + ".tmp")
+        try:
+            temp.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+            os.replace(temp, final)
+        except OSError as exc:
+            temp.unlink(missing_ok=True)
+            self._failed = self._failed or CrawlError(
+                f"writing {final} failed: {exc.strerror or exc}")
+            raise self._failed from exc
 
     def close(self) -> None:
         """Close the current file (idempotent)."""
         self._close()
 
+    @property
+    def counts(self) -> WarcCounts:
+        return WarcCounts(self.records, self.revisits, self.bytes_not_stored)
+
     # -- records --------------------------------------------------------------------
     def record(self, url: str, *, started_at: float, request_headers: Sequence[tuple[str, str]],
                status: int, reason: str | None, headers: Sequence[tuple[str, str]],
                body: bytes, truncated: bool) -> None:
-        """Append one exchange: its request, and its response (or a 304's revisit)."""
+        """Append one exchange: its request, and its response (or a revisit record: a
+        304's, or one for a payload stored already)."""
         from warcio.statusandheaders import StatusAndHeaders
 
         if self._failed is not None:
             raise self._failed
         writer = self._writer or self._open()
-        date = _warc_date(started_at)
+        date = warc_date(started_at)
         parts = urlsplit(url)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         req_headers = [("Host", parts.netloc)] + [
@@ -164,16 +215,31 @@ class WarcArchive:
                                           is_http_request=True))
         kept = [(k, v) for k, v in headers if k.lower() not in _DROPPED]
         status_line = f"{status} {reason or ''}".strip()
+        # Only whole, non-empty bodies are looked up (see webcrawl.crawler.warc_dedup).
+        digest = payload_digest(body) if self.payloads is not None and body and \
+            not truncated and status != 304 else None
+        stored = self.payloads.find(digest, body) \
+            if self.payloads is not None and digest is not None else None
         if status == 304:
             response = writer.create_warc_record(
                 url, "revisit",
                 warc_headers_dict={"WARC-Date": date, "WARC-Profile": NOT_MODIFIED_PROFILE},
                 http_headers=StatusAndHeaders(status_line, kept, protocol="HTTP/1.1"))
+        elif stored is not None and digest is not None:
+            kept.append(("Content-Length", str(len(body))))
+            response = writer.create_revisit_record(
+                url, digest, stored.url, stored.date,
+                http_headers=StatusAndHeaders(status_line, kept, protocol="HTTP/1.1"),
+                warc_headers_dict={"WARC-Date": date})
+            if stored.record_id is not None:
+                response.rec_headers.add_header("WARC-Refers-To", stored.record_id)
         else:
             kept.append(("Content-Length", str(len(body))))
             extra = {"WARC-Date": date}
             if truncated:
                 extra["WARC-Truncated"] = "length"
+            if digest is not None:
+                extra["WARC-Payload-Digest"] = digest  # computed once, for both uses
             response = writer.create_warc_record(
                 url, "response", payload=io.BytesIO(body), length=len(body),
                 warc_headers_dict=extra,
@@ -181,11 +247,32 @@ class WarcArchive:
         response_id = response.rec_headers.get_header("WARC-Record-ID")
         request.rec_headers.add_header("WARC-Concurrent-To", response_id)
         writer.write_record(request)
+        offset = self._size + self._buffer.tell()
         writer.write_record(response)
+        length = self._size + self._buffer.tell() - offset
         self._write()
         self.records += 2
+        if stored is not None:
+            self.revisits += 1
+            self.bytes_not_stored += len(body)
+        elif digest is not None and self.payloads is not None \
+                and self.settings.warc_dedup_repeats:
+            self.payloads.add(digest, StoredPayload(url, date, response_id))
+        if self._index is not None:
+            self._index.append(self._index_line(url, response, offset, length))
         if self._size >= self.settings.warc_max_size:
             self._close()
+
+    def _index_line(self, url: str, record: Any, offset: int, length: int) -> str:
+        http = record.http_headers
+        code = http.get_statuscode() if http is not None else None
+        revisit = record.rec_type == "revisit"
+        mime = "warc/revisit" if revisit else \
+            (http.get_header("Content-Type") or "").partition(";")[0].strip()
+        return cdxj_line(url, record.rec_headers.get_header("WARC-Date"), mime=mime,
+                         status=int(code) if code and code.isdigit() else None,
+                         digest=record.rec_headers.get_header("WARC-Payload-Digest"),
+                         length=length, offset=offset, filename=self.files[-1].name)
 
 
 def _settings_dict(settings: CrawlSettings) -> dict[str, Any]:

@@ -83,7 +83,7 @@ _TRUE = frozenset(("1", "true", "yes", "on"))
 _FALSE = frozenset(("0", "false", "no", "off"))
 _NONE = frozenset(("none", "null"))
 #: Settings that are file or folder paths, kept absolute.
-_PATHS = ("tls_ca_file", "warc_dir")
+_PATHS = ("tls_ca_file", "warc_dir", "warc_dedup")
 #: Settings that are byte sizes: text may carry a binary unit (``512K``, ``2G``).
 _SIZES = ("memory_limit",)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
@@ -294,9 +294,9 @@ def read_stored_settings(db: str | Path) -> dict[str, Any]:
         return stored_settings(reader.meta())
 
 
-#: Stored settings a revisit does not take over: the crawl's WARC folder (revisits are
-#: archived only when ``revisit --warc`` asks for it).
-NOT_FOR_REVISIT = ("warc_dir",)
+#: Stored settings a revisit does not take over: the crawl's WARC folder and what it
+#: wrote there (revisits are archived only when ``revisit --warc`` asks for it).
+NOT_FOR_REVISIT = ("warc_dir", "warc_dedup", "warc_dedup_repeats", "warc_cdxj")
 
 
 def revisit_base_settings(db: str | Path) -> dict[str, Any]:

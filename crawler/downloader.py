@@ -50,7 +50,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from webcrawl.crawler.fetcher import Fetcher, FetchResult, FetchTransport
 from webcrawl.crawler.links import PageLinks, extract_links
@@ -72,6 +72,9 @@ from webcrawl.crawler.robots import fetch_robots_file
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.storage.errors import FetchError, HTTPStatusError, ReusedConnectionLost
 from webcrawl.storage.records import Outcome
+
+if TYPE_CHECKING:
+    from webcrawl.crawler.archive import WarcCounts
 
 __all__ = ["Downloader", "DownloaderLink", "HostClocks", "LocalDownloader", "attempt_of"]
 
@@ -143,6 +146,10 @@ class Downloader(Protocol):
 
     async def aclose(self) -> None:
         """Stop; orders not answered are dropped."""
+
+    def warc_counts(self) -> WarcCounts | None:
+        """What the WARC archive wrote (None: no archive, or one this process does not
+        see: worker processes archive on their own)."""
 
 
 class HostClocks:
@@ -233,6 +240,10 @@ class LocalDownloader(HostClocks):
 
     def forget(self, host: str, order: int) -> None:
         """Nothing to do: an order in this process answers its own callback."""
+
+    def warc_counts(self) -> WarcCounts | None:
+        archive = self.fetcher.archive if isinstance(self.fetcher, Fetcher) else None
+        return archive.counts if archive is not None else None
 
     # -- the hosts' clocks ------------------------------------------------------------
     def _slot(self, host: str, not_before: float, crawl_delay: float | None) -> HostSlot:

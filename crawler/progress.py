@@ -125,8 +125,17 @@ def format_summary(stats: CrawlStats) -> str:
                if stats.links_cut_pages else "")
             + (f"; {stats.sitemap_fetches} sitemap files read" if stats.sitemap_fetches
                else "")
+            + _warc_text(stats)
             + (f"; URL-trap bounds kept out {traps}" if traps else "")
             + (f"; {dead}" if (dead := dead_hosts_text(stats)) else ""))
+
+
+def _warc_text(stats: CrawlStats) -> str:
+    """``; WARC: 412 records, 200 revisits (3,145,728 bytes not stored again)``."""
+    if stats.warc_records is None:
+        return ""
+    return (f"; WARC: {stats.warc_records:,} records, {stats.warc_revisits:,} revisits of "
+            f"stored payloads ({stats.warc_bytes_not_stored:,} bytes not stored again)")
 
 
 def dead_hosts_text(stats: CrawlStats) -> str:

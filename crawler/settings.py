@@ -244,6 +244,15 @@ class CrawlSettings:
     warc_max_size: int = 1_000_000_000
     #: file name prefix of the WARC files
     warc_prefix: str = "webcrawl"
+    #: a previous crawl's database, or a CDXJ/CDX index of a WARC collection: a body
+    #: it holds already is written as a ``revisit`` record (identical-payload-digest
+    #: profile) that refers to it, not stored again (see webcrawl.crawler.warc_dedup)
+    warc_dedup: str | None = None
+    #: a body this crawl stored already (another URL's, or the same URL's refetch) is
+    #: written as a ``revisit`` record that refers to the first one
+    warc_dedup_repeats: bool = False
+    #: write a CDXJ index (pywb's format) beside each WARC file (``NAME.cdxj``)
+    warc_cdxj: bool = False
 
     # -- concurrency, frontier, store ---------------------------------------------
     #: requests in flight at once over all hosts (always one per host)
@@ -351,6 +360,12 @@ class CrawlSettings:
         if self.links_max_per_page > MAX_LINKS_PER_PAGE:
             raise ConfigError(f"links_max_per_page must be at most {MAX_LINKS_PER_PAGE:,}, "
                               f"got {self.links_max_per_page}")
+        if self.warc_dir is None:
+            given = [n for n in ("warc_dedup", "warc_dedup_repeats", "warc_cdxj")
+                     if getattr(self, n)]
+            if given:
+                raise ConfigError(f"{', '.join(given)} need{'s' if len(given) == 1 else ''} "
+                                  "warc_dir (--warc DIR)")
         if self.tls_insecure and self.tls_ca_file:
             raise ConfigError("tls_insecure and tls_ca_file exclude each other")
         if self.tls_ca_file and not os.path.isfile(self.tls_ca_file):

@@ -355,6 +355,17 @@ class CrawlReader:
             last_modified=column(3), error=column(4), strategy=column(5),
         )
 
+    def payload_digests(self, chunk: int = 10_000) -> Iterator[tuple[str, str, float]]:
+        """``(digest, url, started_at)`` of every fetch that read a whole body (size > 0,
+        not cut at the size cap), in insertion order: the payloads this crawl holds, for a
+        later crawl's WARC deduplication (``webcrawl.crawler.warc_dedup``)."""
+        sql = ("SELECT f.id, f.digest, u.url, f.started_at FROM fetches f"
+               " JOIN urls u ON u.id = f.url_id WHERE f.id > ? AND f.digest IS NOT NULL"
+               " AND f.size > 0 AND f.outcome != 'too_large' ORDER BY f.id LIMIT ?")
+        for rows in self._batches(sql, chunk):
+            for _, digest, url, started_at in rows:
+                yield str(digest), str(url), float(started_at)
+
     def fetch_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """URLs in the order the crawl took them: ``(url_ids, seqs, fetched_at)``.
 

@@ -9,9 +9,15 @@ visit" for the crawler, up to the ``volatile`` rule), sites publish:
     observation per interval between reads: changed or not, and if changed, the time
     since the last change, exactly the censored-exponential observation of
     Last-Modified (Cho and Garcia-Molina [1]_, section 6), but for every listed page
-    at every read.  **Bias**: generated sitemaps often stamp every URL with the time
-    of generation, or move ``lastmod`` when a template changes: a ``lastmod`` that
-    moves without a content change is a false signal, and makes rates look higher.
+    at every read.  The first read of a page also reaches back before the revisits
+    began: its ``lastmod`` says the page has not changed since, which for a page that
+    changes less often than the revisit window is long is most of what any window
+    can learn of it.  It counts as change-free time only, not as a change at
+    ``lastmod``: that may be the page's creation, and most pages never change after
+    it (counted as a change, it made every such page look one change fast).
+    **Bias**: generated sitemaps often stamp every URL with the time of generation,
+    or move ``lastmod`` when a template changes: a ``lastmod`` that moves without a
+    content change is a false signal, and makes rates look higher.
     Stale sitemaps miss changes (rates look lower).  Dates without a time are only
     good to a day.
 ``changefreq`` (sitemaps)
@@ -106,8 +112,10 @@ class ChangeSignals:
     >>> s.read_sitemap([0], 2.0, [1.5], host=[0])
     >>> s.read_sitemap([0], 3.0, [2.2], host=[0])
     >>> page, interval, changed, since = s.sitemap_history()
-    >>> changed.tolist(), [round(float(x), 6) for x in since]
-    ([True, True], [0.5, 0.8])
+    >>> interval.tolist(), changed.tolist(), [round(float(x), 6) for x in since]
+    ([1.0, 1.0, 1.0], [False, True, True], [nan, 0.5, 0.8])
+
+    The first read says only that nothing changed in the day since ``lastmod``.
     """
 
     def __init__(self) -> None:
@@ -150,13 +158,25 @@ class ChangeSignals:
         prev_read = self._read_at.data[idx].astype(np.float64)
         prev = self._lastmod.data[idx].astype(np.float64)
         closes = known & np.isfinite(prev_read) & np.isfinite(prev) & (time > prev_read)
-        changed = new > prev
+        # Read against the answer's Date (whole seconds), an unchanged lastmod moves by
+        # up to a second from read to read (0.001-0.05 s measured on http.server): a
+        # move within that is no change.
+        changed = new > prev + _HTTP_SECOND
         interval = time - prev_read
         since = np.clip(time - new, 0.0, interval)
         self._s_page.extend(idx[closes])
         self._s_interval.extend(interval[closes])
         self._s_changed.extend(changed[closes])
         self._s_since.extend(np.where(changed, since, np.nan)[closes])
+        # A page's first read: no change since its lastmod.  Not counted as a change at
+        # lastmod, which may be the page's creation (most pages never change again): a
+        # creation counted as a change made never-changed pages look one change fast.
+        age = time - new
+        first = known & ~np.isfinite(prev_read) & (age > 0)
+        self._s_page.extend(idx[first])
+        self._s_interval.extend(age[first])
+        self._s_changed.extend(np.zeros(int(first.sum()), dtype=bool))
+        self._s_since.extend(np.full(int(first.sum()), np.nan))
         # A visit that saw a change after its previous visit at p: the change is after
         # p, so a lastmod read since that still puts the last change at or before p
         # contradicts it.

@@ -239,17 +239,27 @@ def settings_layers(args: argparse.Namespace, options: dict[str, Any]) -> list[d
 
 
 def add_warc_option(parser: argparse.ArgumentParser) -> None:
-    """``--warc DIR``: also write every HTTP exchange as WARC records (``crawler.archive``)."""
+    """``--warc DIR``: also write every HTTP exchange as WARC records (``crawler.archive``);
+    ``--warc-dedup``, ``--warc-dedup-repeats``, ``--warc-cdxj`` shape them."""
     parser.add_argument("--warc", type=Path, default=None, metavar="DIR",
                         help="write every request and response as WARC 1.1 files "
                              "(gzip per record, 1 GB each) into DIR")
+    parser.add_argument("--warc-dedup", type=Path, default=None, metavar="FILE",
+                        help="a previous crawl's database or a CDXJ/CDX index of its WARCs: "
+                             "a body it holds is written as a revisit record, not stored "
+                             "again (like wget's --warc-dedup)")
+    parser.add_argument("--warc-dedup-repeats", action="store_true", default=None,
+                        help="also write a body this crawl stored already as a revisit "
+                             "record")
+    parser.add_argument("--warc-cdxj", action="store_true", default=None,
+                        help="write a CDXJ index (pywb's format) beside each WARC file")
 
 
 def settings_options(parser: argparse.ArgumentParser,
                      fields: Mapping[str, str] = {}) -> dict[str, str]:
     """CrawlSettings field -> the option of ``parser`` that sets it (its first spelling),
     for the politeness and WARC options and ``fields`` (option destination -> field)."""
-    named = {**_POLITENESS_FIELDS, "warc": "warc_dir", **fields}
+    named = {**_POLITENESS_FIELDS, **_WARC_FIELDS, **fields}
     return {named[a.dest]: a.option_strings[0] for a in parser._actions
             if a.dest in named and a.option_strings}
 
@@ -263,9 +273,16 @@ def in_options(text: str, options: Mapping[str, str]) -> str:
     return re.sub(rf"\b({names})\b", lambda m: options[m.group(1)], text)
 
 
+#: Options of :func:`add_warc_option` (destination -> CrawlSettings field).
+_WARC_FIELDS = {"warc": "warc_dir", "warc_dedup": "warc_dedup",
+                "warc_dedup_repeats": "warc_dedup_repeats", "warc_cdxj": "warc_cdxj"}
+
+
 def warc_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """``CrawlSettings`` keyword arguments from :func:`add_warc_option`."""
-    return {} if args.warc is None else {"warc_dir": str(args.warc)}
+    """``CrawlSettings`` keyword arguments from :func:`add_warc_option` (those given)."""
+    given = {field: getattr(args, dest) for dest, field in _WARC_FIELDS.items()
+             if getattr(args, dest) is not None}
+    return {k: str(v) if isinstance(v, Path) else v for k, v in given.items()}
 
 
 def add_db_option(parser: argparse.ArgumentParser, *, must_exist: bool = True) -> None:

@@ -208,6 +208,10 @@ class Crawler:
                 await self.store.aclose()
         finally:
             await downloader.aclose()
+            if (warc := downloader.warc_counts()) is not None:
+                self.stats.warc_records = warc.records
+                self.stats.warc_revisits = warc.revisits
+                self.stats.warc_bytes_not_stored = warc.bytes_not_stored
         return self.stats
 
     def set_meta(self, key: str, value: str) -> None:

@@ -38,6 +38,12 @@ class CrawlStats:
     links_cut_pages: int = 0   # pages whose links were cut at links_max_per_page
     sitemap_fetches: int = 0   # sitemap files requested (--sitemaps)
     state_bytes: int = 0       # largest crawl state seen (crawler.budget), bytes
+    #: this run's WARC output (``--warc``): records written, identical-payload revisit
+    #: records among them and the body bytes those did not store again; None: no WARC
+    #: written in this process (none asked for, or worker processes wrote it)
+    warc_records: int | None = None
+    warc_revisits: int = 0
+    warc_bytes_not_stored: int = 0
     #: host -> why its robots.txt could not be fetched ("connection refused", ...), for
     #: the hosts whose robots.txt is unreachable now (their URLs wait or end
     #: ``robots_unreachable``)
@@ -73,6 +79,9 @@ class CrawlStats:
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
                 "links_cut_pages": self.links_cut_pages,
                 "sitemap_fetches": self.sitemap_fetches, "state_bytes": self.state_bytes,
+                "warc": None if self.warc_records is None else {
+                    "records": self.warc_records, "revisits": self.warc_revisits,
+                    "bytes_not_stored": self.warc_bytes_not_stored},
                 "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items())),
                 "traps": dict(sorted(self.traps.items())),
                 "unreachable": dict(sorted(self.unreachable.items())),

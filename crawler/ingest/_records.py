@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 from webcrawl.crawler.codings import BodyDecoder, CorruptBody, UnsupportedCoding, listed_codings
 from webcrawl.storage.errors import InputFormatError
 
-__all__ = ["Record", "read_record", "read_records"]
+__all__ = ["Record", "read_record", "read_record_at", "read_records"]
 
 _SCAN_CHUNK = 1 << 20
 #: Bytes read at a time while reading records, and decompressed bytes taken at a time.
@@ -59,6 +59,8 @@ class Record:
     headers: list[tuple[str, str]]
     body: bytes
     too_large: bool
+    payload_digest: str | None = None  # WARC-Payload-Digest
+    profile: str | None = None         # WARC-Profile (revisit records)
 
     def header(self, name: str) -> str | None:
         low = name.lower()
@@ -125,6 +127,23 @@ def read_records(path: Path, cap: int, skip_bad: bool,
             if rec is None:
                 return
             yield rec
+
+
+def read_record_at(path: Path, offset: int, cap: int) -> Record | None:
+    """The record at ``offset`` of ``path`` (an offset :func:`read_records` gave), or
+    None when it cannot be read there any more (the file changed or is damaged)."""
+    from warcio.exceptions import ArchiveLoadFailed
+    from warcio.recordloader import ArcWarcRecordLoader
+    from warcio.statusandheaders import StatusAndHeadersParserException
+
+    loader = ArcWarcRecordLoader(verify_http=False, arc2warc=False)
+    try:
+        with open(path, "rb") as fh:
+            src = _WarcBytes(fh, path.stat().st_size)
+            src._goto(offset)
+            return src.next_record(loader, cap)
+    except (OSError, _Damage, ArchiveLoadFailed, StatusAndHeadersParserException, *_DAMAGE):
+        return None
 
 
 class _WarcBytes:
@@ -438,7 +457,9 @@ def read_record(rec: Any, offset: int, cap: int) -> Record:
             body = _payload(rec.raw_stream, http, cap)
             too_large = len(body) > cap
             body = body[:cap]
-    return Record(offset, kind, uri, date, status, headers, body, too_large)
+    return Record(offset, kind, uri, date, status, headers, body, too_large,
+                  rec.rec_headers.get_header("WARC-Payload-Digest"),
+                  rec.rec_headers.get_header("WARC-Profile"))
 
 
 def _payload(raw: Any, http: Any, cap: int) -> bytes:

@@ -20,7 +20,14 @@ order), streaming with bounded memory (one record's payload at a time, capped at
                  its duplicate (the crawl's content-seen test,
                  :mod:`webcrawl.crawler.content_seen`) and its links are not read
                  (``links_from_duplicates`` reads them).
-``revisit``      an unchanged refetch (``changed = 0``) of a URL seen before.
+``revisit``      with the *identical-payload-digest* profile, whose payload digest
+                 is that of a ``response`` record read earlier in this import (the
+                 earlier crawl's WARCs given first, or the same file): read as that
+                 response, its body taken from the stored record and its status and
+                 headers from the revisit, so a crawl archived with ``--warc-dedup``
+                 imports to the same pages, links and duplicates as one archived whole.
+                 Any other revisit: an unchanged refetch (``changed = 0``) of a URL
+                 seen before.
 ``/robots.txt``  responses for a host's robots.txt set that host's robots (status, body,
                  time), as the crawler stores them; they are no page fetch.
 others           ``warcinfo``, ``request``, ``metadata``, ``resource``: skipped.
@@ -38,12 +45,13 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.fetcher import decode_body, is_html
-from webcrawl.crawler.ingest._records import Record
+from webcrawl.crawler.ingest._records import Record, read_record_at
 from webcrawl.crawler.links import extract_links, link_ids
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.registry import CrawlRegistry
@@ -62,6 +70,8 @@ class WarcImport:
     records: int = 0
     fetches: int = 0
     revisits: int = 0
+    #: identical-payload revisit records read as the response whose payload they name
+    payload_revisits: int = 0
     robots: int = 0
     skipped: int = 0          # record types that are no fetch (warcinfo, request, ...)
     bad: int = 0              # damaged records skipped (--skip-bad)
@@ -75,6 +85,7 @@ class WarcImport:
 
     def as_dict(self) -> dict[str, Any]:
         return {"records": self.records, "fetches": self.fetches, "revisits": self.revisits,
+                "payload_revisits": self.payload_revisits,
                 "robots": self.robots, "skipped": self.skipped, "bad": self.bad,
                 "links": self.links, "urls": self.urls, "hosts": self.hosts,
                 "seconds": round(self.seconds, 3), "outcomes": dict(sorted(self.outcomes.items())),
@@ -83,10 +94,12 @@ class WarcImport:
 
     def summary(self) -> str:
         bad = f", {self.bad} damaged records skipped" if self.bad else ""
+        named = (f" ({self.payload_revisits:,} revisit records read as the responses they "
+                 f"name)" if self.payload_revisits else "")
         return (f"imported {self.records:,} records in {self.seconds:.1f} s: "
-                f"{self.fetches:,} fetches ({self.revisits:,} revisits), {self.links:,} "
-                f"links, {self.urls:,} URLs on {self.hosts:,} hosts, {self.robots:,} "
-                f"robots.txt{bad}")
+                f"{self.fetches:,} fetches ({self.revisits:,} revisits){named}, "
+                f"{self.links:,} links, {self.urls:,} URLs on {self.hosts:,} hosts, "
+                f"{self.robots:,} robots.txt{bad}")
 
 
 #: (seq, attempt, status, digest, kind) of a URL's last fetch.
@@ -108,6 +121,10 @@ class RecordImporter:
         self.last: dict[int, _Last] = {}
         #: the crawl's content-seen test (a copy of an earlier page's body)
         self.seen = ContentSeen()
+        #: the file being read, and where each payload digest's first whole response
+        #: record is (file, offset): what an identical-payload revisit refers to
+        self.source: Path | None = None
+        self.payloads: dict[str, tuple[Path, int]] = {}
 
     def handle(self, rec: Record) -> None:
         """Write the rows of one record (or count it as skipped)."""
@@ -124,6 +141,14 @@ class RecordImporter:
         if url is None:
             self.stats.skipped += 1
             return
+        if rec.kind == "revisit":
+            stored = self._stored_payload(rec)
+            if stored is not None:
+                self.stats.payload_revisits += 1
+                rec = stored
+        elif rec.payload_digest and rec.body and not rec.too_large \
+                and self.source is not None:
+            self.payloads.setdefault(rec.payload_digest, (self.source, rec.offset))
         when = rec.date if rec.date is not None else time.time()
         if url.endswith("/robots.txt") and url.count("/") == 3 and "?" not in url:
             self._robots(url, rec, when)
@@ -146,6 +171,20 @@ class RecordImporter:
         else:
             seq, attempt, kind = self._next_seq(), 1, FetchKind.CRAWL
         self._response(uid, url, rec, when, seq, attempt, kind, previous)
+
+    def _stored_payload(self, rec: Record) -> Record | None:
+        """An identical-payload revisit as the response it stands for: its status and
+        headers with the body of the record it names (None: not one, or a payload this
+        import has not read)."""
+        if not (rec.profile or "").endswith("/identical-payload-digest") or \
+                not rec.payload_digest:
+            return None
+        where = self.payloads.get(rec.payload_digest)
+        stored = read_record_at(where[0], where[1], self.settings.fetch_max_body) \
+            if where is not None else None
+        if stored is None or stored.kind != "response":
+            return None
+        return replace(rec, kind="response", body=stored.body, too_large=stored.too_large)
 
     def _next_seq(self) -> int:
         seq = self.seq

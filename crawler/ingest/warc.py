@@ -117,6 +117,7 @@ async def _import(paths: list[Path], db: Path, skip_bad: bool, settings: CrawlSe
                 if status is not None:
                     status.message(f"webcrawl: skipped a damaged WARC record in {path} at "
                                    f"offset {offset} ({reason})")
+            importer.source = path
             for rec in read_records(path, settings.fetch_max_body, skip_bad, on_bad):
                 importer.handle(rec)
                 _testhooks.kill_at("warc_record")  # test-only: a kill -9 after N records

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webcrawl.crawler.downloader import DownloaderLink, HostClocks
 from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, RobotsDone
@@ -46,6 +46,9 @@ from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shard.pool import Spawn, WorkerPool
 from webcrawl.crawler.shard.protocol import StartWorker
 from webcrawl.crawler.shard.transport import PipeTransport, Transport
+
+if TYPE_CHECKING:
+    from webcrawl.crawler.archive import WarcCounts
 
 __all__ = ["META_SHARD_HOST", "ShardDownloader", "spawn_process"]
 
@@ -130,6 +133,10 @@ class ShardDownloader(HostClocks):
 
     async def aclose(self) -> None:
         await self.pool.close()
+
+    def warc_counts(self) -> WarcCounts | None:
+        """None: each worker process writes its own WARC files and keeps its counts."""
+        return None
 
     def _start_order(self, worker: int, generation: int) -> StartWorker:
         return StartWorker(worker, self.pool.size, self.settings, self.seeds, generation)

@@ -60,6 +60,8 @@ TEXTS: dict[str, tuple[str, Any]] = {
     "stop_grace": ("2.5", 2.5),
     "warc_dir": ("none", None), "warc_max_size": ("5000", 5000),
     "warc_prefix": ("mirror", "mirror"),
+    "warc_dedup": ("none", None), "warc_dedup_repeats": ("no", False),
+    "warc_cdxj": ("0", False),
     "scope_max_query_params": ("none", None), "scope_max_query_variants": ("5", 5),
     "scope_max_pattern_urls": ("20", 20), "sitemaps_follow": ("yes", True),
     "sitemaps_max_files": ("3", 3), "sitemaps_max_urls": ("100", 100),

@@ -26,13 +26,13 @@ DAYS = 10
 INTERVAL = 0.5      # days between two sitemap reads of a host
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def _runs(tmp_path_factory, mode):
+    """The web with every host's sitemap in ``mode``, revisited with and without it."""
     web = FixtureWeb.build(FixtureConfig(
         pages=60, hosts=2, seed=3, robots_disallow_fraction=0.0, day_seconds=DAY,
-        sitemap_lastmod=("true",), host_crawl_delays=((0, DELAY),)))
+        sitemap_lastmod=(mode,), host_crawl_delays=((0, DELAY),)))
     clock = ServerClock()
-    work = tmp_path_factory.mktemp("sitemaps")
+    work = tmp_path_factory.mktemp(f"sitemaps-{mode}")
     base = work / "crawl.db"
     out = {}
     with serve_in_thread(web, clock=clock.monotonic) as server:
@@ -59,6 +59,17 @@ def runs(tmp_path_factory):
     return web, index, out
 
 
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    return _runs(tmp_path_factory, "true")
+
+
+@pytest.fixture(scope="module")
+def lying(tmp_path_factory):
+    """Sitemaps whose ``lastmod`` also moves at false touches, once a page a day."""
+    return _runs(tmp_path_factory, "lie")
+
+
 def _median_error(web, index, crawler, url_of):
     pages = np.array([index[url_of[int(k)]] for k in crawler.planner.pages])
     truth, est = web.rates[pages], crawler.planner.rates()
@@ -83,12 +94,12 @@ def test_sitemaps_default_to_the_crawls_choice_and_are_read_every_interval(runs)
 
 
 def test_planner_received_lastmod_and_trusts_a_truthful_sitemap(runs):
-    _web, _index, out = runs
+    web, _index, out = runs
     crawler = out["with"][0]
     page, _interval, _changed, _since = crawler.planner.signals.sitemap_history()
     keys = list(crawler.planner.pages)
     assert set(page.tolist()) == set(range(len(keys)))  # every collection page
-    sitemap_ok, _ = crawler.planner.signals.trusted(max(crawler.host_limits) + 1)
+    sitemap_ok, _ = crawler.planner.signals.trusted(web.hosts + 1)
     assert sitemap_ok.all()
     prior = crawler.planner.signals.prior_rate(len(keys))
     assert np.isfinite(prior).all()  # changefreq told for every page
@@ -119,3 +130,22 @@ def test_sitemap_requests_wait_on_the_hosts_one_politeness_clock(runs):
     sitemap = [d for h, d in crawler.sitemaps.fetched if h == host]
     times = np.sort(np.array(visits + sitemap)) * DAY
     assert np.diff(times).min() >= DELAY - 1e-6
+
+
+def test_lying_lastmod_is_detected_and_costs_nothing(lying):
+    web, index, out = lying
+    crawler = out["with"][0]
+    planner = crawler.planner
+    # The planner numbers the hosts it is told of from 1 (0: no host).
+    sitemap_ok, _ = planner.signals.trusted(web.hosts + 1)
+    assert not sitemap_ok[1:].any()  # every lying host is caught by its revisits
+    # Discounted: the estimates come from the revisits alone (one observation each),
+    # none from a sitemap read.
+    with sqlite3.connect(out["with"][1]) as conn:
+        (revisits,) = conn.execute("SELECT COUNT(*) FROM fetches "
+                                   "WHERE kind = 'revisit'").fetchone()
+    assert planner.signals.sitemap_history()[0].size > 0
+    assert planner.history().page.size == revisits
+    with_signals = _median_error(web, index, crawler, out["with"][2])
+    without = _median_error(web, index, out["without"][0], out["without"][2])
+    assert with_signals <= without, (with_signals, without)
