@@ -176,6 +176,23 @@ def cpu_seconds(*, children_only: bool = False) -> float:
     return own + kids.ru_utime + kids.ru_stime
 
 
+def same_pages(bare_db: Path, crawl_db: Path) -> str:
+    """Whether the bare loop and the crawl fetched the same URLs (else the ratio of their
+    pages per second compares different work)."""
+    import sqlite3
+
+    with sqlite3.connect(bare_db) as b:
+        bare = {u for (u,) in b.execute("SELECT url FROM pages")}
+    with sqlite3.connect(crawl_db) as c:
+        crawl = {u for (u,) in c.execute(
+            "SELECT url FROM urls WHERE id IN (SELECT url_id FROM fetches)")}
+    if bare == crawl:
+        return f"the bare loop and the crawl fetched the same {len(bare)} URLs"
+    return (f"DIFFERENT WORK: {len(bare & crawl)} URLs fetched by both, {len(bare - crawl)} by "
+            f"the bare loop only (e.g. {sorted(bare - crawl)[:2]}), {len(crawl - bare)} by the "
+            f"crawl only (e.g. {sorted(crawl - bare)[:2]})")
+
+
 def shard_ab(args: argparse.Namespace, me: list[str], urls: list[str], work: Path,
              kind: str) -> None:
     """A/B/A: bare loop, webcrawl --workers N, bare loop, per round; best of each."""
@@ -193,6 +210,7 @@ def shard_ab(args: argparse.Namespace, me: list[str], urls: list[str], work: Pat
                   f"{result['pages_per_second']:.0f} pages/s cpu {result['cpu_seconds']:.1f} s",
                   file=sys.stderr)
     best = {k: max(v, key=lambda x: x["pages_per_second"]) for k, v in runs.items()}
+    print(same_pages(work / "b0a.db", work / "s0.db"))
     print(f"site: {args.pages} pages on {args.hosts} hosts, served by {kind}; "
           f"A/B/A x {args.rounds}, best of each; load {os.getloadavg()[0]:.1f}")
     print(f"{'run':46} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'CPU s':>7} {'vs bare':>8}"

@@ -20,8 +20,11 @@ chosen.
 
 Cost: microseconds per page of link extraction alone and with the sketch, on
 the same rendered pages, interleaved round by round (A, B, A, B ...), and of the test
-itself; ``--html-dir`` adds the same on real HTML files.  ``--figure PATH`` writes the
-threshold curve (PNG).  Run from the repository root::
+itself; to see what the sketch's cost is made of, also the sketch of a fixed 10-word
+text after each page's link extraction (what a page pays whatever its text: numpy's
+per-call cost, paid with the caches cold from the parse) and the pages' text
+sketches back to back with no parse between; ``--html-dir`` adds the same on real
+HTML files.  ``--figure PATH`` writes the threshold curve (PNG).  Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_near_dup.py [--pages 8000 --pairs 1200
         --similar 1000] [--curve 0.5,0.8,...] [--variants] [--html-dir DIR]
@@ -155,6 +158,10 @@ def interleaved(fns: dict[str, Callable[[], None]], rounds: int) -> dict[str, fl
     return {name: statistics.median(v) for name, v in times.items()}
 
 
+#: A text of 10 words: its sketch costs what any page's costs whatever its length.
+_TINY = "one two three four five six seven eight nine ten"
+
+
 def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
     s = CrawlSettings()
 
@@ -166,20 +173,35 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
         for body, url in pages:
             extract_links(body, url, max_links=s.links_max_per_page, sketch=True)
 
+    def with_tiny_sketch() -> None:
+        for body, url in pages:
+            extract_links(body, url, max_links=s.links_max_per_page)
+            text_sketch(_TINY)
+
     sketches = [extract_links(b, u, sketch=True).sketch for b, u in pages]
+    texts = [page_text(LexborHTMLParser(body)) for body, _ in pages]
+
+    def sketches_only() -> None:
+        for text in texts:
+            text_sketch(text)
 
     def test_only() -> None:
         seen = NearSeen(s.near_min_resemblance)
         for i, sk in enumerate(sketches):
             seen.see(i, sk)
 
-    t = interleaved({"links": links_only, "links+sketch": with_sketch, "test": test_only},
-                    rounds)
+    t = interleaved({"links": links_only, "links+sketch": with_sketch,
+                     "links+tiny": with_tiny_sketch, "sketches": sketches_only,
+                     "test": test_only}, rounds)
     n = len(pages)
     base, fp = t["links"] / n * 1e6, t["links+sketch"] / n * 1e6
     print(f"\ncost on {label} ({n:,} pages, median of {rounds} interleaved rounds, CPU):")
     print(f"  link extraction            {base:8.1f} us a page")
     print(f"  + text sketch              {fp - base:8.1f} us a page ({fp / base - 1:+.1%})")
+    print(f"  + sketch of a 10-word text {t['links+tiny'] / n * 1e6 - base:8.1f} us a page"
+          " (the fixed part)")
+    print(f"  text sketches back to back {t['sketches'] / n * 1e6:8.1f} us a page"
+          " (no parse between)")
     print(f"  near-duplicate test        {t['test'] / n * 1e6:8.1f} us a page")
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from webcrawl.storage._sqlite import map_error, sqlite_uri
+from webcrawl.storage._sqlite import read_only
 
 __all__ = ["ContentSeen", "DuplicateUpdate"]
 
@@ -129,24 +129,19 @@ class ContentSeen:
         A file written before the test existed (no ``duplicate_of``) is read in crawl
         order: its pages were never tested, and each digest's first fetch is first.
         """
-        path = Path(path)
-        try:
-            conn = sqlite3.connect(sqlite_uri(path, "ro"), uri=True)
-        except sqlite3.Error as exc:
-            raise map_error(exc, path, "opening") from exc
-        try:
-            columns = {r[1] for r in conn.execute("PRAGMA table_info(urls)")}
-            dup = "u.duplicate_of" if "duplicate_of" in columns else "NULL"
-            rows = conn.execute(
-                "SELECT u.id, f.digest FROM urls u JOIN fetches f ON f.id ="
-                " (SELECT max(id) FROM fetches WHERE url_id = u.id AND digest IS NOT NULL)"
-                f" WHERE u.outcome = 'fetched' ORDER BY {dup} IS NOT NULL, u.seq, u.id"
-            ).fetchall()
-        except sqlite3.Error as exc:
-            raise map_error(exc, path, "reading") from exc
-        finally:
-            conn.close()
         seen = cls()
-        for url_id, digest in rows:
+        for url_id, digest in read_only(Path(path), _stored_digests):
             seen.see(int(url_id), str(digest))
         return seen
+
+
+def _stored_digests(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    """Every fetched page's latest digest: first holders in crawl order, then copies."""
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(urls)")}
+    dup = "u.duplicate_of" if "duplicate_of" in columns else "NULL"
+    rows: list[tuple[int, str]] = conn.execute(
+        "SELECT u.id, f.digest FROM urls u JOIN fetches f ON f.id ="
+        " (SELECT max(id) FROM fetches WHERE url_id = u.id AND digest IS NOT NULL)"
+        f" WHERE u.outcome = 'fetched' ORDER BY {dup} IS NOT NULL, u.seq, u.id"
+    ).fetchall()
+    return rows

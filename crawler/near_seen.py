@@ -56,7 +56,7 @@ from pathlib import Path
 
 import numpy as np
 from webcrawl.crawler.shingles import SKETCH_SIZE
-from webcrawl.storage._sqlite import map_error, sqlite_uri
+from webcrawl.storage._sqlite import read_only
 from webcrawl.storage.errors import ConfigError
 
 __all__ = ["BANDS", "NearSeen", "NearUpdate", "decode_sketch", "encode_sketch"]
@@ -226,26 +226,7 @@ class NearSeen:
         a leader, or no longer resembles it enough (another ``near_min_resemblance``, a
         hand-edited file), is tested again.
         """
-        path = Path(path)
-        try:
-            conn = sqlite3.connect(sqlite_uri(path, "ro"), uri=True)
-        except sqlite3.Error as exc:
-            raise map_error(exc, path, "opening") from exc
-        try:
-            fetch_cols = {r[1] for r in conn.execute("PRAGMA table_info(fetches)")}
-            url_cols = {r[1] for r in conn.execute("PRAGMA table_info(urls)")}
-            if "sketch" not in fetch_cols or "near_of" not in url_cols:
-                return cls(min_resemblance)
-            rows = conn.execute(
-                "SELECT u.id, f.sketch, u.near_of FROM urls u JOIN fetches f ON f.id ="
-                " (SELECT max(id) FROM fetches WHERE url_id = u.id AND digest IS NOT NULL)"
-                " WHERE u.duplicate_of IS NULL AND u.outcome = 'fetched'"
-                " AND f.sketch IS NOT NULL"
-                " ORDER BY u.near_of IS NOT NULL, u.seq, u.id").fetchall()
-        except sqlite3.Error as exc:
-            raise map_error(exc, path, "reading") from exc
-        finally:
-            conn.close()
+        rows = read_only(Path(path), _stored_sketches)
         seen = cls(min_resemblance)
         for url_id, blob, near_of in rows:
             seen._restore(int(url_id), decode_sketch(blob),
@@ -262,3 +243,19 @@ class NearSeen:
                 self._members[near_of][url_id] = equal
                 return
         self._place(url_id, sk)
+
+
+def _stored_sketches(conn: sqlite3.Connection) -> list[tuple[int, bytes, int | None]]:
+    """Every tested page's latest sketch and stored leader, leaders first, in crawl
+    order; none from a file written before the test existed."""
+    fetch_cols = {r[1] for r in conn.execute("PRAGMA table_info(fetches)")}
+    url_cols = {r[1] for r in conn.execute("PRAGMA table_info(urls)")}
+    if "sketch" not in fetch_cols or "near_of" not in url_cols:
+        return []
+    rows: list[tuple[int, bytes, int | None]] = conn.execute(
+        "SELECT u.id, f.sketch, u.near_of FROM urls u JOIN fetches f ON f.id ="
+        " (SELECT max(id) FROM fetches WHERE url_id = u.id AND digest IS NOT NULL)"
+        " WHERE u.duplicate_of IS NULL AND u.outcome = 'fetched'"
+        " AND f.sketch IS NOT NULL"
+        " ORDER BY u.near_of IS NOT NULL, u.seq, u.id").fetchall()
+    return rows

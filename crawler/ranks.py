@@ -47,6 +47,20 @@ def _encode_many(keys: list[_Key]) -> np.ndarray:
     return out.view("S12")
 
 
+def _inserted(block: np.ndarray, code: bytes) -> np.ndarray:
+    """``block`` with ``code`` inserted in order (a new array).
+
+    Filled by slices: ``np.insert`` costs 16 us on a 1,500-key block, this 2.4 us
+    (2026-12-06); it ran once per frontier take and release.
+    """
+    j = int(block.searchsorted(code))
+    out = np.empty(len(block) + 1, dtype=block.dtype)
+    out[:j] = block[:j]
+    out[j] = code
+    out[j + 1:] = block[j:]
+    return out
+
+
 class RankIndex:
     """Sorted multiset of keys answering rank queries in O(log n) (amortised)."""
 
@@ -117,8 +131,7 @@ class RankIndex:
         if i == len(blocks):
             i -= 1
             maxes[i] = code
-        block = blocks[i]
-        block = blocks[i] = np.insert(block, block.searchsorted(code), code)
+        block = blocks[i] = _inserted(blocks[i], code)
         self._bump(i, 1)
         if len(block) > 2 * self._LOAD:
             half = self._LOAD
@@ -132,7 +145,9 @@ class RankIndex:
         block = self._blocks[i]
         self._n -= 1
         if len(block) > 1:
-            block = self._blocks[i] = np.delete(block, block.searchsorted(code))
+            j = int(block.searchsorted(code))
+            # concatenate: np.delete costs 5.6 us here, this 2.5 (1,500 keys, 2026-12-06)
+            block = self._blocks[i] = np.concatenate((block[:j], block[j + 1:]))
             self._maxes[i] = block[-1:].tobytes()
             self._bump(i, -1)
         else:

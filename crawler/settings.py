@@ -205,8 +205,9 @@ class CrawlSettings:
     #: gets a min-hash sketch (``fetches.sketch``) and a page whose text resembles an
     #: earlier page's is recorded as its near copy (``urls.near_of``); the crawl goes
     #: on as without it (a near copy's links are read), and ``--duplicates near``
-    #: collapses the groups.  Off by default: it cost 1.33 times the crawl's CPU on a
-    #: CPU-bound fixture crawl (docs/results/near-duplicates.md)
+    #: collapses the groups; ``import warc`` and revisits run it too.  Off by default:
+    #: it cost 1.3-1.4 times the crawl's CPU on a CPU-bound fixture crawl
+    #: (docs/results/near-duplicates.md)
     near_duplicates: bool = False
     #: the least estimated resemblance (shared 2-word shingles over all, Broder et al.
     #: 1997) of two near copies' texts; chosen on the fixture's planted pages

@@ -14,9 +14,10 @@ import os
 import sqlite3
 import sys
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 from webcrawl.storage.errors import (
     SchemaVersionError,
@@ -83,6 +84,24 @@ def schema_sql() -> str:
 def sqlite_uri(path: Path, mode: str) -> str:
     """A ``file:`` URI for ``path`` opened with ``mode`` (``ro``, ``rw``, ``rwc``)."""
     return f"{path.absolute().as_uri()}?mode={mode}"
+
+
+_T = TypeVar("_T")
+
+
+def read_only(path: Path, read: Callable[[sqlite3.Connection], _T]) -> _T:
+    """``read(conn)`` on a read-only connection to ``path``, closed after; SQLite's
+    errors mapped onto the storage errors (:func:`map_error`)."""
+    try:
+        conn = sqlite3.connect(sqlite_uri(path, "ro"), uri=True)
+    except sqlite3.Error as exc:
+        raise map_error(exc, path, "opening") from exc
+    try:
+        return read(conn)
+    except sqlite3.Error as exc:
+        raise map_error(exc, path, "reading") from exc
+    finally:
+        conn.close()
 
 
 def encode_ids(ids: Iterable[int]) -> bytes:

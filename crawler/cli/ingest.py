@@ -67,6 +67,10 @@ def register(sub: Any) -> None:
                       help="also read the links of a page whose body repeats an earlier "
                            "page's, as 'crawl --links-from-duplicates' does (default: the "
                            "page is recorded as a duplicate and its links are not read)")
+    warc.add_argument("--near-duplicates", action="store_true",
+                      help="test every page's text for near copies of an earlier page's, "
+                           "as 'crawl --near-duplicates' does, for --duplicates near "
+                           "(default off)")
     add_json_option(warc)
     warc.set_defaults(func=run_warc)
 
@@ -93,7 +97,8 @@ def run_warc(args: argparse.Namespace) -> int:
     from webcrawl.crawler.ingest import import_warc
     from webcrawl.crawler.settings import CrawlSettings
 
-    settings = CrawlSettings(links_from_duplicates=args.links_from_duplicates)
+    settings = CrawlSettings(links_from_duplicates=args.links_from_duplicates,
+                             near_duplicates=args.near_duplicates)
     result = import_warc(args.files, args.db, skip_bad=args.skip_bad, settings=settings,
                          progress=not (args.quiet or args.json))
     if args.json:

@@ -19,7 +19,10 @@ order), streaming with bounded memory (one record's payload at a time, capped at
                  A ``fetched`` page whose body repeats an earlier page's is recorded as
                  its duplicate (the crawl's content-seen test,
                  :mod:`webcrawl.crawler.content_seen`) and its links are not read
-                 (``links_from_duplicates`` reads them).
+                 (``links_from_duplicates`` reads them).  With ``near_duplicates``,
+                 every other ``fetched`` page's text is sketched and tested as the crawl
+                 tests it (:mod:`webcrawl.crawler.near_seen`, ``urls.near_of``); a
+                 revisit whose text changed is tested again.
 ``revisit``      with the *identical-payload-digest* profile, whose payload digest
                  is that of a ``response`` record read earlier in this import (the
                  earlier crawl's WARCs given first, or the same file): read as that
@@ -49,10 +52,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.fetcher import decode_body, is_html
 from webcrawl.crawler.ingest._records import Record, read_record_at
-from webcrawl.crawler.links import extract_links, link_ids
+from webcrawl.crawler.links import PageLinks, extract_links, link_ids
+from webcrawl.crawler.near_seen import NearSeen, encode_sketch
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.settings import CrawlSettings
@@ -79,6 +84,7 @@ class WarcImport:
     urls: int = 0
     hosts: int = 0
     bytes_read: int = 0
+    near_copies: int | None = None  # pages found near copies (None: not tested)
     seconds: float = 0.0
     outcomes: dict[str, int] = field(default_factory=dict)
     bad_offsets: list[tuple[str, int, str]] = field(default_factory=list)
@@ -88,6 +94,7 @@ class WarcImport:
                 "payload_revisits": self.payload_revisits,
                 "robots": self.robots, "skipped": self.skipped, "bad": self.bad,
                 "links": self.links, "urls": self.urls, "hosts": self.hosts,
+                "near_copies": self.near_copies,
                 "seconds": round(self.seconds, 3), "outcomes": dict(sorted(self.outcomes.items())),
                 "bad_records": [{"file": f, "offset": o, "error": e}
                                 for f, o, e in self.bad_offsets]}
@@ -96,10 +103,12 @@ class WarcImport:
         bad = f", {self.bad} damaged records skipped" if self.bad else ""
         named = (f" ({self.payload_revisits:,} revisit records read as the responses they "
                  f"name)" if self.payload_revisits else "")
+        near = "" if self.near_copies is None else \
+            f", {self.near_copies:,} near cop{'y' if self.near_copies == 1 else 'ies'}"
         return (f"imported {self.records:,} records in {self.seconds:.1f} s: "
                 f"{self.fetches:,} fetches ({self.revisits:,} revisits){named}, "
                 f"{self.links:,} links, {self.urls:,} URLs on {self.hosts:,} hosts, "
-                f"{self.robots:,} robots.txt{bad}")
+                f"{self.robots:,} robots.txt{near}{bad}")
 
 
 #: (seq, attempt, status, digest, kind) of a URL's last fetch.
@@ -121,6 +130,8 @@ class RecordImporter:
         self.last: dict[int, _Last] = {}
         #: the crawl's content-seen test (a copy of an earlier page's body)
         self.seen = ContentSeen()
+        #: the crawl's near-duplicate test (with ``near_duplicates``)
+        self.near = NearSeen(settings.near_min_resemblance)
         #: the file being read, and where each payload digest's first whole response
         #: record is (file, offset): what an identical-payload revisit refers to
         self.source: Path | None = None
@@ -131,6 +142,8 @@ class RecordImporter:
         self._handle(rec)
         self.stats.urls = len(self.registry)
         self.stats.hosts = self.registry.host_count
+        if self.settings.near_duplicates:
+            self.stats.near_copies = self.near.near_duplicates
 
     def _handle(self, rec: Record) -> None:
         self.stats.records += 1
@@ -236,18 +249,22 @@ class RecordImporter:
             if target is not None:
                 links = [self.registry.register(self.store, target, self.registry.depth(uid), seq)]
         read_links = True
+        sketch = None
         if outcome is Outcome.FETCHED:
             for page_id, original in self.seen.see(uid, digest):
                 self.store.set_duplicate(page_id, original)
-            read_links = (self.seen.original(uid) is None
-                          or self.settings.links_from_duplicates)
-            if read_links:
-                links, nofollow = self._page_links(uid, url, rec, seq)
+            duplicate = self.seen.original(uid) is not None
+            read_links = not duplicate or self.settings.links_from_duplicates
+            near = self.settings.near_duplicates and not duplicate
+            page = self._page(url, rec, near) if read_links or near else None
+            if page is not None and read_links:
+                links, nofollow = self._page_links(uid, seq, page)
+            sketch = self._near(uid, page.sketch if page is not None and near else None)
         changed = None
         if kind is FetchKind.REVISIT and previous is not None and digest and previous[3]:
             changed = digest != previous[3]
         self._add_fetch(uid, rec, when, seq, attempt, kind, outcome, status, digest, changed,
-                        ctype=ctype)
+                        ctype=ctype, sketch=sketch)
         if outcome is Outcome.REDIRECT or (outcome is Outcome.FETCHED and read_links):
             self.store.add_links(uid, links, nofollow)
             self.stats.links += len(links)
@@ -255,11 +272,24 @@ class RecordImporter:
             self.store.set_outcome(uid, outcome, seq)
         self.last[uid] = (seq, attempt, status, digest, kind)
 
-    def _page_links(self, uid: int, url: str, rec: Record,
-                    seq: int) -> tuple[list[int], list[int]]:
+    def _page(self, url: str, rec: Record, sketch: bool) -> PageLinks:
+        """The page's links (and, with ``sketch``, its text sketch) from one parse."""
         s = self.settings
-        page = extract_links(rec.body, url, charset=_charset(rec),
-                             max_links=s.links_max_per_page, agent=s.fetch_robots_agent)
+        return extract_links(rec.body, url, charset=_charset(rec),
+                             max_links=s.links_max_per_page, agent=s.fetch_robots_agent,
+                             sketch=sketch)
+
+    def _near(self, uid: int, sketch: np.ndarray | None) -> bytes | None:
+        """The near-duplicate test of a fetched page (as the crawl's recording does:
+        a duplicate, or a page without a sketch, is None); the sketch to store."""
+        if not self.settings.near_duplicates:
+            return None
+        for page_id, leader, resemblance in self.near.see(uid, sketch):
+            self.store.set_near_duplicate(page_id, leader, resemblance)
+        return None if sketch is None else encode_sketch(sketch)
+
+    def _page_links(self, uid: int, seq: int, page: PageLinks) -> tuple[list[int], list[int]]:
+        s = self.settings
         depth = self.registry.depth(uid) + 1
         register = self.registry.register
         return link_ids(page, lambda target, _follow: register(self.store, target, depth, seq),
@@ -267,7 +297,8 @@ class RecordImporter:
 
     def _add_fetch(self, uid: int, rec: Record, when: float, seq: int, attempt: int,
                    kind: FetchKind, outcome: Outcome, status: int | None,
-                   digest: str | None, changed: bool | None, ctype: str | None = None) -> None:
+                   digest: str | None, changed: bool | None, ctype: str | None = None,
+                   sketch: bytes | None = None) -> None:
         if ctype is None:
             ctype = (rec.header("Content-Type") or "").partition(";")[0].strip().lower()
         self.store.add_fetch(FetchRecord(
@@ -275,7 +306,7 @@ class RecordImporter:
             status=status, content_type=ctype or None,
             size=len(rec.body) if rec.kind == "response" else None, digest=digest,
             etag=rec.header("ETag"), last_modified=rec.header("Last-Modified"),
-            attempt=attempt, kind=kind, strategy="warc", changed=changed))
+            attempt=attempt, kind=kind, strategy="warc", changed=changed, sketch=sketch))
         self.stats.fetches += 1
         if kind is FetchKind.REVISIT:
             self.stats.revisits += 1

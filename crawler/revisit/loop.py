@@ -36,11 +36,14 @@ says is due, forever or for ``duration`` seconds:
   on a collection host, not yet in the collection, joins it
   (:class:`~webcrawl.crawler.revisit.window.PageWindow`, from the same parse): due at once,
   recorded with its outcome so the next run loads it.
-* **Copies** (the crawl's content-seen test, :mod:`webcrawl.crawler.content_seen`): a
-  changed page whose raw body now equals another page's is recorded as its duplicate
-  (``urls.duplicate_of``); one that no longer does stops being one.  The stored digest
-  of a visit under a ``volatile`` rule is the rule's, so a later run tests those pages
-  against their last raw-body digest only once they are revisited again.
+* **Copies** (the crawl's content-seen test and, when the crawl ran it, its
+  near-duplicate test: :mod:`webcrawl.crawler.revisit.copies`): a changed page whose
+  raw body now equals another page's is recorded as its duplicate
+  (``urls.duplicate_of``); one that no longer does stops being one; its text's sketch
+  (from the same parse as its links, stored as the visit's ``fetches.sketch``) is
+  tested again (``urls.near_of``).  The stored digest of a visit under a ``volatile``
+  rule is the rule's, so a later run tests those pages against their last raw-body
+  digest only once they are revisited again.
 * **Gone pages** (404/410): recorded (outcome ``http_error``, ``changed`` NULL) and
   retired: the copy is gone, the page is not revisited again (in this run the planner
   parks it at ``t = inf``; a later run leaves it out).  Its share of the allocation is
@@ -73,13 +76,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, http_date_seconds
 from webcrawl.crawler import eventloop
-from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.fetcher import FetchResult
 from webcrawl.crawler.links import PageLinks
+from webcrawl.crawler.near_seen import encode_sketch
 from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
+from webcrawl.crawler.revisit.copies import RevisitCopies
 from webcrawl.crawler.revisit.history import GONE_STATUSES, Page, load_history
 from webcrawl.crawler.revisit.link_history import LinkHistory
 from webcrawl.crawler.revisit.planning import configure_planner
@@ -182,7 +186,7 @@ class RevisitCrawler:
         self._pattern = volatile_pattern(self.settings.volatile)
         self._pages: dict[int, Page] = {}
         self._links: LinkHistory | None = None
-        self._seen = ContentSeen()
+        self._copies = RevisitCopies()
         self._busy: set[int] = set()
         self._tasks = FetchTasks()
         self._closing = False  # the downloader is closing: answers are not recorded
@@ -252,7 +256,7 @@ class RevisitCrawler:
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
-        self._seen = await asyncio.to_thread(ContentSeen.from_db, self.db_path)
+        self._copies = await RevisitCopies.load(self.db_path, self.crawl_settings)
         self._next_seq = state.next_seq
         self._origin = hist.origin
         for h in state.hosts:
@@ -470,14 +474,16 @@ class RevisitCrawler:
         self._handle(page, seq, self.clock.stamp(done.response, wall, mono))
 
     def _record(self, page: Page, seq: int, result: FetchResult, outcome: Outcome,
-                digest: str | None, changed: bool | None, error: str | None = None) -> None:
+                digest: str | None, changed: bool | None, error: str | None = None,
+                sketch: bytes | None = None) -> None:
         assert self.store is not None
         self.store.add_fetch(FetchRecord(
             url_id=page.url_id, seq=seq, started_at=result.started_at,
             ended_at=result.ended_at, outcome=outcome, status=result.status,
             content_type=result.content_type or None, size=result.size, digest=digest,
             etag=result.etag or page.etag, last_modified=result.last_modified or page.last_modified,
-            error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed))
+            error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed,
+            sketch=sketch))
         self.stats.fetches += 1
         self.stats.outcomes[str(outcome)] += 1
         if page.joined:  # a page-window page's first answer decides its outcome
@@ -521,15 +527,22 @@ class RevisitCrawler:
             self._broken(page, result.started_at, result.ended_at)
             return
         joining = page.joined
-        self._record(page, seq, result, outcome, digest, changed)
+        links = None
+        if outcome is Outcome.FETCHED and self._links is not None and (
+                changed is not False or self._window is not None):
+            # the page's one parse (and its text's sketch, if it may have changed)
+            sketch_it = self._copies.near is not None and changed is not False
+            links = self._links.extract(page.url, result, sketch=sketch_it)
+        sketch = None if links is None or links.sketch is None else encode_sketch(links.sketch)
+        self._record(page, seq, result, outcome, digest, changed, sketch=sketch)
         if outcome is Outcome.FETCHED and changed is not False and digest is not None:
-            self._content_seen(page.url_id, result.body, digest)
+            self._content_seen(page.url_id, result.body, digest,
+                               None if links is None else links.sketch)
         if joining and outcome is not Outcome.FETCHED:
             self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
             return
-        if outcome is Outcome.FETCHED and self._links is not None and (
-                changed is not False or self._window is not None):
-            links = self._links.extract(page.url, result)  # the page's one parse
+        if links is not None:
+            assert self._links is not None
             if changed is not False:
                 # The page may link elsewhere now: its links become the latest version.
                 self._links.record_links(page.url_id, links, seq)
@@ -544,13 +557,13 @@ class RevisitCrawler:
         self.planner.update(page.url_id, t_day, observed,
                             self._modified_day(result, t_day) if observed else None)
 
-    def _content_seen(self, url_id: int, body: bytes, digest: str) -> None:
-        """The crawl's content-seen test on the raw body: the page may have become a
-        copy of another page, or stopped being one."""
+    def _content_seen(self, url_id: int, body: bytes, digest: str,
+                      sketch: np.ndarray | None) -> None:
+        """The crawl's copy tests on the raw body and the text: the page may have become
+        a copy or near copy of another page, or stopped being one."""
         assert self.store is not None
         raw = digest if self._pattern is None else body_digest(body)
-        for page_id, original in self._seen.see(url_id, raw if body else None):
-            self.store.set_duplicate(page_id, original)
+        self._copies.see(self.store, url_id, raw if body else None, sketch)
 
     def _count(self, changed: bool | None) -> None:
         if changed is None:

@@ -2,7 +2,9 @@
 
 Ground truth: the fixture's planted pairs (:mod:`webcrawl.fixtures.near`, six kinds) and
 its distinct-but-similar pages.  The crawl stores each page's sketch and its group
-(``urls.near_of``); the groups must be the planted pairs, in two crawl orders, and
+(``urls.near_of``); the groups must be the planted pairs, in two crawl orders, in a
+sharded crawl (``--workers 2``: the workers sketch, the coordinator tests) and in the
+crawl's WARC imported with the test on (``import warc --near-duplicates``), and
 ``--duplicates near`` must merge each planted pair into one node, and nothing else:
 PageRank, the bow-tie, the exported edges and the ordering comparison of the near graph
 are those of the exact graph with the planted pairs merged (networkx as the oracle).
@@ -11,6 +13,7 @@ are those of the exact graph with the planted pairs merged (networkx as the orac
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,8 @@ from webcrawl.analysis.graph import bowtie, load_graph, pagerank
 from webcrawl.analysis.graph.loader import graph_edges
 from webcrawl.analysis.ordering.compare import CompareSettings, compare_crawl
 from webcrawl.crawler import crawl
-from webcrawl.crawler.near_seen import NearSeen
+from webcrawl.crawler.ingest import import_warc
+from webcrawl.crawler.near_seen import NearSeen, decode_sketch
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 from webcrawl.storage.reader import CrawlReader
@@ -42,12 +46,19 @@ def web() -> FixtureWeb:
 @pytest.fixture(scope="module")
 def crawls(web: FixtureWeb, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
+    warcs = tmp_path_factory.mktemp("warcs")
+    runs = {"bfs": {"warc_dir": str(warcs)}, "dfs": {"frontier_strategy": "dfs"},
+            "workers": {"workers": 2}}
     with serve_in_thread(web) as server:
-        for order in ("bfs", "dfs"):
-            db = tmp_path_factory.mktemp(order) / "crawl.db"
-            crawl([server.seed_url], db, dataclasses.replace(BASE, frontier_strategy=order))
-            out[order] = db
+        for name, changes in runs.items():
+            db = tmp_path_factory.mktemp(name) / "crawl.db"
+            crawl([server.seed_url], db, dataclasses.replace(BASE, **changes))
+            out[name] = db
         out["port"] = Path(str(server.port))
+    out["warc"] = tmp_path_factory.mktemp("warc") / "imported.db"
+    result = import_warc(sorted(warcs.iterdir()), out["warc"],
+                         settings=CrawlSettings(near_duplicates=True))
+    assert result.near_copies == 36 and "36 near copies" in result.summary()
     return out
 
 
@@ -63,7 +74,7 @@ def _groups(db: Path) -> tuple[dict[str, str], set[str]]:
                                                    strict=True)}, fetched)
 
 
-@pytest.mark.parametrize("order", ["bfs", "dfs"])
+@pytest.mark.parametrize("order", ["bfs", "dfs", "workers", "warc"])
 def test_the_groups_are_the_planted_pairs(web: FixtureWeb, crawls: dict[str, Path],
                                           order: str) -> None:
     port = int(str(crawls["port"]))
@@ -102,6 +113,19 @@ def test_duplicates_near_merges_each_pair_into_one_node(web: FixtureWeb,
         mapped.add((index[a], index[b]))
     ns, nd = near.adjacency.nonzero()
     assert mapped == set(zip(ns.tolist(), nd.tolist(), strict=True))
+
+
+def test_the_warc_import_stores_the_crawls_sketches(crawls: dict[str, Path]) -> None:
+    """The same page text gives the same sketch, crawled or imported."""
+    def sketches(db: Path) -> dict[str, bytes]:
+        with sqlite3.connect(db) as conn:
+            return dict(conn.execute(
+                "SELECT u.url, f.sketch FROM fetches f JOIN urls u ON u.id = f.url_id"
+                " WHERE f.sketch IS NOT NULL AND u.duplicate_of IS NULL"))
+    crawled, imported = sketches(crawls["bfs"]), sketches(crawls["warc"])
+    assert len(imported) > 300 and imported.keys() <= crawled.keys()
+    assert all((decode_sketch(imported[u]) == decode_sketch(crawled[u])).all()
+               for u in imported)
 
 
 def test_resume_state_reproduces_the_groups(crawls: dict[str, Path]) -> None:

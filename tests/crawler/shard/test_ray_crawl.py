@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,6 +94,31 @@ async def test_two_ray_actors_give_the_truth(ray_head: str, tmp_path: Path) -> N
     assert set(spawn.pids) == {(0, 0), (1, 0)}
     assert len(set(spawn.pids.values()) | {os.getpid()}) == 3
     assert set(shards.assignment.values()) == {0, 1}
+
+
+async def test_ray_actors_sketch_and_the_coordinator_finds_the_planted_pairs(
+        ray_head: str, tmp_path: Path) -> None:
+    """The near-duplicate test on Ray: the actors sketch each page's text, the sketch
+    travels in the page's answer, the coordinator's one state groups the pages; the
+    groups are the fixture's planted pairs, nothing else."""
+    w = FixtureWeb.build(FixtureConfig(pages=400, hosts=4, seed=3, near_duplicate_pairs=36,
+                                       similar_pages=40, robots_disallow_fraction=0.0))
+    db = tmp_path / "c.db"
+    near = settings(near_duplicates=True, robots_obey=False)
+    async with FixtureServer(w) as server:
+        shards = ShardDownloader(near, [server.seed_url], spawn=Spawned())
+        stats = await Crawler(db, [server.seed_url], near, downloader=lambda *_: shards).run()
+        port = server.port
+    assert stats.stopped == "done"
+    with sqlite3.connect(db) as conn:
+        found = {frozenset(pair) for pair in conn.execute(
+            "SELECT u.url, l.url FROM urls u JOIN urls l ON l.id = u.near_of")}
+        (sketched,) = conn.execute("SELECT count(*) FROM fetches WHERE sketch IS NOT NULL"
+                                   ).fetchone()
+    planted = {frozenset((t.url, t.source_url)) for t in w.truth_near(port)
+               if t.source_url and t.url != t.source_url}
+    assert len(planted) == 36 and found == planted
+    assert sketched > 300
 
 
 class KillingSpawn(Spawned):
