@@ -10,8 +10,9 @@ a throwaway cache (``PYTHONPYCACHEPREFIX``, never beside the sources) that every
 the run shares and that is removed at the end.  Without the variable Python caches by
 itself, beside the sources, and nothing changes here.
 
-README command 2 hands whole files to 4 worker processes (``--dist loadfile``), in the
-order collected; a file of several minutes handed out last would run alone at the end.
+README command 2 hands whole files to one worker process per core (``-n auto``, with
+``--dist loadfile --no-loadscope-reorder`` from pyproject.toml), in the order collected; a
+file of several minutes handed out last would run alone at the end.
 :data:`LONGEST_FILES` go first (longest processing time first), the rest keep their order.
 """
 

@@ -120,7 +120,7 @@ def test_the_readme_starts_with_its_two_commands() -> None:
     assert first == [
         "python3 -m venv .venv", ".venv/bin/pip install -q .", ".venv/bin/webcrawl demo",
         "python3 -m venv .venv", ".venv/bin/pip install -q -e '.[test]'",
-        ".venv/bin/python -m pytest"]
+        ".venv/bin/python -m pytest -n auto"]
     assert any("fixture serve" in b and "crawl http" in b for b in _blocks(ROOT / "README.md"))
 
 

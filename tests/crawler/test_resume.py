@@ -36,7 +36,7 @@ def fetch_count(db: Path) -> int:
 def run_until(cmd: list[str], db: Path, fetches: int, sig: int) -> int:
     """Start ``cmd``, send ``sig`` once the db holds ``fetches`` fetch rows; exit code."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300  # a safety net: kill points took minutes under load
     while proc.poll() is None and fetch_count(db) < fetches and time.monotonic() < deadline:
         time.sleep(0.01)
     if proc.poll() is None:

@@ -19,7 +19,7 @@ from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.revisit import RevisitCrawler, RevisitSettings
 from webcrawl.storage.lock import lock_path
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(600)  # a hang guard, never a measurement (slow under load)
 
 PAGES = ["/", "/a", "/b"]
 
