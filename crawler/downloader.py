@@ -416,7 +416,7 @@ class LocalDownloader(HostClocks):
             return await asyncio.to_thread(extract_links, result.body, url,
                                            max_links=s.links_max_per_page,
                                            agent=s.fetch_robots_agent, charset=result.charset,
-                                           sketch=s.near_duplicates)
+                                           text=s.near_duplicates)
         return extract_links(result.body, url, max_links=s.links_max_per_page,
                              agent=s.fetch_robots_agent, charset=result.charset,
-                             sketch=s.near_duplicates)
+                             text=s.near_duplicates)

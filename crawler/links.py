@@ -253,9 +253,10 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
 
         result.sketch = text_sketch(page_text(tree))
     elif text:
-        from webcrawl.crawler.shingles import page_text
+        from webcrawl.crawler.shingles import MAX_TEXT_BYTES, page_text
 
-        result.text = page_text(tree)
+        # no more than the sketch reads (a character is at least one byte)
+        result.text = page_text(tree)[:MAX_TEXT_BYTES]
     return result
 
 

@@ -17,6 +17,13 @@ now and then (it commits inline when too much waits), or, when it must never blo
 (the crawl's dispatcher), checks :attr:`CrawlStore.backlogged` before producing more and
 registers :meth:`CrawlStore.on_commit` to hear when the background writer caught up.
 
+Records computed for many pages at once (the crawl's near-duplicate test: text sketches
+and groups) are enqueued by a :meth:`CrawlStore.before_commit`
+callback: it runs just before a batch is taken, so what it adds for the pages of that
+batch lands in the same transaction as their rows (a kill never commits one without
+the other); :meth:`CrawlStore.set_sketch` fills in a fetch row enqueued since the last
+commit.
+
 Errors: after a failed write (disk full, read-only, ...) the background writer stops,
 everything committed before stays intact, and the next ``add_*``, ``set_*``,
 ``flush``, ``drain`` or ``aclose`` raises the :class:`~webcrawl.storage.errors.StoreError`
@@ -87,6 +94,7 @@ class CrawlStore:
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._on_commit: list[Callable[[], None]] = []
+        self._before_commit: list[Callable[[], None]] = []
         self._writer = asyncio.create_task(self._run(), name=f"CrawlStore writer {path}")
 
     # -- opening ------------------------------------------------------------------
@@ -181,13 +189,27 @@ class CrawlStore:
                                  outcome, row.seq))
         self._added(1)
 
-    def add_fetch(self, record: FetchRecord) -> None:
+    def add_fetch(self, record: FetchRecord) -> int:
+        """Enqueue a ``fetches`` row; its id."""
         self._check()
         fetch_id = self._next_fetch_id
         self._next_fetch_id += 1
         self._batch.fetches.append((fetch_id, *fetch_row(record)))
         self._batch.last_fetch[record.url_id] = fetch_id
         self._added(1)
+        return fetch_id
+
+    def set_sketch(self, fetch_id: int, sketch: bytes) -> None:
+        """Set the text sketch (``fetches.sketch``) of fetch ``fetch_id``, enqueued since
+        the last commit (a :meth:`before_commit` callback's sketches of its batch)."""
+        self._check()
+        rows = self._batch.fetches
+        # The batch's fetch rows carry consecutive ids (add_fetch numbers them).
+        at = fetch_id - rows[0][0] if rows else -1
+        if not 0 <= at < len(rows) or rows[at][0] != fetch_id:
+            raise StoreError(f"set_sketch: fetch {fetch_id} is not in the batch being "
+                             "enqueued (it was committed, or never added)")
+        rows[at] = (*rows[at][:-1], sketch)
 
     def add_links(
         self, src_id: int, dst_ids: Sequence[int], nofollow_ids: Sequence[int] = ()
@@ -252,6 +274,12 @@ class CrawlStore:
         ``add_*`` or ``flush`` then raises), for a producer held back by
         :attr:`backlogged`."""
         self._on_commit.append(callback)
+
+    def before_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` just before every commit takes its batch: the records it
+        enqueues are written in the same transaction (see the module docstring).  A
+        callback that raises fails the commit, as a failed write does."""
+        self._before_commit.append(callback)
 
     # -- committing ---------------------------------------------------------------
 
@@ -340,6 +368,13 @@ class CrawlStore:
                 raise self._error
             if not self._pending:
                 return
+            try:
+                self._run_before_commit()
+            except Exception as exc:
+                self._error = StoreError(f"preparing a commit of {self.path} failed: {exc!r}")
+                for callback in self._on_commit:
+                    callback()
+                raise self._error from exc
             # Taking the batch is synchronous: records enqueued together stay together.
             batch, self._batch, self._pending = self._batch, Batch.empty(), 0
             try:
@@ -352,6 +387,10 @@ class CrawlStore:
             finally:
                 for callback in self._on_commit:
                     callback()
+
+    def _run_before_commit(self) -> None:
+        for callback in self._before_commit:
+            callback()
 
     async def _write(self, batches: list[Batch], wait: float) -> None:
         """Write ``batches`` in one transaction, waiting up to ``wait`` seconds for
@@ -374,6 +413,8 @@ class CrawlStore:
         uncommitted batches in the pending-records file and say so in the error."""
         if not isinstance(self._error, StoreBusyError):
             return
+        with contextlib.suppress(Exception):  # the last pages' records, as a commit adds them
+            self._run_before_commit()
         batches = [*self._unwritten, self._batch]
         self._unwritten, self._batch, self._pending = [], Batch.empty(), 0
         if not any(len(b) for b in batches):

@@ -49,6 +49,7 @@ from webcrawl.crawler.engine.sitemap_turn import SitemapTurn
 from webcrawl.crawler.engine.stats import CrawlStats
 from webcrawl.crawler.engine.windows import HostWindows
 from webcrawl.crawler.frontier import Frontier
+from webcrawl.crawler.near_batch import NearBatch
 from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.resume import (
@@ -138,6 +139,8 @@ class Crawler:
         self.content_seen = ContentSeen()
         #: text sketches -> near-duplicate groups (the near-duplicate test)
         self.near_seen = NearSeen(self.settings.near_min_resemblance)
+        #: the pages waiting for their sketch and test (with ``near_duplicates``)
+        self.near_batch: NearBatch | None = None
         self.tasks = FetchTasks()
         self.robots = RobotsCache(s)
         self.frontier = Frontier(record_rank=s.frontier_record_rank,
@@ -191,6 +194,8 @@ class Crawler:
                     self._restore(await self.store.load_state())
                 else:
                     self._start()
+                if s.near_duplicates:
+                    self.near_batch = NearBatch(self.near_seen, self.store)
                 self.dead_hosts.open()
                 self.over_budget(self.budget.check())
                 await self.dispatch.run()

@@ -6,7 +6,9 @@ outcome) are enqueued with no ``await`` in between, so a kill never splits them.
 Redirects are recorded as the page's one link and followed within scope for at most
 ``fetch_max_redirects`` hops.  A fetched page whose body repeats an earlier page's is
 recorded as its duplicate (Mercator's content-seen test), and its links are read only
-with ``links_from_duplicates``.  The new URLs are registered
+with ``links_from_duplicates``.  With ``near_duplicates``, the page's text waits for its
+sketch and the near-duplicate test with the other pages of the store's next commit
+(:mod:`~webcrawl.crawler.near_batch`).  The new URLs are registered
 (:mod:`~webcrawl.crawler.engine.discovery`) and the strategy hears of the page's links
 (:mod:`~webcrawl.crawler.engine.feedback`).
 """
@@ -18,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from webcrawl.crawler.frontier import Taken
 from webcrawl.crawler.links import PageLinks, page_link_ids
-from webcrawl.crawler.near_seen import encode_sketch
 from webcrawl.crawler.orders import Attempt, PageDone
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.urls import normalize_url
@@ -26,7 +27,6 @@ from webcrawl.storage import _testhooks
 from webcrawl.storage.records import FetchRecord, Outcome
 
 if TYPE_CHECKING:
-    import numpy as np
     from webcrawl.crawler.engine.core import Crawler
 
 __all__ = ["PageRecorder"]
@@ -61,14 +61,14 @@ class PageRecorder:
         _testhooks.kill_at("shard_page")
 
     def record(self, taken: Taken, seq: int, attempt: int, a: Attempt,
-               outcome: Outcome, sketch: bytes | None = None) -> None:
-        """One attempt's ``fetches`` row."""
+               outcome: Outcome) -> int:
+        """One attempt's ``fetches`` row; its id."""
         crawl = self.crawl
         assert crawl.store is not None
         record = FetchRecord(
             url_id=taken.url_id, seq=seq, started_at=a.started_at, ended_at=a.ended_at,
             outcome=outcome, error=a.error, attempt=attempt, strategy=crawl.strategy.name,
-            priority=taken.priority, rank=taken.rank, sketch=sketch)
+            priority=taken.priority, rank=taken.rank)
         if a.status is not None:
             record.status = a.status
             record.content_type = a.content_type or None
@@ -76,7 +76,7 @@ class PageRecorder:
             record.digest = a.digest if a.size else None
             record.etag = a.etag
             record.last_modified = a.last_modified
-        crawl.store.add_fetch(record)
+        return crawl.store.add_fetch(record)
 
     def finish(self, taken: Taken, seq: int, outcome: Outcome) -> None:
         """The URL's one outcome."""
@@ -94,7 +94,7 @@ class PageRecorder:
         links: list[int] = []
         nofollow: list[int] = []
         read_links = True
-        sketch = None
+        duplicate = False
         if outcome is Outcome.REDIRECT:
             assert result.location is not None
             links = self._follow_redirect(taken.url_id, seq, result.location)
@@ -104,10 +104,9 @@ class PageRecorder:
             read_links = not duplicate or crawl.settings.links_from_duplicates
             if page is not None and read_links:
                 links, nofollow = self._page_links(taken.url_id, seq, page)
-            if page is not None and page.sketch is not None:
-                sketch = encode_sketch(page.sketch)
-            self._near(taken.url_id, None if duplicate or page is None else page.sketch)
-        self.record(taken, seq, attempt, result, outcome, sketch)
+        fetch_id = self.record(taken, seq, attempt, result, outcome)
+        if outcome is Outcome.FETCHED and crawl.near_batch is not None:
+            crawl.near_batch.add(taken.url_id, fetch_id, page, tested=not duplicate)
         if outcome is Outcome.FETCHED or outcome is Outcome.REDIRECT:
             assert crawl.store is not None
             if read_links:
@@ -122,14 +121,6 @@ class PageRecorder:
         for page_id, original in crawl.content_seen.see(url_id, digest):
             crawl.store.set_duplicate(page_id, original)
         return crawl.content_seen.original(url_id) is not None
-
-    def _near(self, url_id: int, sketch: np.ndarray | None) -> None:
-        """The near-duplicate test (a duplicate, or a page without a sketch: none)."""
-        crawl = self.crawl
-        if crawl.settings.near_duplicates:
-            assert crawl.store is not None
-            for page_id, leader, resemblance in crawl.near_seen.see(url_id, sketch):
-                crawl.store.set_near_duplicate(page_id, leader, resemblance)
 
     def _follow_redirect(self, url_id: int, seq: int, location: str) -> list[int]:
         crawl = self.crawl

@@ -21,8 +21,9 @@ order), streaming with bounded memory (one record's payload at a time, capped at
                  :mod:`webcrawl.crawler.content_seen`) and its links are not read
                  (``links_from_duplicates`` reads them).  With ``near_duplicates``,
                  every other ``fetched`` page's text is sketched and tested as the crawl
-                 tests it (:mod:`webcrawl.crawler.near_seen`, ``urls.near_of``); a
-                 revisit whose text changed is tested again.
+                 tests it, in batches written with the pages' rows
+                 (:mod:`webcrawl.crawler.near_batch`, ``urls.near_of``); a revisit whose
+                 text changed is tested again.
 ``revisit``      with the *identical-payload-digest* profile, whose payload digest
                  is that of a ``response`` record read earlier in this import (the
                  earlier crawl's WARCs given first, or the same file): read as that
@@ -52,12 +53,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.fetcher import decode_body, is_html
 from webcrawl.crawler.ingest._records import Record, read_record_at
 from webcrawl.crawler.links import PageLinks, extract_links, link_ids
-from webcrawl.crawler.near_seen import NearSeen, encode_sketch
+from webcrawl.crawler.near_batch import NearBatch
+from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.settings import CrawlSettings
@@ -131,7 +132,8 @@ class RecordImporter:
         #: the crawl's content-seen test (a copy of an earlier page's body)
         self.seen = ContentSeen()
         #: the crawl's near-duplicate test (with ``near_duplicates``)
-        self.near = NearSeen(settings.near_min_resemblance)
+        self.near = (NearBatch(NearSeen(settings.near_min_resemblance), store)
+                     if settings.near_duplicates else None)
         #: the file being read, and where each payload digest's first whole response
         #: record is (file, offset): what an identical-payload revisit refers to
         self.source: Path | None = None
@@ -142,8 +144,12 @@ class RecordImporter:
         self._handle(rec)
         self.stats.urls = len(self.registry)
         self.stats.hosts = self.registry.host_count
-        if self.settings.near_duplicates:
-            self.stats.near_copies = self.near.near_duplicates
+        self.count_near_copies()
+
+    def count_near_copies(self) -> None:
+        """The near copies found so far (the pages of the next commit not yet tested)."""
+        if self.near is not None:
+            self.stats.near_copies = self.near.near.near_duplicates
 
     def _handle(self, rec: Record) -> None:
         self.stats.records += 1
@@ -249,22 +255,26 @@ class RecordImporter:
             if target is not None:
                 links = [self.registry.register(self.store, target, self.registry.depth(uid), seq)]
         read_links = True
-        sketch = None
+        near = False
+        page = None
         if outcome is Outcome.FETCHED:
             for page_id, original in self.seen.see(uid, digest):
                 self.store.set_duplicate(page_id, original)
             duplicate = self.seen.original(uid) is not None
             read_links = not duplicate or self.settings.links_from_duplicates
-            near = self.settings.near_duplicates and not duplicate
+            near = self.near is not None and not duplicate
             page = self._page(url, rec, near) if read_links or near else None
             if page is not None and read_links:
                 links, nofollow = self._page_links(uid, seq, page)
-            sketch = self._near(uid, page.sketch if page is not None and near else None)
         changed = None
         if kind is FetchKind.REVISIT and previous is not None and digest and previous[3]:
             changed = digest != previous[3]
-        self._add_fetch(uid, rec, when, seq, attempt, kind, outcome, status, digest, changed,
-                        ctype=ctype, sketch=sketch)
+        fetch_id = self._add_fetch(uid, rec, when, seq, attempt, kind, outcome, status, digest,
+                                   changed, ctype=ctype)
+        if outcome is Outcome.FETCHED and self.near is not None:
+            # as the crawl's recording does: a duplicate, or a page without text, is
+            # tested with no sketch
+            self.near.add(uid, fetch_id, page if near else None)
         if outcome is Outcome.REDIRECT or (outcome is Outcome.FETCHED and read_links):
             self.store.add_links(uid, links, nofollow)
             self.stats.links += len(links)
@@ -272,21 +282,12 @@ class RecordImporter:
             self.store.set_outcome(uid, outcome, seq)
         self.last[uid] = (seq, attempt, status, digest, kind)
 
-    def _page(self, url: str, rec: Record, sketch: bool) -> PageLinks:
-        """The page's links (and, with ``sketch``, its text sketch) from one parse."""
+    def _page(self, url: str, rec: Record, text: bool) -> PageLinks:
+        """The page's links (and, with ``text``, its text) from one parse."""
         s = self.settings
         return extract_links(rec.body, url, charset=_charset(rec),
                              max_links=s.links_max_per_page, agent=s.fetch_robots_agent,
-                             sketch=sketch)
-
-    def _near(self, uid: int, sketch: np.ndarray | None) -> bytes | None:
-        """The near-duplicate test of a fetched page (as the crawl's recording does:
-        a duplicate, or a page without a sketch, is None); the sketch to store."""
-        if not self.settings.near_duplicates:
-            return None
-        for page_id, leader, resemblance in self.near.see(uid, sketch):
-            self.store.set_near_duplicate(page_id, leader, resemblance)
-        return None if sketch is None else encode_sketch(sketch)
+                             text=text)
 
     def _page_links(self, uid: int, seq: int, page: PageLinks) -> tuple[list[int], list[int]]:
         s = self.settings
@@ -297,19 +298,20 @@ class RecordImporter:
 
     def _add_fetch(self, uid: int, rec: Record, when: float, seq: int, attempt: int,
                    kind: FetchKind, outcome: Outcome, status: int | None,
-                   digest: str | None, changed: bool | None, ctype: str | None = None,
-                   sketch: bytes | None = None) -> None:
+                   digest: str | None, changed: bool | None, ctype: str | None = None
+                   ) -> int:
         if ctype is None:
             ctype = (rec.header("Content-Type") or "").partition(";")[0].strip().lower()
-        self.store.add_fetch(FetchRecord(
+        fetch_id = self.store.add_fetch(FetchRecord(
             url_id=uid, seq=seq, started_at=when, ended_at=when, outcome=outcome,
             status=status, content_type=ctype or None,
             size=len(rec.body) if rec.kind == "response" else None, digest=digest,
             etag=rec.header("ETag"), last_modified=rec.header("Last-Modified"),
-            attempt=attempt, kind=kind, strategy="warc", changed=changed, sketch=sketch))
+            attempt=attempt, kind=kind, strategy="warc", changed=changed))
         self.stats.fetches += 1
         if kind is FetchKind.REVISIT:
             self.stats.revisits += 1
+        return fetch_id
         self.stats.outcomes[str(outcome)] = self.stats.outcomes.get(str(outcome), 0) + 1
 
 

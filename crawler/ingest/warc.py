@@ -135,6 +135,7 @@ async def _import(paths: list[Path], db: Path, skip_bad: bool, settings: CrawlSe
         stats.seconds = time.monotonic() - t0
         try:
             await store.aclose()
+            importer.count_near_copies()  # the last commit tested the last pages
         finally:
             if status is not None and status.terminal:
                 status.clear()  # the caller prints the summary (or the error) in its place

@@ -41,12 +41,12 @@ class LinkHistory:
         self.stored_hosts = self.registry.host_count
         self.new_urls = 0
 
-    def extract(self, url: str, result: FetchResult, *, sketch: bool = False) -> PageLinks:
+    def extract(self, url: str, result: FetchResult, *, text: bool = False) -> PageLinks:
         """A fetched page's links, parsed as the crawl parses them (the one parse);
-        ``sketch`` also takes its text's sketch, as the crawl does."""
+        ``text`` also takes its text (for its sketch), as the crawl does."""
         s = self.settings
         return extract_links(result.body, url, max_links=s.links_max_per_page,
-                             agent=s.fetch_robots_agent, charset=result.charset, sketch=sketch)
+                             agent=s.fetch_robots_agent, charset=result.charset, text=text)
 
     def record_links(self, url_id: int, page: PageLinks, seq: int) -> None:
         """Enqueue a page's extracted links as its latest link set."""

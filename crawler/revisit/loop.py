@@ -79,7 +79,6 @@ from webcrawl.crawler import eventloop
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.fetcher import FetchResult
 from webcrawl.crawler.links import PageLinks
-from webcrawl.crawler.near_seen import encode_sketch
 from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.revisit.clock import RevisitClock, WallClock
@@ -256,7 +255,7 @@ class RevisitCrawler:
         store.set_meta(META_DAY_SECONDS, repr(s.day_seconds))  # read back by the analyses
         hist = await asyncio.to_thread(load_history, self.db_path, since, rule == "")
         self._links = LinkHistory(store, state, self.crawl_settings)
-        self._copies = await RevisitCopies.load(self.db_path, self.crawl_settings)
+        self._copies = await RevisitCopies.load(self.db_path, self.crawl_settings, store)
         self._next_seq = state.next_seq
         self._origin = hist.origin
         for h in state.hosts:
@@ -474,21 +473,21 @@ class RevisitCrawler:
         self._handle(page, seq, self.clock.stamp(done.response, wall, mono))
 
     def _record(self, page: Page, seq: int, result: FetchResult, outcome: Outcome,
-                digest: str | None, changed: bool | None, error: str | None = None,
-                sketch: bytes | None = None) -> None:
+                digest: str | None, changed: bool | None, error: str | None = None) -> int:
+        """The visit's ``fetches`` row; its id."""
         assert self.store is not None
-        self.store.add_fetch(FetchRecord(
+        fetch_id = self.store.add_fetch(FetchRecord(
             url_id=page.url_id, seq=seq, started_at=result.started_at,
             ended_at=result.ended_at, outcome=outcome, status=result.status,
             content_type=result.content_type or None, size=result.size, digest=digest,
             etag=result.etag or page.etag, last_modified=result.last_modified or page.last_modified,
-            error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed,
-            sketch=sketch))
+            error=error, kind=FetchKind.REVISIT, strategy=self.settings.policy, changed=changed))
         self.stats.fetches += 1
         self.stats.outcomes[str(outcome)] += 1
         if page.joined:  # a page-window page's first answer decides its outcome
             self.store.set_outcome(page.url_id, outcome, seq)
             page.joined = False
+        return fetch_id
 
     def _add_new(self, page: Page, seq: int, links: PageLinks) -> None:
         """Cho's page window: the pages this one links to that join the collection."""
@@ -530,14 +529,12 @@ class RevisitCrawler:
         links = None
         if outcome is Outcome.FETCHED and self._links is not None and (
                 changed is not False or self._window is not None):
-            # the page's one parse (and its text's sketch, if it may have changed)
-            sketch_it = self._copies.near is not None and changed is not False
-            links = self._links.extract(page.url, result, sketch=sketch_it)
-        sketch = None if links is None or links.sketch is None else encode_sketch(links.sketch)
-        self._record(page, seq, result, outcome, digest, changed, sketch=sketch)
+            # the page's one parse (and its text, for its sketch, if it may have changed)
+            text = self._copies.near is not None and changed is not False
+            links = self._links.extract(page.url, result, text=text)
+        fetch_id = self._record(page, seq, result, outcome, digest, changed)
         if outcome is Outcome.FETCHED and changed is not False and digest is not None:
-            self._content_seen(page.url_id, result.body, digest,
-                               None if links is None else links.sketch)
+            self._content_seen(page.url_id, result.body, digest, fetch_id, links)
         if joining and outcome is not Outcome.FETCHED:
             self.planner.update(page.url_id, math.inf)  # not an HTML page: leaves again
             return
@@ -557,13 +554,13 @@ class RevisitCrawler:
         self.planner.update(page.url_id, t_day, observed,
                             self._modified_day(result, t_day) if observed else None)
 
-    def _content_seen(self, url_id: int, body: bytes, digest: str,
-                      sketch: np.ndarray | None) -> None:
+    def _content_seen(self, url_id: int, body: bytes, digest: str, fetch_id: int,
+                      page: PageLinks | None) -> None:
         """The crawl's copy tests on the raw body and the text: the page may have become
         a copy or near copy of another page, or stopped being one."""
         assert self.store is not None
         raw = digest if self._pattern is None else body_digest(body)
-        self._copies.see(self.store, url_id, raw if body else None, sketch)
+        self._copies.see(self.store, url_id, raw if body else None, fetch_id, page)
 
     def _count(self, changed: bool | None) -> None:
         if changed is None:

@@ -43,6 +43,7 @@ from typing import Any
 
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.near_batch import sketch_answers
 from webcrawl.crawler.orders import FetchOrder, await_answer
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shard.coordinator import ShardDownloader
@@ -138,6 +139,7 @@ class RayShardWorker:
         if self._failure is not None:
             raise self._failure
         batch, self._outbox = self._outbox, []
+        sketch_answers(batch)  # (near_duplicates) the batch's page texts, sketched at once
         return batch
 
     async def stop(self) -> None:

@@ -30,6 +30,7 @@ from dataclasses import replace
 
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
+from webcrawl.crawler.near_batch import sketch_answers
 from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots
 from webcrawl.crawler.scope import Scope
 from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerOrder
@@ -73,6 +74,7 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None], *,
 
     def flush() -> None:
         timer.clear()
+        sketch_answers(outbox)  # (near_duplicates) the frame's page texts, sketched at once
         try:
             write(encode_frame(outbox))
         except (OSError, RuntimeError):  # the coordinator is gone: nobody reads answers

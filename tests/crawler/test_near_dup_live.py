@@ -20,13 +20,16 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import pytest
+from warcio.archiveiterator import ArchiveIterator
 from webcrawl.analysis.graph import bowtie, load_graph, pagerank
 from webcrawl.analysis.graph.loader import graph_edges
 from webcrawl.analysis.ordering.compare import CompareSettings, compare_crawl
 from webcrawl.crawler import crawl
 from webcrawl.crawler.ingest import import_warc
+from webcrawl.crawler.links import extract_links
 from webcrawl.crawler.near_seen import NearSeen, decode_sketch
 from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shingles import text_sketch
 from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 from webcrawl.storage.reader import CrawlReader
 from webcrawl.storage.records import Outcome
@@ -55,6 +58,7 @@ def crawls(web: FixtureWeb, tmp_path_factory: pytest.TempPathFactory) -> dict[st
             crawl([server.seed_url], db, dataclasses.replace(BASE, **changes))
             out[name] = db
         out["port"] = Path(str(server.port))
+    out["warcs"] = warcs
     out["warc"] = tmp_path_factory.mktemp("warc") / "imported.db"
     result = import_warc(sorted(warcs.iterdir()), out["warc"],
                          settings=CrawlSettings(near_duplicates=True))
@@ -126,6 +130,49 @@ def test_the_warc_import_stores_the_crawls_sketches(crawls: dict[str, Path]) -> 
     assert len(imported) > 300 and imported.keys() <= crawled.keys()
     assert all((decode_sketch(imported[u]) == decode_sketch(crawled[u])).all()
                for u in imported)
+
+
+def _bodies(warcs: Path) -> dict[str, bytes]:
+    """URL -> the body of its response record in the crawl's WARCs."""
+    out = {}
+    for path in sorted(warcs.iterdir()):
+        with path.open("rb") as f:
+            for rec in ArchiveIterator(f):
+                if rec.rec_type == "response":
+                    out[rec.rec_headers.get_header("WARC-Target-URI")] = \
+                        rec.content_stream().read()
+    return out
+
+
+@pytest.mark.parametrize("order", ["bfs", "warc"])
+def test_the_batched_test_is_the_page_by_page_test(crawls: dict[str, Path],
+                                                   order: str) -> None:
+    """The crawl and the import sketch and test the pages of each commit together;
+    sketched one by one from the same texts (the crawl's WARC bodies) and tested page
+    by page in the order the pages were recorded, the sketches are the stored ones bit
+    for bit and the groups the stored groups."""
+    bodies = _bodies(crawls["warcs"])
+    with sqlite3.connect(crawls[order]) as conn:
+        rows = conn.execute(
+            "SELECT u.id, u.url, f.sketch, u.duplicate_of IS NOT NULL FROM fetches f"
+            " JOIN urls u ON u.id = f.url_id WHERE f.outcome = 'fetched' AND u.url LIKE"
+            " '%.test%' ORDER BY f.id").fetchall()
+        stored = dict(conn.execute("SELECT id, near_of FROM urls WHERE near_of IS NOT NULL"))
+    one_by_one = NearSeen(BASE.near_min_resemblance)
+    sketched = 0
+    for url_id, url, blob, duplicate in rows:
+        text = extract_links(bodies[url], url, text=True).text
+        assert text is not None
+        sketch = text_sketch(text)
+        if order == "bfs" or not duplicate:  # the import does not sketch a duplicate
+            assert (blob is None) == (sketch is None), url
+        if blob is not None:
+            assert sketch is not None and (decode_sketch(blob) == sketch).all(), url
+            sketched += 1
+        one_by_one.see(url_id, None if duplicate else sketch)
+    assert sketched > 300
+    groups = {i: near[0] for i, *_ in rows if (near := one_by_one.near_of(i)) is not None}
+    assert groups == stored and len(groups) == 36
 
 
 def test_resume_state_reproduces_the_groups(crawls: dict[str, Path]) -> None:

@@ -1,0 +1,88 @@
+"""NearBatch: the pages of a commit sketched and tested together, the same as one by one."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+from webcrawl.crawler.links import PageLinks
+from webcrawl.crawler.near_batch import NearBatch, sketch_answers
+from webcrawl.crawler.near_seen import NearSeen, decode_sketch
+from webcrawl.crawler.orders import PageDone
+from webcrawl.crawler.shingles import text_sketch
+from webcrawl.storage.records import FetchRecord, Outcome
+from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
+
+WORDS = [f"w{i}" for i in range(300)]
+
+
+def _texts(n: int, seed: int = 5) -> list[str]:
+    """Random texts and near copies of earlier ones (one word changed), and a few too
+    short to sketch."""
+    rng = np.random.default_rng(seed)
+    texts: list[str] = []
+    for i in range(n):
+        if i % 3 == 2:
+            words = texts[i - 2].split()
+            words[int(rng.integers(len(words)))] = "changed"
+            texts.append(" ".join(words))
+        elif i % 17 == 0:
+            texts.append("too short")
+        else:
+            texts.append(" ".join(rng.choice(WORDS, 120).tolist()))
+    return texts
+
+
+async def test_a_commits_pages_get_the_one_by_one_sketches_and_groups(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    texts = _texts(90)
+    copies = {10, 11, 40}  # byte-for-byte copies: sketch stored, not tested
+    store = await CrawlStore.open(path, batch_size=10_000, flush_interval=60)
+    batch = NearBatch(NearSeen(0.8), store)
+    store.add_host(HostRow(0, "a.test"))
+    for url_id, text in enumerate(texts):
+        store.add_url(UrlRow(url_id, f"http://a.test/{url_id}", 0, 0, -1))
+        fetch_id = store.add_fetch(FetchRecord(url_id=url_id, seq=url_id, started_at=1.0,
+                                               ended_at=1.0, outcome=Outcome.FETCHED))
+        # every 7th page came sketched already (a shard worker's page)
+        page = PageLinks(sketch=text_sketch(text)) if url_id % 7 == 0 else PageLinks(text=text)
+        batch.add(url_id, fetch_id, page, tested=url_id not in copies)
+        if url_id in (29, 60):
+            assert len(batch) > 0
+            await store.flush()  # three commits: 30, 31 and 29 pages
+            assert len(batch) == 0
+    await store.aclose()
+
+    one_by_one = NearSeen(0.8)
+    expected = {}
+    for url_id, text in enumerate(texts):
+        sketch = text_sketch(text)
+        expected[url_id] = sketch
+        one_by_one.see(url_id, None if url_id in copies else sketch)
+    with sqlite3.connect(path) as conn:
+        stored = dict(conn.execute("SELECT url_id, sketch FROM fetches"))
+        groups = dict(conn.execute("SELECT id, near_of FROM urls WHERE near_of IS NOT NULL"))
+    for url_id, sketch in expected.items():
+        if sketch is None:
+            assert stored[url_id] is None
+        else:
+            assert (decode_sketch(stored[url_id]) == sketch).all()
+    want = {i: near[0] for i in expected if (near := one_by_one.near_of(i)) is not None}
+    assert groups == want
+    assert len(want) >= 20  # most planted copies found (the copies of copies excepted)
+
+
+def test_sketch_answers_replaces_each_text_by_its_sketch() -> None:
+    texts = _texts(20, seed=9)
+    answers: list[object] = [PageDone(i, (), None, PageLinks(text=t), 0.0)
+                             for i, t in enumerate(texts)]
+    answers.append(PageDone(99, (), None, None, 0.0))  # no HTML page
+    answers.append("not a page answer")
+    sketch_answers(answers)
+    for answer, text in zip(answers, texts, strict=False):
+        assert isinstance(answer, PageDone) and answer.links is not None
+        want = text_sketch(text)
+        assert answer.links.text is None
+        got = answer.links.sketch
+        assert (got is None) if want is None else (got is not None and (got == want).all())
