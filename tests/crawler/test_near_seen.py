@@ -16,10 +16,14 @@ def _random() -> np.ndarray:
     return RNG.integers(0, 1 << 16, SKETCH_SIZE, dtype=np.uint16)
 
 
-def _copy(sk: np.ndarray, changed: int) -> np.ndarray:
-    """``sk`` with ``changed`` bins (spread over the bands) set to new values."""
+def _copy(sk: np.ndarray, changed: int, clustered: bool = False) -> np.ndarray:
+    """``sk`` with ``changed`` bins (spread over the bands, or the first ones) set to new
+    values."""
     out = sk.copy()
-    at = np.linspace(0, SKETCH_SIZE - 1, changed).astype(int) if changed else []
+    if clustered:
+        at: np.ndarray | list[int] = np.arange(changed)
+    else:
+        at = np.linspace(0, SKETCH_SIZE - 1, changed).astype(int) if changed else []
     out[at] = out[at] + np.uint16(1)
     return out
 
@@ -48,16 +52,23 @@ def test_copy_joins_at_the_threshold_and_reports_its_resemblance() -> None:
     assert seen.see(4, None) == [] and len(seen) == 3 and seen.near_duplicates == 1
 
 
-def test_groups_match_brute_force_leader_clustering() -> None:
+@pytest.mark.parametrize(("threshold", "minimum"), [(0.8, 52), (0.9, 58), (0.7, 45)])
+@pytest.mark.parametrize("clustered", [False, True])
+def test_groups_match_brute_force_leader_clustering(threshold: float, minimum: int,
+                                                    clustered: bool) -> None:
     # Families of copies at many distances, in an interleaved order; LSH with 16 bands
-    # of 4 finds every copy within 13 changed bins (at most 13 bands touched).
+    # of 4 finds every copy within 13 changed bins (at most 13 bands touched).  Changed
+    # bins spread over the bands or packed into as few bands as they fill: the
+    # candidates passed over for sharing too few bands must be those that could not
+    # win (the brute force compares every leader).
     bases = [_random() for _ in range(30)]
-    sketches = [_copy(bases[k % 30], (k * 7) % 14) for k in range(300)]
-    seen = NearSeen(0.8)
+    sketches = [_copy(bases[k % 30], (k * 7) % 14, clustered) for k in range(300)]
+    seen = NearSeen(threshold)
     for i, sk in enumerate(sketches):
         seen.see(i, sk)
     got = {i: leader for i in range(300) if (near := seen.near_of(i)) for leader in [near[0]]}
-    assert got == _brute(sketches, 52)
+    assert got == _brute(sketches, minimum)
+    assert len(got) > 60
 
 
 def test_a_changed_leader_regroups_its_members() -> None:
