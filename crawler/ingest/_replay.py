@@ -311,8 +311,8 @@ class RecordImporter:
         self.stats.fetches += 1
         if kind is FetchKind.REVISIT:
             self.stats.revisits += 1
-        return fetch_id
         self.stats.outcomes[str(outcome)] = self.stats.outcomes.get(str(outcome), 0) + 1
+        return fetch_id
 
 
 def _charset(rec: Record) -> str | None:
