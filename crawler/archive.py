@@ -213,7 +213,8 @@ class WarcArchive:
         """A resumed crawl's repeats (``warc_dedup_repeats``): remember every payload
         that the folder's earlier files of this archive's prefix hold in a whole record
         (:func:`~webcrawl.crawler.warc_dedup.stored_payloads`), so that it is not stored
-        again.  Returns how many records were read; call it before the first record."""
+        again.  Returns how many such records it found; call it before the first
+        record (it is a resume's: a new crawl's folder may hold another crawl's files)."""
         if self.payloads is None or not self.settings.warc_dedup_repeats:
             return 0
         own = re.compile(rf"{re.escape(self.settings.warc_prefix)}-\d{{14}}-\d{{5}}\.warc\.gz")
