@@ -33,11 +33,13 @@ import tempfile
 
 import pytest
 
-#: Test files of a minute or more (``--durations``, 2-core machine, 2026-12-06), longest
-#: first: the README and guide blocks (~50 s each), the resident-memory and kill -9 crawls,
-#: the demo, the fresh imports of every module.
-LONGEST_FILES = ("test_readme_commands.py", "test_memory_limit.py", "test_crash_safety.py",
-                 "test_demo.py", "test_architecture.py")
+#: Test files of 18 CPU-s or more, longest first (CPU time of the test process and the
+#: processes it waited for, each file run alone, 2026-12-06: 99, 56, 50, 34, 33, 26, 21,
+#: 18 CPU-s): the resident-memory crawls, the README and guide blocks, the reports, the
+#: kill -9 crawls, the demo.
+LONGEST_FILES = ("test_memory_limit.py", "test_readme_commands.py", "test_report.py",
+                 "test_revisit_crash_safety.py", "test_orderings_resume_live.py",
+                 "test_crash_safety.py", "test_shard_kill.py", "test_demo.py")
 
 #: the cache folder of this run (set by the controller only)
 _KEY = pytest.StashKey[str]()
