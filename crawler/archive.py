@@ -14,7 +14,9 @@ to the current file of ``settings.warc_dir``:
   the HTTP headers, no payload; :mod:`webcrawl.crawler.warc_dedup`);
   request and response refer to each other (``WARC-Concurrent-To``).
 
-``revisits`` counts the identical-payload revisit records, ``bytes_not_stored`` the
+A resumed crawl (or a shard worker started again) first reads back the payloads its
+earlier files hold (:meth:`WarcArchive.recall`).  ``revisits`` counts the
+identical-payload revisit records, ``bytes_not_stored`` the
 body bytes they did not store again.  With ``warc_cdxj``, each WARC file gets a CDXJ
 index of its ``response`` and ``revisit`` records beside it (same name, ``.cdxj``;
 :mod:`webcrawl.crawler.cdxj`), written sorted when the file is closed (through a
@@ -47,6 +49,7 @@ import datetime as _dt
 import io
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -55,7 +58,14 @@ from urllib.parse import urlsplit
 
 from webcrawl.crawler.cdxj import cdxj_line
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.warc_dedup import PayloadIndex, StoredPayload, payload_digest, warc_date
+from webcrawl.crawler.warc_dedup import (
+    PayloadIndex,
+    StoredPayload,
+    payload_digest,
+    stored_payloads,
+    warc_date,
+)
+from webcrawl.storage import _testhooks
 from webcrawl.storage.errors import ConfigError, CrawlError
 
 __all__ = ["IDENTICAL_PAYLOAD_PROFILE", "NOT_MODIFIED_PROFILE", "WarcArchive", "WarcCounts"]
@@ -72,9 +82,19 @@ class WarcCounts:
     """What a crawl's archive wrote: records, identical-payload revisit records among
     them, and the body bytes those did not store again."""
 
-    records: int
-    revisits: int
-    bytes_not_stored: int
+    records: int = 0
+    revisits: int = 0
+    bytes_not_stored: int = 0
+
+    def __add__(self, other: WarcCounts) -> WarcCounts:
+        """The counts of two archives together (a sharded crawl's workers)."""
+        return WarcCounts(self.records + other.records, self.revisits + other.revisits,
+                          self.bytes_not_stored + other.bytes_not_stored)
+
+    def as_dict(self) -> dict[str, int]:
+        """``records``, ``revisits``, ``bytes_not_stored`` (a summary's ``--json``)."""
+        return {"records": self.records, "revisits": self.revisits,
+                "bytes_not_stored": self.bytes_not_stored}
 
 
 class WarcArchive:
@@ -189,6 +209,23 @@ class WarcArchive:
         """Close the current file (idempotent)."""
         self._close()
 
+    def recall(self) -> int:
+        """A resumed crawl's repeats (``warc_dedup_repeats``): remember every payload
+        that the folder's earlier files of this archive's prefix hold in a whole record
+        (:func:`~webcrawl.crawler.warc_dedup.stored_payloads`), so that it is not stored
+        again.  Returns how many such records it found; call it before the first
+        record (it is a resume's: a new crawl's folder may hold another crawl's files)."""
+        if self.payloads is None or not self.settings.warc_dedup_repeats:
+            return 0
+        own = re.compile(rf"{re.escape(self.settings.warc_prefix)}-\d{{14}}-\d{{5}}\.warc\.gz")
+        earlier = sorted(p for p in self.directory.iterdir()
+                         if own.fullmatch(p.name) and p not in self.files)
+        found = 0
+        for digest, stored in stored_payloads(earlier):
+            self.payloads.add(digest, stored)
+            found += 1
+        return found
+
     @property
     def counts(self) -> WarcCounts:
         return WarcCounts(self.records, self.revisits, self.bytes_not_stored)
@@ -251,6 +288,7 @@ class WarcArchive:
         writer.write_record(response)
         length = self._size + self._buffer.tell() - offset
         self._write()
+        _testhooks.kill_at("warc_exchange")  # test-only: a kill -9 after N exchanges
         self.records += 2
         if stored is not None:
             self.revisits += 1

@@ -114,6 +114,9 @@ class DownloaderLink:
     meta: Mapping[str, str] = field(default_factory=dict)
     #: stores one meta key with the crawl (once the crawl's database is open)
     set_meta: Callable[[str, str], None] = _no_meta
+    #: the crawl continues earlier runs (a resume, or a shard worker started again):
+    #: the WARC archive reads back the payloads its earlier files hold
+    resumed: bool = False
 
 
 class Downloader(Protocol):
@@ -220,6 +223,9 @@ class LocalDownloader(HostClocks):
         """Open the connection pool (bad TLS settings fail here)."""
         self._link = link or DownloaderLink()
         await self.fetcher.__aenter__()
+        archive = self.fetcher.archive if isinstance(self.fetcher, Fetcher) else None
+        if archive is not None and self._link.resumed:
+            archive.recall()
 
     async def __aenter__(self) -> LocalDownloader:
         await self.open()

@@ -31,12 +31,13 @@ from typing import TYPE_CHECKING, TextIO
 from webcrawl.storage.records import Outcome
 
 if TYPE_CHECKING:
+    from webcrawl.crawler.archive import WarcCounts
     from webcrawl.crawler.engine import CrawlStats
 
 # StatusLine and fit_line are public too (every long command's display); the package
 # facade does not list them yet, so neither does __all__.
 __all__ = ["Progress", "dead_hosts_text", "format_clock", "format_line", "format_summary",
-           "stop_on_signals"]
+           "stop_on_signals", "warc_text"]
 
 
 @contextlib.contextmanager
@@ -125,17 +126,18 @@ def format_summary(stats: CrawlStats) -> str:
                if stats.links_cut_pages else "")
             + (f"; {stats.sitemap_fetches} sitemap files read" if stats.sitemap_fetches
                else "")
-            + _warc_text(stats)
+            + warc_text(stats.warc)
             + (f"; URL-trap bounds kept out {traps}" if traps else "")
             + (f"; {dead}" if (dead := dead_hosts_text(stats)) else ""))
 
 
-def _warc_text(stats: CrawlStats) -> str:
-    """``; WARC: 412 records, 200 revisits (3,145,728 bytes not stored again)``."""
-    if stats.warc_records is None:
+def warc_text(counts: WarcCounts | None) -> str:
+    """A summary's WARC clause (crawl and revisit): ``; WARC: 412 records, 200 revisits
+    of stored payloads (3,145,728 bytes not stored again)``; "" without a WARC."""
+    if counts is None:
         return ""
-    return (f"; WARC: {stats.warc_records:,} records, {stats.warc_revisits:,} revisits of "
-            f"stored payloads ({stats.warc_bytes_not_stored:,} bytes not stored again)")
+    return (f"; WARC: {counts.records:,} records, {counts.revisits:,} revisits of "
+            f"stored payloads ({counts.bytes_not_stored:,} bytes not stored again)")
 
 
 def dead_hosts_text(stats: CrawlStats) -> str:

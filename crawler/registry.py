@@ -16,8 +16,9 @@ test on 64-bit fingerprints (about 12 bytes), the URL text's offset in a side fi
 the depth (2; at most :data:`MAX_DEPTH`) and the host (4); the URL strings themselves
 are in the side file and the database, not in memory.  :meth:`CrawlRegistry.id_of` is
 a dict probe, a binary search per sorted run and, on a fingerprint hit, one ``pread``
-that confirms it; :meth:`url` one ``pread``.  :meth:`CrawlRegistry.add_many` looks up
-and registers a page's link targets at once.
+that confirms it (none for a URL confirmed lately: :mod:`~webcrawl.crawler.seen`);
+:meth:`url` one ``pread``.  :meth:`CrawlRegistry.add_many` looks up and registers a
+page's link targets at once.
 """
 
 from __future__ import annotations

@@ -247,10 +247,12 @@ class CrawlSettings:
     warc_prefix: str = "webcrawl"
     #: a previous crawl's database, or a CDXJ/CDX index of a WARC collection: a body
     #: it holds already is written as a ``revisit`` record (identical-payload-digest
-    #: profile) that refers to it, not stored again (see webcrawl.crawler.warc_dedup)
+    #: profile) that refers to it, not stored again (see webcrawl.crawler.warc_dedup; a
+    #: database's robots.txt answers come from the CDXJ files beside its WARCs, if any)
     warc_dedup: str | None = None
-    #: a body this crawl stored already (another URL's, or the same URL's refetch) is
-    #: written as a ``revisit`` record that refers to the first one
+    #: a body this crawl stored already (another URL's, or the same URL's refetch; on
+    #: resume, also in the folder's earlier files) is written as a ``revisit`` record
+    #: that refers to the first one (with ``workers`` > 1: per worker process)
     warc_dedup_repeats: bool = False
     #: write a CDXJ index (pywb's format) beside each WARC file (``NAME.cdxj``)
     warc_cdxj: bool = False

@@ -13,13 +13,21 @@ its ``WARC-Date`` and, within this crawl, its ``WARC-Record-ID``), from
   a whole body (:meth:`~webcrawl.storage.reader.CrawlReader.payload_digests`); the
   database keeps our own body digest (BLAKE2b-128 of the decoded body, ``fetches.digest``),
   so bodies are matched on it and the revisit's ``WARC-Date`` reference is the fetch's
-  start, which is the ``WARC-Date`` its WARC record got.  robots.txt answers are not
-  fetches there, so they are stored again (one per host);
+  start, which is the ``WARC-Date`` its WARC record got.  robots.txt answers are no
+  fetches there: they are taken from the CDXJ indexes that crawl wrote beside its
+  WARCs (``warc_cdxj``; its stored ``warc_dir`` and ``warc_prefix``), and stored again
+  (one per host) when it wrote none;
 * a CDXJ or CDX index of a WARC collection (any other file; :mod:`webcrawl.crawler.cdxj`):
   bodies are matched on the index's SHA-1 payload digest, which is what a WARC writer
   puts in ``WARC-Payload-Digest`` (ours and warcio's: of the payload as stored, here
   the decoded body);
-* the crawl itself (``warc_dedup_repeats``): every response record it writes.
+* the crawl itself (``warc_dedup_repeats``): every response record it writes, and, when
+  it resumes (or a shard worker is started again after a loss), every response record
+  its earlier runs left in the folder (:func:`stored_payloads`: the files of the
+  archive's own prefix, read back).  Only a record read back whole counts: its payload
+  must hash to its ``WARC-Payload-Digest`` (a record cut by a kill -9 or a full disk
+  does not, and neither does anything after it in that file).  This reads every earlier
+  file of the prefix once.
 
 Only whole bodies count (a body cut at ``fetch_max_body`` is stored as read), and
 empty bodies are never deduplicated (a revisit record is no smaller).  Memory: about
@@ -31,15 +39,22 @@ from __future__ import annotations
 import base64
 import datetime as _dt
 import hashlib
+import logging
+import re
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from webcrawl.crawler.cdxj import read_cdx_digests
-from webcrawl.storage.errors import ConfigError, StoreError
+from webcrawl.crawler.cdxj import CdxEntry, read_cdx_digests
+from webcrawl.storage.errors import ConfigError, InputFormatError, StoreError
 
-__all__ = ["PayloadIndex", "StoredPayload", "payload_digest", "warc_date"]
+__all__ = ["PayloadIndex", "StoredPayload", "payload_digest", "stored_payloads", "warc_date"]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+
+log = logging.getLogger(__name__)
 
 
 def warc_date(ts: float) -> str:
@@ -89,9 +104,7 @@ class PayloadIndex:
             index._load_database(path)
         else:
             for entry in read_cdx_digests(path):
-                algorithm, _, value = entry.digest.partition(":")
-                index._sha1.setdefault(f"{algorithm.lower()}:{value.upper()}",
-                                       StoredPayload(entry.url, entry.date))
+                index._add_cdx(entry)
         return index
 
     def _load_database(self, path: Path) -> None:
@@ -105,6 +118,41 @@ class PayloadIndex:
             for digest, url, started_at in reader.payload_digests():
                 if digest not in self._ours:
                     self._ours[digest] = StoredPayload(url, warc_date(started_at))
+            meta = reader.meta()
+        self._load_robots(meta)
+
+    def _load_robots(self, meta: dict[str, str]) -> None:
+        """robots.txt answers, which are no fetches in a crawl database, from the CDXJ
+        indexes the crawl wrote beside its WARCs (``warc_cdxj``), when they are there."""
+        from webcrawl.crawler.config import stored_settings
+        from webcrawl.crawler.settings import CrawlSettings
+
+        try:
+            settings = stored_settings(meta)
+        except ConfigError:
+            return
+        folder = settings.get("warc_dir")
+        if not folder or not Path(folder).is_dir():
+            return
+        prefix = re.escape(settings.get("warc_prefix", CrawlSettings().warc_prefix))
+        own = re.compile(rf"{prefix}(-w\d+)?-\d{{14}}-\d{{5}}\.cdxj")
+        for index in sorted(Path(folder).iterdir()):
+            if not own.fullmatch(index.name):
+                continue
+            try:
+                entries = [e for e in read_cdx_digests(index)
+                           if urlsplit(e.url).path == "/robots.txt"]
+            except (OSError, InputFormatError) as exc:
+                log.warning("--warc-dedup: %s not read (%s): its robots.txt answers are "
+                            "stored again", index, exc)
+                continue
+            for entry in entries:
+                self._add_cdx(entry)
+
+    def _add_cdx(self, entry: CdxEntry) -> None:
+        algorithm, _, value = entry.digest.partition(":")
+        self._sha1.setdefault(f"{algorithm.lower()}:{value.upper()}",
+                              StoredPayload(entry.url, entry.date))
 
     def find(self, sha1: str, body: bytes) -> StoredPayload | None:
         """Where the payload ``body`` (whose ``payload_digest`` is ``sha1``) is stored."""
@@ -116,3 +164,34 @@ class PayloadIndex:
     def add(self, sha1: str, stored: StoredPayload) -> None:
         """Remember a payload this crawl stored (the first holder is kept)."""
         self._sha1.setdefault(sha1, stored)
+
+
+def stored_payloads(files: Iterable[Path]) -> Iterator[tuple[str, StoredPayload]]:
+    """``(payload digest, where)`` of every whole ``response`` record of our WARC
+    ``files`` with a non-empty, untruncated payload, in file order (warcio, and so the
+    archive, writes ``WARC-Payload-Digest`` on every response record).
+
+    A file is read up to its first record that cannot be read whole (a torn write at a
+    kill, a cut gzip member): the records before it count, nothing after it does."""
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                for rec in ArchiveIterator(fh):
+                    if rec.rec_type != "response":
+                        continue
+                    h = rec.rec_headers
+                    body = rec.raw_stream.read()
+                    if h.get_header("WARC-Payload-Digest") != payload_digest(body):
+                        break  # cut short: trust nothing after it
+                    if not body or h.get_header("WARC-Truncated"):
+                        continue  # never deduplicated (see the module docstring)
+                    digest = h.get_header("WARC-Payload-Digest")
+                    yield digest, StoredPayload(h.get_header("WARC-Target-URI"),
+                                                h.get_header("WARC-Date"),
+                                                h.get_header("WARC-Record-ID"))
+        except (OSError, EOFError, zlib.error, ArchiveLoadFailed, ValueError) as exc:
+            log.warning("%s: read up to a damaged record (%s): the payloads after it "
+                        "are stored again", path, exc)

@@ -69,7 +69,8 @@ def kill_at(point: str) -> None:
     Points: ``shard_page`` (the sharded crawl's coordinator, after a worker's page
     result was enqueued to the store), ``shard_worker_batch`` (each worker of a
     sharded crawl, after sending a batch of results; restarted workers never see the
-    variable), ``warc_record`` (``import warc``, after each record) and
+    variable), ``warc_record`` (``import warc``, after each record), ``warc_exchange``
+    (a crawl's WARC archive, after each exchange's records are written) and
     ``new_database`` (a new database complete in its temporary file, before its
     rename).  A deterministic ``kill -9`` without sleeping in the test.
     """

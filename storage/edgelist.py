@@ -67,10 +67,10 @@ from pathlib import Path
 from typing import Any
 
 from webcrawl.storage.errors import ConfigError, InputFormatError
-from webcrawl.storage.lock import new_database
 
-# The modules that read, build and write (numpy, pyarrow) load on the first call of
-# import_edges, so that the CLI can name PAGE_RULES without loading them.
+# The modules that read, build and write (numpy, pyarrow, and sqlite3 through the lock)
+# load on the first call of import_edges, so that the CLI can name PAGE_RULES without
+# loading them.
 
 __all__ = ["PAGE_RULES", "EdgeImport", "import_edges", "read_edge_arrays"]
 
@@ -154,6 +154,7 @@ def import_edges(
     from webcrawl.storage._edgegraph import build_graph, seed_nodes
     from webcrawl.storage._edgeread import existing_file
     from webcrawl.storage._edgewrite import write_graph
+    from webcrawl.storage.lock import new_database
 
     t0 = time.perf_counter()
     if pages not in PAGE_RULES:

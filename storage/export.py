@@ -39,7 +39,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 from webcrawl.storage.errors import ConfigError
@@ -247,13 +246,17 @@ def _array_edges(reader: CrawlReader, edges: EdgeArrays, out: TextIO, fmt: str,
 
 
 def _graphml(names: _Names, edges: EdgeArrays, out: TextIO) -> int:
+    # Imported here: xml.sax.saxutils loads urllib.request and http.client, which no
+    # other export needs.
+    from xml.sax.saxutils import quoteattr
+
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
               '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">\n'
               '  <key id="url" for="node" attr.name="url" attr.type="string"/>\n'
               '  <key id="nofollow" for="edge" attr.name="nofollow" attr.type="boolean"/>\n'
               '  <graph id="crawl" edgedefault="directed">\n')
     for i, url in zip(edges.nodes.tolist(), names(edges.nodes), strict=True):
-        out.write(f'    <node id="n{i}"><data key="url">{_xml_text(url)}</data></node>\n')
+        out.write(f'    <node id="n{i}"><data key="url">{quoteattr(url)[1:-1]}</data></node>\n')
     count = 0
     for src, dst, flags in edges.chunks():
         out.write("".join(
@@ -313,10 +316,6 @@ def export_edges_parquet(db_path: str | Path, path: str | Path, *, ids: bool = F
         if edges.src.size == 0:
             writer.write_table(schema.empty_table())
     return int(edges.src.size)
-
-
-def _xml_text(text: str) -> str:
-    return quoteattr(text)[1:-1]
 
 
 def _iso(ts: float | None) -> str | None:

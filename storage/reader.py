@@ -48,7 +48,7 @@ from webcrawl.storage.tables import (
     code_sql,
     outcome_code,
 )
-from webcrawl.storage.urlstrings import UrlStrings
+from webcrawl.storage.urlstrings import UrlStrings, int64_array
 
 # The tables' names are re-exported: they were defined here first.
 __all__ = ["FETCH_KINDS", "OUTCOMES", "PAGE_COLUMNS", "CrawlReader", "FetchTable", "LinkArrays",
@@ -268,7 +268,7 @@ class CrawlReader:
         outcome = np.where(fetched, outcome_code(Outcome.FETCHED), -1).astype(np.int8)
         discovered = np.zeros(n, dtype=np.int64)
         discovered[self.seeds()] = -1
-        urls = UrlStrings(pa.array(ranges.names()).cast(pa.large_string())) if text else \
+        urls = UrlStrings(int64_array(ranges.names()).cast(pa.large_string())) if text else \
             UrlStrings.from_list([])
         return UrlTable(ids=np.arange(n, dtype=np.int64), urls=urls,
                         host_ids=np.zeros(n, dtype=np.int64),

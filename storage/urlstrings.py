@@ -2,7 +2,9 @@
 
 The reader returns a crawl's URLs this way (:attr:`webcrawl.storage.tables.UrlTable.urls`):
 about 8 bytes a URL besides its text, where a ``list`` of ``str`` costs about 57.
-pyarrow is imported on first use only.
+pyarrow is imported on first use only, and its arrays are built from their buffers:
+``pyarrow.array`` imports pandas when it is installed (0.4 CPU-s, pyarrow 26: it asks
+whether its input is a pandas object), which every command reading a crawl's URLs paid.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["UrlStrings"]
+__all__ = ["UrlStrings", "int64_array"]
 
 
 class UrlStrings(Sequence[str]):
@@ -31,26 +33,31 @@ class UrlStrings(Sequence[str]):
 
     @classmethod
     def from_list(cls, values: Sequence[str]) -> UrlStrings:
-        import pyarrow as pa
-
-        return cls(pa.array(list(values), pa.large_string()))
+        return cls(_large_strings([v.encode() for v in values]))
 
     @classmethod
     def from_joined(cls, joined: str, n: int) -> UrlStrings | None:
         """The ``n`` URLs of NUL-separated ``joined``; None if it does not hold ``n``."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
         if n == 0:
             return cls.from_list([]) if not joined else None
-        parts = pc.split_pattern(pa.array([joined], pa.large_string()), "\x00")[0].values
+        import pyarrow.compute as pc
+
+        whole = _large_strings([joined.encode()])
+        parts = pc.split_pattern(whole, "\x00")[0].values
         return cls(parts) if len(parts) == n else None
 
     def take(self, positions: np.ndarray) -> UrlStrings:
         """The URLs at ``positions`` (int array), in that order."""
-        import pyarrow as pa
+        return UrlStrings(self.arrow.take(int64_array(positions)))
 
-        return UrlStrings(self.arrow.take(pa.array(np.asarray(positions, dtype=np.int64))))
+    def sort_indices(self) -> np.ndarray:
+        """The positions that sort the URLs (int64; Arrow's sort, copied out of its buffer,
+        as ``numpy.asarray`` of the Arrow result would import pandas)."""
+        import pyarrow.compute as pc
+
+        order = pc.sort_indices(self.arrow)
+        return np.frombuffer(order.buffers()[1], dtype=np.uint64, count=len(order),
+                             offset=8 * order.offset).astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.arrow)
@@ -78,3 +85,23 @@ class UrlStrings(Sequence[str]):
     def __repr__(self) -> str:
         head = ", ".join(repr(u) for u in self[:3])
         return f"UrlStrings([{head}{', ...' if len(self) > 3 else ''}], n={len(self)})"
+
+
+def int64_array(values: Any) -> Any:
+    """``values`` as an Arrow int64 array, built from its buffer (no pandas import)."""
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), data.size, [None, pa.py_buffer(data)])
+
+
+def _large_strings(encoded: Sequence[bytes]) -> Any:
+    """An Arrow ``large_string`` array of UTF-8 ``encoded`` strings, built from its buffers
+    (``pyarrow.array`` would import pandas)."""
+    import pyarrow as pa
+
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)),
+              out=offsets[1:])
+    return pa.LargeStringArray.from_buffers(len(encoded), pa.py_buffer(offsets),
+                                            pa.py_buffer(b"".join(encoded)))

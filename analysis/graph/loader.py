@@ -279,16 +279,13 @@ def _canonical_rows(rows: np.ndarray, table: UrlTable, url_hosts: np.ndarray,
                     original: np.ndarray, site_map: SiteMap) -> np.ndarray:
     """``rows`` (the URL-table rows of the nodes, first copies) with each merged node's
     row replaced by its canonical copy's (:func:`.sites.canonical_copies`)."""
-    import pyarrow.compute as pc
-
     copies = np.flatnonzero(original[table.ids] != table.ids)
     if copies.size == 0 or site_map.host_site.size == 0:
         return rows
     firsts = np.searchsorted(table.ids, np.unique(original[table.ids[copies]]))
     members = np.concatenate([copies, firsts])
     url_rank = np.empty(members.size, dtype=np.int64)
-    url_rank[np.asarray(pc.sort_indices(table.urls.take(members).arrow))] = \
-        np.arange(members.size)
+    url_rank[table.urls.take(members).sort_indices()] = np.arange(members.size)
     on_primary = site_map.is_primary()[url_hosts[members]]
     site = site_map.host_site[url_hosts]
     site_pages = np.bincount(site[table.has_outcome(Outcome.FETCHED)],

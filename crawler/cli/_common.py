@@ -247,10 +247,12 @@ def add_warc_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--warc-dedup", type=Path, default=None, metavar="FILE",
                         help="a previous crawl's database or a CDXJ/CDX index of its WARCs: "
                              "a body it holds is written as a revisit record, not stored "
-                             "again (like wget's --warc-dedup)")
+                             "again (like wget's --warc-dedup); a database's robots.txt "
+                             "answers come from the CDXJ files beside its WARCs, if any")
     parser.add_argument("--warc-dedup-repeats", action="store_true", default=None,
-                        help="also write a body this crawl stored already as a revisit "
-                             "record")
+                        help="also write a body this crawl stored already (in this run, or "
+                             "in the WARC folder's earlier files of a resumed crawl) as a "
+                             "revisit record; with --workers, per worker")
     parser.add_argument("--warc-cdxj", action="store_true", default=None,
                         help="write a CDXJ index (pywb's format) beside each WARC file")
 

@@ -136,9 +136,7 @@ def _url_ranks(graph: Any, nodes: Any) -> Any:
 
     urls = graph.urls
     if hasattr(urls, "take"):      # the loader's Arrow-backed URLs: sorted in Arrow
-        import pyarrow.compute as pc
-
-        order = np.asarray(pc.sort_indices(urls.take(nodes).arrow))
+        order = urls.take(nodes).sort_indices()
     else:                          # a generated graph's list
         order = np.argsort(np.asarray([urls[i] for i in nodes.tolist()]), kind="stable")
     ranks = np.empty(nodes.size, dtype=np.int64)

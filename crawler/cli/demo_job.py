@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from webcrawl.crawler import eventloop
 from webcrawl.storage.errors import AnalysisError, ConfigError
 
 if TYPE_CHECKING:
@@ -276,6 +275,7 @@ def _crawl_and_analyse(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureS
 
 
 def _crawl(s: DemoSettings, seed_url: str, db: Path, stream: TextIO) -> CrawlStats:
+    from webcrawl.crawler import eventloop
     from webcrawl.crawler.engine import Crawler
     from webcrawl.crawler.progress import Progress, format_summary
     from webcrawl.crawler.scope import describe_scope
@@ -368,6 +368,7 @@ def _revisit(s: DemoSettings, web: FixtureWeb, server: ProcessFixtureServer, db:
     """Step 8: revisit the collection on the accelerated clock, then measure its true
     freshness against the fixture's change times; hand the truth to the report."""
     from webcrawl.analysis.change.revisit_eval import SimClock, evaluate_revisit
+    from webcrawl.crawler import eventloop
     from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
 
     if s.revisit_seconds == 0:

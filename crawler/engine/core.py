@@ -182,7 +182,7 @@ class Crawler:
         await downloader.open(DownloaderLink(
             host_allowed=self._host_allowed, sleep=self.dispatch.park,
             on_failed=self.windows.attempt_failed, wake=self.tasks.wake, meta=self._meta,
-            set_meta=self.set_meta))
+            set_meta=self.set_meta, resumed=self.resume))
         try:
             self.store = await CrawlStore.open(self.db_path, resume=self.resume,
                                                batch_size=s.store_batch_size,
@@ -213,10 +213,7 @@ class Crawler:
                 await self.store.aclose()
         finally:
             await downloader.aclose()
-            if (warc := downloader.warc_counts()) is not None:
-                self.stats.warc_records = warc.records
-                self.stats.warc_revisits = warc.revisits
-                self.stats.warc_bytes_not_stored = warc.bytes_not_stored
+            self.stats.warc = downloader.warc_counts()
         return self.stats
 
     def set_meta(self, key: str, value: str) -> None:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webcrawl.crawler.outcomes import FAILED, REQUESTED
+
+if TYPE_CHECKING:
+    from webcrawl.crawler.archive import WarcCounts
 
 __all__ = ["CrawlStats"]
 
@@ -41,9 +44,7 @@ class CrawlStats:
     #: this run's WARC output (``--warc``): records written, identical-payload revisit
     #: records among them and the body bytes those did not store again; None: no WARC
     #: written in this process (none asked for, or worker processes wrote it)
-    warc_records: int | None = None
-    warc_revisits: int = 0
-    warc_bytes_not_stored: int = 0
+    warc: WarcCounts | None = None
     #: host -> why its robots.txt could not be fetched ("connection refused", ...), for
     #: the hosts whose robots.txt is unreachable now (their URLs wait or end
     #: ``robots_unreachable``)
@@ -79,9 +80,7 @@ class CrawlStats:
                 "urls": self.urls, "hosts": self.hosts, "frontier": self.frontier,
                 "links_cut_pages": self.links_cut_pages,
                 "sitemap_fetches": self.sitemap_fetches, "state_bytes": self.state_bytes,
-                "warc": None if self.warc_records is None else {
-                    "records": self.warc_records, "revisits": self.warc_revisits,
-                    "bytes_not_stored": self.warc_bytes_not_stored},
+                "warc": None if self.warc is None else self.warc.as_dict(),
                 "stopped": self.stopped, "outcomes": dict(sorted(self.outcomes.items())),
                 "traps": dict(sorted(self.traps.items())),
                 "unreachable": dict(sorted(self.unreachable.items())),

@@ -97,15 +97,16 @@ class HostWindows:
         host_id, host = window.host_id, window.host
         size = self.size
         crawl = self.crawl
-        registry, downloader, rules = crawl.registry, crawl.downloader, crawl.robots.rules(host_id)
+        downloader, rules = crawl.downloader, crawl.robots.rules(host_id)
         while len(window.out) < size and self._may_take(host_id, not window.out
                                                         and not window.answered):
             got = self.take_allowed(host_id)
             if got is None:
                 return
-            order = got[0].url_id
-            window.out[order] = got
-            downloader.submit(FetchPage(order, registry.url(order), host,
+            taken, seq, url = got
+            order = taken.url_id
+            window.out[order] = taken, seq
+            downloader.submit(FetchPage(order, url, host,
                                         downloader.ready_at(host) - time.monotonic(),
                                         rules.crawl_delay or 0.0),
                               partial(self._page_done, window, order))
@@ -159,9 +160,9 @@ class HostWindows:
         assert attempt.outcome is not None
         self.crawl.recorder.record(got[0], got[1], recorded, attempt, attempt.outcome)
 
-    def take_allowed(self, host_id: int) -> tuple[Taken, int] | None:
-        """The busy host's best URL with its seq, if robots.txt allows it (None: the host
-        has none left, or its best was excluded).
+    def take_allowed(self, host_id: int) -> tuple[Taken, int, str] | None:
+        """The busy host's best URL with its seq and its text, if robots.txt allows it
+        (None: the host has none left, or its best was excluded).
 
         An excluded URL costs no request: it is recorded, and the take ends there, so
         the next take is again the best URL among the ready hosts (the host is still
@@ -174,9 +175,10 @@ class HostWindows:
             return None
         seq = self.next_seq
         self.next_seq += 1
-        if crawl.robots.allowed(host_id, crawl.registry.url(taken.url_id)):
+        url = crawl.registry.url(taken.url_id)
+        if crawl.robots.allowed(host_id, url):
             self.taken += 1
-            return taken, seq
+            return taken, seq, url
         # RFC 9309 reads a robots.txt that stayed unreachable as "disallow all": the
         # URL is not requested, but it was not excluded by the host's rules either.
         unreachable = crawl.robots.rules(host_id).state is RobotsState.DISALLOW_ALL

@@ -234,6 +234,7 @@ class RevisitCrawler:
                 # is not recorded (it was recorded as a network error at a run's end).
                 self._closing = True
                 await downloader.aclose()
+                self.stats.warc = downloader.warc_counts()
                 await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
                 await self.store.aclose()

@@ -5,7 +5,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
+
+from webcrawl.crawler.progress import warc_text
+
+if TYPE_CHECKING:
+    from webcrawl.crawler.archive import WarcCounts
 
 __all__ = ["RevisitStats", "run_with_progress"]
 
@@ -29,6 +34,8 @@ class RevisitStats:
     added: int = 0            # pages that joined the collection (page window)
     outcomes: Counter[str] = field(default_factory=Counter)
     stopped: str = "running"  # 'duration', 'max_visits', 'stopped'
+    #: this run's WARC output (``--warc``), as the crawl's summary counts it; None: none
+    warc: WarcCounts | None = None
 
     @property
     def elapsed(self) -> float:
@@ -56,7 +63,7 @@ class RevisitStats:
                 f"({self.not_modified} not modified), {self.unknown} unknown, {self.gone} gone, "
                 f"{self.errors} errors; {self.excluded} pages excluded"
                 + (f"; {self.added} new pages joined" if self.added else "")
-                + (f"; {outcomes}" if outcomes else ""))
+                + (f"; {outcomes}" if outcomes else "") + warc_text(self.warc))
 
     def as_dict(self) -> dict[str, Any]:
         return {"pages": self.pages, "excluded": self.excluded, "fetches": self.fetches,
@@ -66,7 +73,8 @@ class RevisitStats:
                 "seconds": round(self.elapsed, 3),
                 "rate": round(self.rate, 3), "budget": self.budget,
                 "budget_use": round(self.budget_use, 4), "stopped": self.stopped,
-                "outcomes": dict(sorted(self.outcomes.items()))}
+                "outcomes": dict(sorted(self.outcomes.items())),
+                "warc": None if self.warc is None else self.warc.as_dict()}
 
 
 class _HasProgressInterval(Protocol):

@@ -35,10 +35,12 @@ on one worker, and puts 9 of the 13 of the balance test on one.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from webcrawl.crawler.archive import WarcCounts
 from webcrawl.crawler.downloader import DownloaderLink, HostClocks
 from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, RobotsDone
 from webcrawl.crawler.politeness import HostSlots
@@ -47,10 +49,9 @@ from webcrawl.crawler.shard.pool import Spawn, WorkerPool
 from webcrawl.crawler.shard.protocol import StartWorker
 from webcrawl.crawler.shard.transport import PipeTransport, Transport
 
-if TYPE_CHECKING:
-    from webcrawl.crawler.archive import WarcCounts
-
 __all__ = ["META_SHARD_HOST", "ShardDownloader", "spawn_process"]
+
+log = logging.getLogger(__name__)
 
 #: Meta key prefix of a host's worker (``shard_host:<host[:port]>`` -> worker index);
 #: the value is ``[worker, workers]`` as JSON.
@@ -135,11 +136,21 @@ class ShardDownloader(HostClocks):
         await self.pool.close()
 
     def warc_counts(self) -> WarcCounts | None:
-        """None: each worker process writes its own WARC files and keeps its counts."""
-        return None
+        """What the workers' archives wrote, summed from their last messages (after
+        :meth:`aclose`; None without ``--warc``).  A worker process lost to a kill sends
+        none: the records its files hold up to the loss are on disk but not counted
+        (a warning says how many worker processes are left out)."""
+        if self.settings.warc_dir is None:
+            return None
+        if missing := self.pool.launched - self.pool.stopped:
+            log.warning("the WARC counts leave out %d worker process%s lost or not "
+                        "stopping in time (the records they wrote are in their files)",
+                        missing, "" if missing == 1 else "es")
+        return self.pool.warc or WarcCounts()
 
     def _start_order(self, worker: int, generation: int) -> StartWorker:
-        return StartWorker(worker, self.pool.size, self.settings, self.seeds, generation)
+        return StartWorker(worker, self.pool.size, self.settings, self.seeds, generation,
+                           resumed=self._link.resumed)
 
     def _rewait(self, order: FetchOrder) -> FetchOrder:
         """Re-time an order of a lost worker: its host counts as contacted just now."""

@@ -19,6 +19,12 @@ worker respects the politeness delay from the host's last possible contact).  No
 was written for those orders (a result is written only when it arrives), so the graph
 stays exact.  After ``max_restarts`` losses of one worker the crawl stops with a
 :class:`~webcrawl.storage.errors.CrawlError` (resumable).
+
+:meth:`WorkerPool.close` sends every worker
+:class:`~webcrawl.crawler.shard.protocol.StopWorker` and reads on (answers are dropped
+then) until its last message,
+:class:`~webcrawl.crawler.shard.protocol.WorkerStopped`: the pool sums the WARC counts
+they carry (:attr:`WorkerPool.warc`; a worker lost earlier sent none).
 """
 
 from __future__ import annotations
@@ -28,14 +34,24 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from webcrawl.crawler.archive import WarcCounts
 from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, await_answer
-from webcrawl.crawler.shard.protocol import StartWorker, WorkerDone, WorkerOrder
+from webcrawl.crawler.shard.protocol import (
+    StartWorker,
+    StopWorker,
+    WorkerDone,
+    WorkerOrder,
+    WorkerStopped,
+)
 from webcrawl.crawler.shard.transport import Transport
 from webcrawl.storage.errors import CrawlError
 
-__all__ = ["WorkerPool"]
+__all__ = ["STOP_WAIT", "WorkerPool"]
 
 log = logging.getLogger(__name__)
+
+#: Seconds :meth:`WorkerPool.close` waits for the workers' last messages.
+STOP_WAIT = 5.0
 
 Task = FetchOrder
 #: ``spawn(worker, generation)``: a transport to a new worker process (or actor)
@@ -86,6 +102,12 @@ class WorkerPool:
         self.restarts = 0
         #: called after each batch of results was handed to the callbacks
         self.after_batch: Callable[[], None] | None = None
+        #: workers whose last message came (at close), and their WARC counts summed
+        #: (None: none came with counts); a worker lost before close sends none
+        self.stopped = 0
+        #: worker processes (or actors) started, restarts included
+        self.launched = 0
+        self.warc: WarcCounts | None = None
 
     @property
     def exchanged_bytes(self) -> tuple[int, int]:
@@ -121,13 +143,21 @@ class WorkerPool:
         self._workers[self._route(host)].pending.pop(order, None)
 
     async def close(self) -> None:
-        """Stop every worker (orders not answered are dropped: nothing was written)."""
+        """Stop every worker (orders not answered are dropped: nothing was written),
+        taking each one's last message (:class:`WorkerStopped`: its WARC counts) if it
+        comes within :data:`STOP_WAIT` seconds."""
         self._closing = True
+        readers = []
         for w in self._workers:
-            if w.reader is not None:
-                w.reader.cancel()
             if w.ready is not None and not w.ready.done():
                 w.ready.cancel()
+            if w.reader is not None and not w.reader.done() and w.transport is not None:
+                readers.append(w.reader)
+                self._send(w.transport, [StopWorker()])
+        if readers:
+            _, late = await asyncio.wait(readers, timeout=STOP_WAIT)
+            for task in late:
+                task.cancel()
         for w in self._workers:
             if w.transport is not None:
                 await w.transport.close()  # kept: its byte counts stay readable
@@ -135,6 +165,7 @@ class WorkerPool:
     # -- internals ------------------------------------------------------------------
     async def _launch(self, w: _Worker) -> None:
         w.transport = await self._spawn(w.index, w.generation)
+        self.launched += 1
         await w.transport.send([self._start(w.index, w.generation)])
         w.reader = asyncio.get_running_loop().create_task(self._read(w))
         self._schedule_flush()  # orders submitted while the worker started
@@ -167,12 +198,17 @@ class WorkerPool:
                 self.batches_received += 1
                 pending, answered = w.pending, self._answered
                 for done in batch:
+                    if isinstance(done, WorkerStopped):
+                        self._stopped(done)
+                        return
+                    if self._closing:
+                        continue  # answers after close() are dropped (see close)
                     entry = pending.pop(done.order, None)
                     if entry is not None:
                         if answered is not None:
                             answered(entry[0], done)
                         entry[1](done)
-                if self.after_batch is not None:
+                if self.after_batch is not None and not self._closing:
                     self.after_batch()
                 continue
             if self._closing:
@@ -180,6 +216,12 @@ class WorkerPool:
             await self._restart(w)
             if self.fatal is not None:
                 return
+
+    def _stopped(self, last: WorkerStopped) -> None:
+        """A worker's last message: add its WARC counts."""
+        self.stopped += 1
+        if last.warc is not None:
+            self.warc = last.warc if self.warc is None else self.warc + last.warc
 
     async def _restart(self, w: _Worker) -> None:
         w.losses += 1
@@ -199,6 +241,7 @@ class WorkerPool:
                 await w.transport.close()
             w.generation += 1
             w.transport = await self._spawn(w.index, w.generation)
+            self.launched += 1
         finally:
             w.restarting = False
         # Every unanswered order, the ones still in the outbox included, goes once.

@@ -41,13 +41,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from webcrawl.crawler.archive import WarcCounts
 from webcrawl.crawler.downloader import LocalDownloader
 from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.near_batch import sketch_answers
 from webcrawl.crawler.orders import FetchOrder, await_answer
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shard.coordinator import ShardDownloader
-from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerDone, WorkerOrder
+from webcrawl.crawler.shard.protocol import (
+    StartWorker,
+    StopWorker,
+    WorkerDone,
+    WorkerOrder,
+    WorkerReply,
+    WorkerStopped,
+)
 from webcrawl.crawler.shard.transport import Transport
 from webcrawl.crawler.shard.worker import worker_downloader
 from webcrawl.storage.errors import ConfigError
@@ -89,9 +97,10 @@ class RayShardWorker:
         self._worker: LocalDownloader | None = None
         self._started = asyncio.Event()
         self._ready = asyncio.Event()
-        self._outbox: list[WorkerDone] = []
+        self._outbox: list[WorkerReply] = []
         self._tasks: set[asyncio.Task[WorkerDone]] = set()
         self._failure: BaseException | None = None
+        self._stopped_counts: WarcCounts | None = None
 
     def pid(self) -> int:
         """The actor's process id (tests kill it)."""
@@ -108,6 +117,8 @@ class RayShardWorker:
                     self._started.set()
             elif isinstance(order, StopWorker):
                 await self.stop()
+                self._outbox.append(WorkerStopped(self._stopped_counts))  # the last message
+                self._ready.set()
                 return
             else:
                 fetches.append(order)
@@ -132,7 +143,7 @@ class RayShardWorker:
             self._outbox.append(task.result())
         self._ready.set()
 
-    async def results(self) -> list[WorkerDone]:
+    async def results(self) -> list[WorkerReply]:
         """Every answer ready, once there is at least one (a long poll)."""
         await self._ready.wait()
         self._ready.clear()
@@ -149,6 +160,7 @@ class RayShardWorker:
         if self._worker is not None:
             worker, self._worker = self._worker, None
             await worker.aclose()
+            self._stopped_counts = worker.warc_counts()  # its files closed: final
 
 
 class RayTransport:
@@ -165,11 +177,11 @@ class RayTransport:
         except self._ray.exceptions.RayError:
             self._gone = True  # receive() reports it
 
-    async def receive(self) -> list[WorkerDone] | None:
+    async def receive(self) -> list[WorkerReply] | None:
         if self._gone:
             return None
         try:
-            batch: list[WorkerDone] = await self.actor.results.remote()
+            batch: list[WorkerReply] = await self.actor.results.remote()
         except self._ray.exceptions.RayError:
             self._gone = True
             return None

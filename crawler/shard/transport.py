@@ -2,7 +2,7 @@
 
 A transport connects the coordinator to one worker.  The coordinator sends batches of
 orders (:data:`~webcrawl.crawler.shard.protocol.WorkerOrder`) and receives batches of results
-(:data:`~webcrawl.crawler.shard.protocol.WorkerDone`); ``receive`` returning None means the
+(:data:`~webcrawl.crawler.shard.protocol.WorkerReply`); ``receive`` returning None means the
 worker is gone (killed, crashed), and the coordinator then starts a new one.  Three
 methods, so the same coordinator drives child processes (:class:`PipeTransport`) or
 Ray actors.
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from webcrawl.crawler.shard.protocol import WorkerDone, WorkerOrder
+from webcrawl.crawler.shard.protocol import WorkerOrder, WorkerReply
 
 __all__ = ["PipeTransport", "Transport", "encode_frame", "read_frame"]
 
@@ -64,8 +64,10 @@ class Transport(Protocol):
     async def send(self, orders: Sequence[WorkerOrder]) -> None:
         """Send one batch of orders (the worker answers each, in any order)."""
 
-    async def receive(self) -> list[WorkerDone] | None:
-        """The next batch of results; None once the worker is gone."""
+    async def receive(self) -> list[WorkerReply] | None:
+        """The next batch of results (the last one ends with the worker's
+        :class:`~webcrawl.crawler.shard.protocol.WorkerStopped`); None once the worker
+        is gone."""
 
     async def close(self) -> None:
         """Stop the worker (if still there) and release the connection."""
@@ -114,7 +116,7 @@ class PipeTransport:
         except (BrokenPipeError, ConnectionResetError):
             pass  # the worker is gone: receive() reports it
 
-    async def receive(self) -> list[WorkerDone] | None:
+    async def receive(self) -> list[WorkerReply] | None:
         batch, size = await _read_sized(self._stdout)
         self.bytes_received += size
         return batch

@@ -13,15 +13,19 @@ remaining delay) is how a restarted worker respects a host's last contact.
 
 Answers leave in batches: everything that finished in the same event-loop turn (or,
 with ``shard_flush_interval`` > 0, within that many seconds of the first one; at most
-:data:`FLUSH_SIZE`) goes in one frame.  The worker exits
-when its input ends (the coordinator closed it, or died), dropping orders in flight,
-and on Linux asks the kernel to SIGKILL it when its parent dies, so no orphan keeps
-contacting a host.  Run as ``python -m webcrawl.crawler.shard`` (the pipe transport does it).
+:data:`FLUSH_SIZE`) goes in one frame.  The worker exits on
+:class:`~webcrawl.crawler.shard.protocol.StopWorker` or when its input ends (the
+coordinator closed it, or died), dropping orders in flight; its last message,
+:class:`~webcrawl.crawler.shard.protocol.WorkerStopped`, leaves once its downloader is
+closed (its WARC files whole) and carries its WARC counts.  On Linux it asks the kernel
+to SIGKILL it when its parent dies, so no orphan keeps contacting a host.  Run as
+``python -m webcrawl.crawler.shard`` (the pipe transport does it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -30,10 +34,9 @@ from dataclasses import replace
 
 from webcrawl.crawler import eventloop
 from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
-from webcrawl.crawler.near_batch import sketch_answers
-from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots
+from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots, OnDone
 from webcrawl.crawler.scope import Scope
-from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerOrder
+from webcrawl.crawler.shard.protocol import StartWorker, StopWorker, WorkerOrder, WorkerStopped
 from webcrawl.crawler.shard.transport import encode_frame, read_frame
 from webcrawl.storage import _testhooks
 
@@ -47,12 +50,13 @@ FLUSH_SIZE = 256
 
 def worker_downloader(start: StartWorker) -> tuple[LocalDownloader, DownloaderLink]:
     """The downloader of worker ``start.worker`` (the crawl's settings, one WARC file
-    series of its own) and its link (the scope the seeds give: robots.txt redirects stay
-    in it)."""
+    series of its own, read back when the crawl resumed or the worker was started
+    again) and its link (the scope the seeds give: robots.txt redirects stay in it)."""
     s = start.settings
     if s.warc_dir is not None:
         s = replace(s, warc_prefix=f"{s.warc_prefix}-w{start.worker}")
-    return LocalDownloader(s), DownloaderLink(host_allowed=Scope(s, start.seeds).host_allowed)
+    return LocalDownloader(s), DownloaderLink(host_allowed=Scope(s, start.seeds).host_allowed,
+                                              resumed=start.resumed or start.generation > 0)
 
 
 async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None], *,
@@ -71,10 +75,14 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None], *,
 
     interval = start.settings.shard_flush_interval
     timer: list[asyncio.Handle] = []
+    sketch: Callable[[list[FetchedAnswer]], None] | None = None
+    if start.settings.near_duplicates:  # numpy only for the near-duplicate test
+        from webcrawl.crawler.near_batch import sketch_answers as sketch
 
     def flush() -> None:
         timer.clear()
-        sketch_answers(outbox)  # (near_duplicates) the frame's page texts, sketched at once
+        if sketch is not None:  # the frame's page texts, sketched at once
+            sketch(outbox)
         try:
             write(encode_frame(outbox))
         except (OSError, RuntimeError):  # the coordinator is gone: nobody reads answers
@@ -99,21 +107,28 @@ async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None], *,
     worker, link = make(start)
     await worker.open(link)
     try:
-        pending: list[WorkerOrder] = list(first[1:])
-        while True:
-            for order in pending:
-                if isinstance(order, StopWorker):
-                    return
-                if isinstance(order, FetchPage | FetchRobots | FetchFile):
-                    worker.submit(order, done)
-            batch = await read_frame(reader)
-            if batch is None:
-                break
-            pending = batch
+        await _take_orders(reader, list(first[1:]), worker, done)
     finally:
         await worker.aclose()
     if failure:
         raise failure[0]
+    with contextlib.suppress(OSError, RuntimeError):  # nobody reads: nothing to tell
+        write(encode_frame([WorkerStopped(worker.warc_counts())]))
+
+
+async def _take_orders(reader: asyncio.StreamReader, pending: list[WorkerOrder],
+                       worker: LocalDownloader, done: OnDone) -> None:
+    """Submit the orders read until :class:`StopWorker` or the end of the input."""
+    while True:
+        for order in pending:
+            if isinstance(order, StopWorker):
+                return
+            if isinstance(order, FetchPage | FetchRobots | FetchFile):
+                worker.submit(order, done)
+        batch = await read_frame(reader)
+        if batch is None:
+            return
+        pending = batch
 
 
 def _die_with_parent() -> None:
@@ -140,6 +155,16 @@ async def _stdio_main() -> None:
         out.write(data)
 
     await serve(reader, write)
+    # The last message may still sit in the pipe's buffer: wait until the coordinator
+    # has read it (it reads until this process exits), or gives up on us.
+    deadline = loop.time() + _LAST_WORDS_WAIT
+    while out.get_write_buffer_size() and not out.is_closing() and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+
+
+#: Seconds the last message may wait for the coordinator to read it (it waits 5 s for
+#: a worker to exit before it kills it).
+_LAST_WORDS_WAIT = 5.0
 
 
 def main() -> None:

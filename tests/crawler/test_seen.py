@@ -40,6 +40,7 @@ def test_url_seen_is_exact_against_a_dict(monkeypatch: pytest.MonkeyPatch,
     """Whatever the fingerprints (here also one where nearly every URL collides), the
     set answers as a dict of the URLs would: hits are confirmed against the text."""
     monkeypatch.setattr(seen_module, "MERGE_MIN", 50)  # many batch merges
+    monkeypatch.setattr(seen_module, "HOT_MAX", 64)  # URLs confirmed last: dropped often
     monkeypatch.setattr(texts_module, "TEXT_BUFFER", 300)  # texts in file and buffer
     urls = _urls(3000, 1)
     rng = random.Random(2)
@@ -109,6 +110,7 @@ def test_batches_give_the_ids_of_one_url_at_a_time(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(seen_module, "RECENT_MAX", 40)
     monkeypatch.setattr(seen_module, "MERGE_MIN", 100)
     monkeypatch.setattr(seen_module, "MERGE_WINDOW", 16)
+    monkeypatch.setattr(seen_module, "HOT_MAX", 16)
     monkeypatch.setattr(texts_module, "TEXT_BUFFER", 500)
     monkeypatch.setattr(texts_module, "TEXT_BLOCK_BITS", 5)  # blocks of 32 URL texts
     monkeypatch.setattr(texts_module, "TEXT_BLOCK", 32)
@@ -145,6 +147,42 @@ def test_batches_give_the_ids_of_one_url_at_a_time(monkeypatch: pytest.MonkeyPat
     assert [seen.get(u) for u in pool] == [oracle.get(u) for u in pool]
     if fingerprint is not hash:
         assert seen.collisions == len(oracle) - len({len(u) % 7 for u in oracle})
+
+
+def test_urls_confirmed_lately_need_no_text_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A known URL whose fingerprint hit was confirmed against its text is found again
+    by its text alone (no read), among at most HOT_MAX such URLs; one dropped from
+    them, or never confirmed, is read and compared again, so a colliding fingerprint
+    never gives another URL's id."""
+    monkeypatch.setattr(seen_module, "HOT_MAX", 8)
+    texts = UrlTexts()
+    reads: list[int] = []
+
+    def text_of(url_id: int) -> str:
+        reads.append(url_id)
+        return texts[url_id]
+
+    seen = UrlSeen(text_of, lambda url: 7 if url.endswith("x") else hash(url))
+    urls = _urls(40, 5)
+    seen.add_batch(urls, 0)
+    texts.extend(urls)
+    assert seen.add_batch(urls[:5], 40)[0].tolist() == [0, 1, 2, 3, 4]
+    assert reads == [0, 1, 2, 3, 4]
+    page = [urls[3], urls[0], "http://new.test/x", urls[4]]
+    ids, new = seen.add_batch(page, 40)
+    assert ids.tolist() == [3, 0, 40, 4] and new == [2]
+    assert reads == [0, 1, 2, 3, 4]  # the known ones confirmed before: no read
+    texts.append("http://new.test/x")
+    ids, new = seen.add_batch(["http://new.test/x", "http://other.test/x"], 41)
+    assert ids.tolist() == [40, 41] and new == [1]  # same fingerprint 7, told apart
+    assert reads == [0, 1, 2, 3, 4, 40, 40]
+    texts.append("http://other.test/x")
+    seen.add_batch(urls[5:30], 42)  # 25 confirmations: the dict drops the oldest
+    assert len(seen._hot) <= seen_module.HOT_MAX
+    reads.clear()
+    assert seen.add_batch(urls[:2], 42)[0].tolist() == [0, 1]
+    assert reads == [0, 1]  # dropped: read and compared again
+    assert seen.get("http://other.test/x") == 41 and seen.get(urls[0]) == 0
 
 
 @PATHS

@@ -24,12 +24,13 @@ from miniweb import MiniWeb, html
 from test_warc_output import warcio_check
 from warcdata import crawl_settings, crawl_view
 from warcio.archiveiterator import ArchiveIterator
-from webcrawl.crawler.archive import IDENTICAL_PAYLOAD_PROFILE
+from webcrawl.crawler.archive import IDENTICAL_PAYLOAD_PROFILE, WarcCounts
 from webcrawl.crawler.cdxj import read_cdx_digests, surt_key
 from webcrawl.crawler.cli import main
 from webcrawl.crawler.engine import Crawler, CrawlStats
 from webcrawl.crawler.ingest import import_warc
 from webcrawl.crawler.progress import format_summary
+from webcrawl.crawler.warc_dedup import PayloadIndex
 from webcrawl.fixtures import FaultSpec, FixtureConfig, FixtureWeb, serve_in_thread
 from webcrawl.storage.errors import ConfigError, InputFormatError
 
@@ -125,9 +126,9 @@ def test_second_crawl_of_an_unchanged_site_stores_no_payload_again(two_crawls: P
         assert r["payload"] == 0
         held = stored[r["digest"]]
         assert (r["refers_uri"], r["refers_date"][:19]) == (held["uri"], held["date"][:19])
-    # robots.txt is no fetch in a crawl database: stored again, once per host; a CDXJ
-    # index of the first WARC holds it too.
-    assert {r["type"] for r in robots} == {"response" if against == "db" else "revisit"}
+    # robots.txt is no fetch in a crawl database: the CDXJ index the first crawl wrote
+    # beside its WARC holds it (as the index given directly does).
+    assert {r["type"] for r in robots} == {"revisit"}
     assert len(robots) == UNCHANGED.hosts
     # The summary's figures are the records' own.
     warc = json.loads((two_crawls / f"{against}.json").read_text())["warc"]
@@ -173,12 +174,13 @@ async def test_repeats_within_a_crawl_are_revisits_and_import_back(
     # 404s have one body too.
     distinct = {r["digest"] for r in recs if r["payload"]}
     assert len([r for r in recs if r["uri"].endswith("/robots.txt")]) == 2
-    assert stats.warc_revisits == len(revisits) == len(recs) - len(distinct) == 6
+    assert stats.warc is not None
+    assert stats.warc.revisits == len(revisits) == len(recs) - len(distinct) == 6
     for r in revisits:
         first = by_id[r["refers_id"]]
         assert first["type"] == "response" and first["digest"] == r["digest"]
         assert (first["uri"], first["date"]) == (r["refers_uri"], r["refers_date"])
-    assert stats.warc_bytes_not_stored == sum(
+    assert stats.warc.bytes_not_stored == sum(
         by_id[r["refers_id"]]["payload"] for r in revisits)
     result = await asyncio.to_thread(import_warc, [path], tmp_path / "back.db",
                                      settings=settings)
@@ -227,7 +229,7 @@ def test_cdxj_index_matches_pywbs_cdxj_indexer(two_crawls: Path) -> None:
 
 
 def test_summary_says_the_bytes_not_stored_again() -> None:
-    stats = CrawlStats(warc_records=10, warc_revisits=4, warc_bytes_not_stored=123_456)
+    stats = CrawlStats(warc=WarcCounts(10, 4, 123_456))
     assert "WARC: 10 records, 4 revisits of stored payloads (123,456 bytes not stored " \
         "again)" in format_summary(stats)
     assert "WARC" not in format_summary(CrawlStats())
@@ -269,3 +271,21 @@ def test_cli_dedup_needs_warc_and_an_existing_file(tmp_path: Path,
     err = capsys.readouterr().err
     assert "missing.db" in err and "Traceback" not in err
     assert not (tmp_path / "c.db").exists()
+
+
+def test_a_database_without_cdxj_index_stores_robots_txt_again(two_crawls: Path,
+                                                               tmp_path: Path) -> None:
+    """The first crawl's robots.txt payloads come from its CDXJ index: a copy of its
+    database whose WARC folder holds none knows its pages' payloads only."""
+    first = records(two_crawls / "first")
+    robots = {r["digest"] for r in first if r["uri"].endswith("/robots.txt") and r["payload"]}
+    pages = {r["digest"] for r in first if r["type"] == "response" and r["payload"]} - robots
+    shutil.copy(two_crawls / "first.db", tmp_path / "copy.db")
+    with sqlite3.connect(tmp_path / "copy.db") as conn:
+        (raw,) = conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'settings'",
+                     (json.dumps({**json.loads(raw), "warc_dir": str(tmp_path)}),))
+    with_index = PayloadIndex.load(two_crawls / "first.db")
+    without = PayloadIndex.load(tmp_path / "copy.db")
+    assert robots and len(with_index) - len(without) == len(robots)
+    assert len(without) == len(pages)

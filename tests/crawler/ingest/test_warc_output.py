@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from warcdata import crawl_settings, crawl_view, fixture_web
 from warcio.archiveiterator import ArchiveIterator
-from webcrawl.crawler.archive import NOT_MODIFIED_PROFILE
+from webcrawl.crawler.archive import IDENTICAL_PAYLOAD_PROFILE, NOT_MODIFIED_PROFILE
 from webcrawl.crawler.cli import main
 from webcrawl.crawler.engine import Crawler
 from webcrawl.crawler.ingest import import_warc
-from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings, RevisitStats
 from webcrawl.fixtures import FixtureConfig, FixtureServer, FixtureWeb, serve_in_thread
 
 WARCIO = [sys.executable, "-m", "warcio.cli"]
@@ -78,19 +78,28 @@ def test_revisit_writes_revisit_records_for_304(tmp_path: Path) -> None:
                                          change_mixture=((1.0, 50.0, 100.0),)))
     db, folder = tmp_path / "c.db", tmp_path / "warc"
 
-    async def run() -> None:
+    async def run() -> RevisitStats:
         async with FixtureServer(web, day_seconds=0.2) as server:
             await Crawler(db, [server.seed_url], crawl_settings()).run()
             settings = RevisitSettings(policy="uniform", budget=40.0, duration=1.0,
                                        day_seconds=0.2)
-            await RevisitCrawler(db, settings, crawl_settings(warc_dir=str(folder))).run()
+            return await RevisitCrawler(db, settings, crawl_settings(
+                warc_dir=str(folder), warc_dedup_repeats=True)).run()
 
-    asyncio.run(run())
+    stats = asyncio.run(run())
     (path,) = folder.iterdir()
     warcio_check(path)
     kinds = record_types(path)
     revisits = [k for k in kinds if k[0] == "revisit"]
-    assert revisits and {p for _, p in revisits} == {NOT_MODIFIED_PROFILE}
+    assert NOT_MODIFIED_PROFILE in {p for _, p in revisits}
+    # The summary and --json count the records as the crawl's do (a 304's revisit is no
+    # payload stored again; a repeated body's would be).
+    repeats = revisits.count(("revisit", IDENTICAL_PAYLOAD_PROFILE))
+    assert stats.warc is not None
+    assert (stats.warc.records, stats.warc.revisits) == (len(kinds) - 1, repeats)
+    assert stats.as_dict()["warc"] == stats.warc.as_dict()
+    assert f"WARC: {len(kinds) - 1:,} records, {repeats:,} revisits" in stats.summary()
+    revisits = [k for k in revisits if k[1] == NOT_MODIFIED_PROFILE]
     # warcinfo, then a request and its answer (response, or revisit for a 304) per fetch.
     assert [k for k, _ in kinds[1::2]] == ["request"] * (len(kinds) // 2)
     with sqlite3.connect(db) as conn:

@@ -9,7 +9,7 @@ import io
 import random
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -134,7 +134,13 @@ class _Forward(BaseHTTPRequestHandler):
 @contextlib.contextmanager
 def forward_proxy(port: int) -> Iterator[int]:
     """Run :class:`_Forward` to ``127.0.0.1:port`` in a thread; yields the proxy's port."""
-    handler = type("Forward", (_Forward,), {"port": port})
+    with serve_http(type("Forward", (_Forward,), {"port": port})) as proxy:
+        yield proxy
+
+
+@contextlib.contextmanager
+def serve_http(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[int]:
+    """Serve ``handler`` on a free loopback port in a thread; yields the port."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -13,20 +13,17 @@ ends with one outcome, and the file passes ``PRAGMA integrity_check``.
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import WEBCRAWL, run_webcrawl
 from test_fixture_crawl import expected_edges, page_edges
 from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
 pytestmark = pytest.mark.timeout(600)  # a hang guard, never a measurement (slow under load)
 
-WEBCRAWL = [sys.executable, "-m", "webcrawl.crawler.cli"]
 MIN_DELAY = 0.02
 
 
@@ -34,14 +31,6 @@ def crawl_cmd(db: Path, *extra: str) -> list[str]:
     return [*WEBCRAWL, "crawl", "--db", str(db), "--resolve", "*.test=127.0.0.1",
             "--allow-host", "*.test", "--delay-factor", "0", "--min-delay", str(MIN_DELAY),
             "--max-delay", "1", "--concurrency", "16", "--workers", "2", "--quiet", *extra]
-
-
-def run(cmd: list[str], kill: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "WEBCRAWL_TEST_KILL"}
-    if kill is not None:
-        env["WEBCRAWL_TEST_KILL"] = kill
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=150,
-                          check=False)
 
 
 def check_final(db: Path, web: FixtureWeb, port: int, report: dict[str, object]) -> None:
@@ -65,11 +54,11 @@ def web() -> FixtureWeb:
 def test_coordinator_killed_then_resumed(tmp_path: Path, web: FixtureWeb, nth: int) -> None:
     db = tmp_path / "c.db"
     with serve_in_thread(web) as server:
-        killed = run(crawl_cmd(db, server.seed_url), kill=f"shard_page:{nth}")
+        killed = run_webcrawl(crawl_cmd(db, server.seed_url), kill=f"shard_page:{nth}")
         assert killed.returncode == -signal.SIGKILL, killed.stderr
         assert "Traceback" not in killed.stderr
         # The seed again: a kill before the store's first commit leaves no stored seeds.
-        resumed = run(crawl_cmd(db, server.seed_url, "--resume"))
+        resumed = run_webcrawl(crawl_cmd(db, server.seed_url, "--resume"))
         assert resumed.returncode == 0, resumed.stderr
         report = server.audit(max_concurrency=1, min_gap=MIN_DELAY)
     check_final(db, web, server.port, report)
@@ -79,7 +68,7 @@ def test_coordinator_killed_then_resumed(tmp_path: Path, web: FixtureWeb, nth: i
 def test_worker_killed_restarted(tmp_path: Path, web: FixtureWeb, nth: int) -> None:
     db = tmp_path / "c.db"
     with serve_in_thread(web) as server:
-        done = run(crawl_cmd(db, server.seed_url), kill=f"shard_worker_batch:{nth}")
+        done = run_webcrawl(crawl_cmd(db, server.seed_url), kill=f"shard_worker_batch:{nth}")
         assert done.returncode == 0, done.stderr
         report = server.audit(max_concurrency=1, min_gap=MIN_DELAY)
     # Some worker died, each at most once (a restarted one has no kill point).
