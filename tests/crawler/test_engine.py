@@ -270,10 +270,10 @@ async def test_processing_failure_is_recorded_not_lost(mini_web: MiniWeb, tmp_pa
     import webcrawl.crawler.downloader as downloader
     real = downloader.extract_links
 
-    def flaky(text: str, page_url: str, **kw: object) -> object:
+    def flaky(body: str, page_url: str, **kw: object) -> object:
         if page_url.endswith("/bad"):
             raise RuntimeError("parser exploded")
-        return real(text, page_url, **kw)  # type: ignore[arg-type]
+        return real(body, page_url, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(downloader, "extract_links", flaky)
     logging.getLogger("webcrawl.crawler.downloader").disabled = True
