@@ -71,7 +71,10 @@ def kill_at(cmd: list[str], db: Path, *, fetches: int | None = None,
         if fetches is not None and fetch_count(db) >= fetches:
             break
         time.sleep(0.005)
-    assert proc.poll() is None, f"the crawl ended before the kill point ({pause or fetches})"
+    if proc.poll() is not None:  # read its pipe: a pipe left open fails a later test
+        _, err = proc.communicate()
+        pytest.fail(f"the crawl ended before the kill point ({pause or fetches}): "
+                    f"{err.decode()[-500:]}")
     if marker is not None and pause is not None:
         assert marker.exists()  # the kill lands while the process sits at the hook
     while committed_first and proc.poll() is None and time.monotonic() < deadline:
