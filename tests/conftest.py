@@ -31,6 +31,7 @@ import os
 import shutil
 import sys
 import tempfile
+from typing import Any
 
 import pytest
 
@@ -125,3 +126,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The files of :data:`LONGEST_FILES` first (a stable sort: order kept within)."""
     rank = {name: i for i, name in enumerate(LONGEST_FILES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+@pytest.fixture
+def pagerank_computations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per PageRank computed for a database's graph (a kept one costs none:
+    :mod:`webcrawl.analysis.graph.kept`); and no quiet period before a file's state is
+    taken, so that files written by a test keep results at once."""
+    from webcrawl.analysis.graph import kept
+    from webcrawl.analysis.graph.pagerank_alg import pagerank
+    from webcrawl.storage import results_cache
+
+    monkeypatch.setattr(results_cache, "QUIET_SECONDS", 0.0)
+    calls: list[int] = []
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return pagerank(*args, **kwargs)
+
+    monkeypatch.setattr(kept, "pagerank", counting)
+    return calls

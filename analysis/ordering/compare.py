@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from webcrawl.analysis.graph.captured import (
@@ -76,6 +76,9 @@ from webcrawl.analysis.ordering.timed import (
 )
 from webcrawl.analysis.ordering.transfer import TransferModel
 from webcrawl.storage.errors import ConfigError
+
+if TYPE_CHECKING:
+    from webcrawl.analysis.graph.kept import GraphSource
 
 __all__ = [
     "IDEAL",
@@ -357,6 +360,7 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
     StoreError
         A database cannot be read (from :func:`webcrawl.analysis.graph.loader.load_graph`).
     """
+    from webcrawl.analysis.graph.kept import load_source_graph
     from webcrawl.analysis.graph.loader import load_graph
 
     settings = settings or CompareSettings()
@@ -368,16 +372,17 @@ def compare_crawl(db_paths: str | Path | Sequence[str | Path], strategies: Seque
                               f"database, got {len(paths)}")
         if progress:
             progress(f"loading {paths[0]}")
-        full = load_graph(paths[0], graph="all", duplicates=settings.duplicates)
-        measured = full if settings.graph == "all" else _pages_graph(paths[0], full,
-                                                                     settings.duplicates)
+        full, source = load_source_graph(paths[0], graph="all",
+                                         duplicates=settings.duplicates)
+        measured, source = ((full, source) if settings.graph == "all"
+                            else _pages_graph(source, full))
         durations = politeness = None
         if settings.timed:
             durations = settings.transfer_model().durations(full, db_path=paths[0])
             politeness = settings.politeness(recorded_politeness(paths[0]))
         comparison = virtual_comparison(full, names, measured=measured, settings=settings,
                                         progress=progress, durations=durations,
-                                        politeness=politeness)
+                                        politeness=politeness, source=source)
         return Comparison(comparison.reports,
                           f"virtual crawls over the crawl in {paths[0].name}; "
                           + comparison.method,
@@ -407,7 +412,8 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
                        settings: CompareSettings | None = None,
                        progress: Progress | None = None,
                        durations: np.ndarray | None = None,
-                       politeness: SimulatedPoliteness | None = None) -> Comparison:
+                       politeness: SimulatedPoliteness | None = None,
+                       source: GraphSource | None = None) -> Comparison:
     """Replay orderings over a crawl's ``all`` graph and score them on the measured graph.
 
     The library function behind ``webcrawl compare --virtual``, the report's comparison
@@ -434,6 +440,9 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
     politeness : SimulatedPoliteness, optional
         For timed replays (``settings.timed``); default the crawler's defaults with the
         settings' overrides.
+    source : GraphSource, optional
+        Where ``measured`` was loaded from: its final PageRank is the one an earlier
+        command kept, if any (:func:`webcrawl.analysis.graph.kept.source_pagerank`).
 
     Returns
     -------
@@ -469,7 +478,8 @@ def virtual_comparison(full: CapturedGraph, strategies: Sequence[str], *,
     q = settings.quality
     if progress:
         progress("final PageRank")
-    scores = final_pagerank(measured, remote_only=q.remote_only, alpha=q.alpha, tol=q.tol)
+    scores = final_pagerank(measured, remote_only=q.remote_only, alpha=q.alpha, tol=q.tol,
+                            source=source)
     full_scores = scores if pos is None else np.where(pos >= 0, scores[np.maximum(pos, 0)],
                                                       0.0)
     polite: SimulatedPoliteness | None = None
@@ -556,19 +566,23 @@ def _clock(orders: Mapping[str, np.ndarray], times: Mapping[str, np.ndarray],
     return out
 
 
-def _pages_graph(path: Path, full: CapturedGraph, duplicates: DuplicatePolicy) -> CapturedGraph:
-    """The ``pages`` graph of the crawl in ``path`` whose ``all`` graph is ``full``.
+def _pages_graph(source: GraphSource, full: CapturedGraph) -> tuple[CapturedGraph,
+                                                                     GraphSource]:
+    """The ``pages`` graph of the crawl whose ``all`` graph is ``full``, loaded from
+    ``source``, and where it came from.
 
     When every URL is a fetched page (an imported graph's default: no frontier, no
     redirect, no error page), the two graphs have the same nodes and links, so the
     pages graph is ``full`` itself under its name, sharing every array: the graph is
-    held once (a second load would double the memory of the largest arrays).
+    held once (a second load would double the memory of the largest arrays).  It is
+    then the graph ``load_graph(graph="pages")`` loads, and its source says so.
     """
-    from webcrawl.analysis.graph.loader import load_graph
+    from webcrawl.analysis.graph.kept import load_source_graph
 
     if bool(np.all(full.crawled)):
-        return replace(full, kind="pages")
-    return load_graph(path, graph="pages", duplicates=duplicates)
+        return replace(full, kind="pages"), source.with_options(graph="pages")
+    return load_source_graph(source.db, graph="pages",
+                             duplicates=source.options["duplicates"])
 
 
 def _check_strategies(strategies: Sequence[str]) -> list[str]:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -65,6 +65,9 @@ from webcrawl.analysis.ordering.quality_order import (
     top_n_mean_slice,
 )
 from webcrawl.storage.errors import ConfigError, EmptyGraphError
+
+if TYPE_CHECKING:
+    from webcrawl.analysis.graph.kept import GraphSource
 
 __all__ = [
     "QualityReport",
@@ -221,7 +224,7 @@ def remote_adjacency(graph: CapturedGraph) -> sp.csr_array:
 
 def final_pagerank(
     graph: CapturedGraph, *, remote_only: bool = False, alpha: float = 0.85,
-    tol: float = 1e-10,
+    tol: float = 1e-10, source: GraphSource | None = None,
 ) -> np.ndarray:
     """PageRank of the final captured graph, as a probability vector (sum 1).
 
@@ -232,6 +235,12 @@ def final_pagerank(
         Count only links between different sites (Najork and Wiener's variant).
     alpha, tol : float
         Passed to :func:`webcrawl.analysis.graph.pagerank_alg.pagerank`.
+    source : GraphSource, optional
+        Where ``graph`` was loaded from
+        (:func:`webcrawl.analysis.graph.kept.load_source_graph`): the PageRank an
+        earlier command kept for the same graph of the same file is used, bit for bit
+        the one computed here (:func:`webcrawl.analysis.graph.kept.source_pagerank`),
+        and one computed here is kept.  Not with ``remote_only``.
 
     Returns
     -------
@@ -241,12 +250,14 @@ def final_pagerank(
     ----------
     .. [1] Najork and Wiener 2001 (see the module docstring).
     """
-    from webcrawl.analysis.graph.pagerank_alg import pagerank
+    from webcrawl.analysis.graph.kept import source_pagerank
 
     if graph.n == 0:
         raise EmptyGraphError("the graph has no nodes")
+    if remote_only:  # another graph than the one loaded: nothing to keep or reuse
+        source = None
     adj = remote_adjacency(graph) if remote_only else graph.adjacency
-    return np.asarray(pagerank(adj, alpha, tol=tol, normalize="sum").scores, np.float64)
+    return np.asarray(source_pagerank(source, adj, alpha, tol=tol).scores, np.float64)
 
 
 # ---------------------------------------------------------------------- all at once

@@ -78,18 +78,23 @@ def _topic(sub: Any, name: str, help_text: str, description: str) -> argparse.Ar
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from webcrawl.analysis.graph.loader import load_graph
+    return _load_source(args)[0]
+
+
+def _load_source(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The graph the options name, and where it came from (a ``GraphSource``)."""
+    from webcrawl.analysis.graph.kept import load_source_graph
 
     if args.top < 1:
         raise ConfigError(f"--top must be at least 1, got {args.top}")
     path = existing_db(args.db)
     started = time.perf_counter()
-    graph = load_graph(path, graph=args.graph, remote_only=args.remote_only,
-                       duplicates=args.duplicates, sites=args.sites)
+    graph, source = load_source_graph(path, graph=args.graph, remote_only=args.remote_only,
+                                      duplicates=args.duplicates, sites=args.sites)
     print(f"loaded the {graph.describe()} in {time.perf_counter() - started:.2f} s",
           file=sys.stderr)
     print_sites(graph)
-    return graph
+    return graph, source
 
 
 def _graph_info(graph: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -151,12 +156,14 @@ def _print_ranked(rows: list[dict[str, Any]], title: str) -> None:
 
 
 def run_pagerank(args: argparse.Namespace) -> int:
-    from webcrawl.analysis.graph.pagerank_alg import pagerank
+    from webcrawl.analysis.graph.kept import source_pagerank
 
-    graph = _load(args)
+    graph, source = _load_source(args)
     normalize: Literal["sum", "mean"] = "mean" if args.mean else "sum"
-    result = pagerank(graph.adjacency, args.alpha, tol=args.tol, normalize=normalize)
-    rows = _ranked(graph, result.scores, args.top)
+    # Kept for the next command (``compare`` reuses it); sum 1, scaled as pagerank() does.
+    result = source_pagerank(source, graph.adjacency, args.alpha, tol=args.tol)
+    scores = result.scores * graph.adjacency.shape[0] if args.mean else result.scores
+    rows = _ranked(graph, scores, args.top)
     if args.json:
         print_json({**_graph_info(graph, args), "alpha": args.alpha, "tol": args.tol,
                     "normalize": normalize, "iterations": result.iterations,
