@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 from webcrawl.analysis._compiled import compiled, worker_count
+from webcrawl.analysis.graph import loader
 from webcrawl.analysis.graph.captured import CapturedGraph
-from webcrawl.analysis.graph.loader import load_graph
 from webcrawl.analysis.graph.pagerank_alg import PageRankResult, _push, pagerank
 from webcrawl.storage.results_cache import (
     DatabaseState,
@@ -58,12 +58,18 @@ class GraphSource:
 def load_source_graph(db_path: str | Path, **options: Any) -> tuple[CapturedGraph, GraphSource]:
     """:func:`~webcrawl.analysis.graph.loader.load_graph` with ``options``, and where the
     graph came from (the file's state taken before it is read)."""
-    bound = inspect.signature(load_graph).bind(db_path, **options)
-    bound.apply_defaults()
-    full = {k: v for k, v in bound.arguments.items() if k != "db_path"}
+    unknown = set(options) - set(_LOAD_DEFAULTS)
+    if unknown:
+        raise TypeError(f"load_graph() has no option {sorted(unknown)[0]!r}")
     state = database_state(db_path)
-    graph = load_graph(db_path, **options)
-    return graph, GraphSource(Path(db_path), state, full)
+    graph = loader.load_graph(db_path, **options)
+    return graph, GraphSource(Path(db_path), state, {**_LOAD_DEFAULTS, **options})
+
+
+#: Every keyword option of ``load_graph`` and its default.
+_LOAD_DEFAULTS = {name: p.default for name, p in
+                  inspect.signature(loader.load_graph).parameters.items()
+                  if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 
 #: Modules whose code makes the graph and its PageRank: a change to one is a new key.

@@ -141,7 +141,6 @@ def transfer_model(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     from webcrawl.analysis.ordering.compare import CompareSettings, compare_crawl
     from webcrawl.analysis.ordering.quality import QualitySettings
-    from webcrawl.analysis.report.comparison_files import write_comparison
 
     paths = [existing_db(p) for p in args.db]
     if args.timed and not args.virtual:
@@ -158,7 +157,11 @@ def run(args: argparse.Namespace) -> int:
     show = stage_display(args)
     comparison = compare_crawl(paths, strategies, settings=settings, progress=show)
     end_stages(show)
-    written = write_comparison(comparison, args.out) if args.out else []
+    written = []
+    if args.out:  # the report package (plots, scipy.stats): about 2 CPU-seconds to import
+        from webcrawl.analysis.report.comparison_files import write_comparison
+
+        written = write_comparison(comparison, args.out)
     if args.json:
         print_json(comparison.to_dict())
     else:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from webcrawl.analysis.graph import kept as kept_module
+from webcrawl.analysis.graph import loader
 from webcrawl.analysis.graph.kept import load_source_graph, source_pagerank
 from webcrawl.analysis.graph.pagerank_alg import pagerank
 from webcrawl.storage import results_cache
@@ -104,17 +104,17 @@ def _commit(path: Path) -> None:
 
 def test_a_file_written_during_the_load_keeps_nothing(
         crawl: Path, pagerank_computations: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    real = kept_module.load_graph
+    real = loader.load_graph
 
     def load_then_write(*args: Any, **kwargs: Any) -> Any:
         graph = real(*args, **kwargs)
         _commit(crawl)
         return graph
 
-    monkeypatch.setattr(kept_module, "load_graph", load_then_write)
+    monkeypatch.setattr(loader, "load_graph", load_then_write)
     _pagerank(crawl)
     assert not cache_dir(crawl).exists()
-    monkeypatch.setattr(kept_module, "load_graph", real)
+    monkeypatch.setattr(loader, "load_graph", real)
     _pagerank(crawl)
     assert pagerank_computations == [1, 1]
 
