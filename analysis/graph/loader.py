@@ -444,13 +444,12 @@ def _edges(links: LinkArrays, pos: np.ndarray, node_sites: np.ndarray,
         out[filled:filled + kept.size] = kept
         filled += kept.size
         del kept, dst, ids, src
-        if mask.size:  # each page's kept links: the mask's running count at its end
-            page_end = np.cumsum(per_page)
-            run = np.cumsum(mask, dtype=np.int64)
-            kept_per_page = np.diff(np.where(page_end > 0, run[np.maximum(page_end - 1, 0)],
-                                             0), prepend=0)
-            nodes = page_nodes[lo:hi]
-            counts[nodes[nodes >= 0]] += kept_per_page[nodes >= 0]  # distinct pages
+        # Each page's kept links: its links less the dropped ones (few, in a simple graph).
+        dropped = np.flatnonzero(~mask)
+        page = np.searchsorted(np.cumsum(per_page), dropped, side="right")
+        kept_per_page = per_page - np.bincount(page, minlength=per_page.size)
+        nodes = page_nodes[lo:hi]
+        counts[nodes[nodes >= 0]] += kept_per_page[nodes >= 0]  # distinct pages
     return out[:filled], counts
 
 
