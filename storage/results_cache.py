@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 import time
 import zipfile
 from dataclasses import dataclass
@@ -133,7 +133,10 @@ def store_result(db: str | Path, name: str, params: dict[str, Any],
     file, text = _entry(Path(db), name, params)
     try:
         file.parent.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
+        # Created as any file the user writes (the umask's mode, not mkstemp's 0600):
+        # whoever may read the database may read what was computed from it.
+        tmp = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
             payload: dict[str, Any] = {"_params": np.array(text),
                                        "_state": np.array(json.dumps(state.to_list())),
@@ -142,7 +145,7 @@ def store_result(db: str | Path, name: str, params: dict[str, Any],
                 np.savez(out, **payload)
             os.replace(tmp, file)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
     except OSError:
         return False

@@ -48,6 +48,16 @@ def test_a_kept_result_comes_back_whole(db: Path) -> None:
     assert list(cache_dir(db).iterdir()) == [next(cache_dir(db).glob("pagerank-*.npz"))]
 
 
+def test_a_kept_file_is_readable_as_the_database_is(db: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        assert store_result(db, "r", {}, database_state(db), {"x": np.ones(3)})
+    finally:
+        os.umask(old)
+    (kept,) = cache_dir(db).iterdir()
+    assert kept.stat().st_mode & 0o777 == 0o644
+
+
 def test_other_parameters_or_names_find_nothing(db: Path) -> None:
     state = database_state(db)
     assert store_result(db, "pagerank", {"alpha": 0.85}, state, {"x": np.ones(3)})
