@@ -150,6 +150,29 @@ def test_resumed_crawl_does_not_store_again_what_it_stored_before_the_kill(
     assert len(counts) >= 21 and set(counts.values()) == {1}, counts
 
 
+@pytest.mark.parametrize(("before", "after"), [(1, 2), (2, 1)])
+def test_resume_with_another_workers_count_reads_every_earlier_series(
+        mirror: str, tmp_path: Path, before: int, after: int) -> None:
+    """Killed (one process, or each worker at once), then resumed with another number of
+    worker processes: the resumed processes read the files of every series the crawl
+    wrote before (``webcrawl-*`` and ``webcrawl-wN-*``), so each payload is stored once."""
+    db, folder = tmp_path / "c.db", tmp_path / "w"
+    common = ["--db", str(db), "--quiet", "--set", "store_batch_size=1"]
+    first = run_webcrawl([*WEBCRAWL, "crawl", mirror, *common, "--warc", str(folder),
+                          "--warc-dedup-repeats", "--resolve", "mirror.test=127.0.0.1",
+                          "--min-delay", "0", "--max-delay", "0", "--delay-factor", "0",
+                          "--concurrency", "2", "--workers", str(before)],
+                         kill="warc_exchange:12" if before == 1 else "shard_page:12")
+    assert first.returncode == -9, first.stderr[-2000:]
+    finished = run_webcrawl([*WEBCRAWL, "crawl", "--resume", *common, "--workers",
+                             str(after)])
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    series = {p.name.split("-2")[0] for p in folder.glob("*.warc.gz")}
+    assert len(series) >= 2, series  # the killed run's and the resumed run's
+    counts = stored_once(folder)
+    assert len(counts) >= 21 and set(counts.values()) == {1}, counts
+
+
 def test_recall_reads_up_to_a_torn_record(tmp_path: Path) -> None:
     """A file cut inside its last record (a kill mid-write, a full disk): the records
     before the cut count as stored, the cut one does not."""
