@@ -924,8 +924,7 @@ class Frontier:
         neg, url_id = best
         rank = None
         if self._ranks is not None:
-            rank = self._ranks.rank(best)
-            self._ranks.remove(best)
+            rank = self._ranks.pop_rank(best)
         self._where[url_id] = _ABSENT
         self._n -= 1
         self._live[host_id] -= 1
