@@ -14,9 +14,9 @@ to the current file of ``settings.warc_dir``:
   the HTTP headers, no payload; :mod:`webcrawl.crawler.warc_dedup`);
   request and response refer to each other (``WARC-Concurrent-To``).
 
-A resumed crawl (or a shard worker started again) first reads back the payloads its
-earlier files hold (:meth:`WarcArchive.recall`).  ``revisits`` counts the
-identical-payload revisit records, ``bytes_not_stored`` the
+A resumed crawl (or a shard worker started again) first reads back the payloads the
+crawl's earlier files hold, its shard workers' too (:meth:`WarcArchive.recall`).
+``revisits`` counts the identical-payload revisit records, ``bytes_not_stored`` the
 body bytes they did not store again.  With ``warc_cdxj``, each WARC file gets a CDXJ
 index of its ``response`` and ``revisit`` records beside it (same name, ``.cdxj``;
 :mod:`webcrawl.crawler.cdxj`), written sorted when the file is closed (through a
@@ -209,15 +209,20 @@ class WarcArchive:
         """Close the current file (idempotent)."""
         self._close()
 
-    def recall(self) -> int:
+    def recall(self, crawl_prefix: str | None = None) -> int:
         """A resumed crawl's repeats (``warc_dedup_repeats``): remember every payload
-        that the folder's earlier files of this archive's prefix hold in a whole record
+        that the folder's earlier files of this crawl hold in a whole record
         (:func:`~webcrawl.crawler.warc_dedup.stored_payloads`), so that it is not stored
-        again.  Returns how many such records it found; call it before the first
-        record (it is a resume's: a new crawl's folder may hold another crawl's files)."""
+        again.  The crawl's files are those of ``crawl_prefix`` (default: this
+        archive's prefix) and of its shard workers' series (``{crawl_prefix}-w{N}``):
+        a crawl resumed with another ``--workers`` count, or a shard worker started
+        again, reads what every earlier process of the crawl stored.  Returns how many
+        such records it found; call it before the first record (it is a resume's: a
+        new crawl's folder may hold another crawl's files)."""
         if self.payloads is None or not self.settings.warc_dedup_repeats:
             return 0
-        own = re.compile(rf"{re.escape(self.settings.warc_prefix)}-\d{{14}}-\d{{5}}\.warc\.gz")
+        prefix = re.escape(crawl_prefix or self.settings.warc_prefix)
+        own = re.compile(rf"{prefix}(?:-w\d+)?-\d{{14}}-\d{{5}}\.warc\.gz")
         earlier = sorted(p for p in self.directory.iterdir()
                          if own.fullmatch(p.name) and p not in self.files)
         found = 0

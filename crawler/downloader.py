@@ -117,6 +117,9 @@ class DownloaderLink:
     #: the crawl continues earlier runs (a resume, or a shard worker started again):
     #: the WARC archive reads back the payloads its earlier files hold
     resumed: bool = False
+    #: the crawl's WARC file prefix, when this downloader's own is a shard worker's
+    #: series of it (``{prefix}-w{N}``): a resume reads every earlier series
+    warc_prefix: str | None = None
 
 
 class Downloader(Protocol):
@@ -225,7 +228,7 @@ class LocalDownloader(HostClocks):
         await self.fetcher.__aenter__()
         archive = self.fetcher.archive if isinstance(self.fetcher, Fetcher) else None
         if archive is not None and self._link.resumed:
-            archive.recall()
+            archive.recall(self._link.warc_prefix)
 
     async def __aenter__(self) -> LocalDownloader:
         await self.open()

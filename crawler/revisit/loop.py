@@ -76,7 +76,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from webcrawl.analysis.change.fetch_history import META_DAY_SECONDS, http_date_seconds
 from webcrawl.crawler import eventloop
-from webcrawl.crawler.downloader import LocalDownloader
+from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
 from webcrawl.crawler.fetcher import FetchResult
 from webcrawl.crawler.links import PageLinks
 from webcrawl.crawler.orders import FetchedAnswer, FetchPage, PageDone
@@ -213,7 +213,11 @@ class RevisitCrawler:
         from webcrawl.storage.store import CrawlStore
 
         cs = self.crawl_settings
-        async with self._make_downloader(cs, self.clock.monotonic) as downloader:
+        downloader = self._make_downloader(cs, self.clock.monotonic)
+        # A revisit run continues the crawl: with --warc-dedup-repeats its WARC archive
+        # first reads back the bodies the folder's earlier files of the crawl hold.
+        await downloader.open(DownloaderLink(resumed=True))
+        try:
             self.downloader = downloader
             self.store = await CrawlStore.open(self.db_path, resume=True,
                                                batch_size=cs.store_batch_size,
@@ -238,6 +242,8 @@ class RevisitCrawler:
                 await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
                 await self.store.aclose()
+        finally:
+            await downloader.aclose()  # idempotent: closed above unless the store failed
         return self.stats
 
     # -- setup --------------------------------------------------------------------

@@ -50,13 +50,15 @@ FLUSH_SIZE = 256
 
 def worker_downloader(start: StartWorker) -> tuple[LocalDownloader, DownloaderLink]:
     """The downloader of worker ``start.worker`` (the crawl's settings, one WARC file
-    series of its own, read back when the crawl resumed or the worker was started
-    again) and its link (the scope the seeds give: robots.txt redirects stay in it)."""
+    series of its own; every series of the crawl read back when the crawl resumed or
+    the worker was started again) and its link (the scope the seeds give: robots.txt
+    redirects stay in it)."""
     s = start.settings
     if s.warc_dir is not None:
         s = replace(s, warc_prefix=f"{s.warc_prefix}-w{start.worker}")
     return LocalDownloader(s), DownloaderLink(host_allowed=Scope(s, start.seeds).host_allowed,
-                                              resumed=start.resumed or start.generation > 0)
+                                              resumed=start.resumed or start.generation > 0,
+                                              warc_prefix=start.settings.warc_prefix)
 
 
 async def serve(reader: asyncio.StreamReader, write: Callable[[bytes], None], *,

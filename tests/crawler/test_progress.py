@@ -51,7 +51,7 @@ def test_not_a_terminal_gets_time_stamped_log_lines() -> None:
     progress.render()
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and "\r" not in stream.getvalue()
-    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d 50 fetched 50 pages ", line)
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d 50 fetched, 50 pages, ", line)
                for line in lines)
     assert "ETA" in lines[0]
     # log_interval 0: nothing at all off a terminal.
@@ -143,5 +143,5 @@ async def test_crawl_progress_into_a_pipe_is_plain_lines(mini_web: MiniWeb,
     lines = text.splitlines()
     assert "\r" not in text and "\x1b" not in text
     assert len(lines) >= 3 and lines[-1].startswith("crawl done:")
-    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \d+ fetched \d+ pages ", line)
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \d+ fetched, \d+ pages, ", line)
                for line in lines[:-1]), lines

@@ -21,6 +21,7 @@ from test_warc_output import warcio_check
 from warcdata import crawl_settings, serve_http
 from webcrawl.crawler.archive import WarcArchive, WarcCounts
 from webcrawl.crawler.engine import Crawler
+from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
@@ -148,6 +149,68 @@ def test_resumed_crawl_does_not_store_again_what_it_stored_before_the_kill(
     assert len(list(folder.glob("*.warc.gz"))) >= 2  # the killed process's file, and more
     counts = stored_once(folder)
     assert len(counts) >= 21 and set(counts.values()) == {1}, counts
+
+
+@pytest.mark.parametrize(("before", "after"), [(1, 2), (2, 1)])
+def test_resume_with_another_workers_count_reads_every_earlier_series(
+        mirror: str, tmp_path: Path, before: int, after: int) -> None:
+    """Killed (one process, or each worker at once), then resumed with another number of
+    worker processes: the resumed processes read the files of every series the crawl
+    wrote before (``webcrawl-*`` and ``webcrawl-wN-*``), so each payload is stored once."""
+    db, folder = tmp_path / "c.db", tmp_path / "w"
+    common = ["--db", str(db), "--quiet", "--set", "store_batch_size=1"]
+    first = run_webcrawl([*WEBCRAWL, "crawl", mirror, *common, "--warc", str(folder),
+                          "--warc-dedup-repeats", "--resolve", "mirror.test=127.0.0.1",
+                          "--min-delay", "0", "--max-delay", "0", "--delay-factor", "0",
+                          "--concurrency", "2", "--workers", str(before)],
+                         kill="warc_exchange:12" if before == 1 else "shard_page:12")
+    assert first.returncode == -9, first.stderr[-2000:]
+    finished = run_webcrawl([*WEBCRAWL, "crawl", "--resume", *common, "--workers",
+                             str(after)])
+    assert finished.returncode == 0, finished.stderr[-2000:]
+    series = {p.name.split("-2")[0] for p in folder.glob("*.warc.gz")}
+    assert len(series) >= 2, series  # the killed run's and the resumed run's
+    counts = stored_once(folder)
+    assert len(counts) >= 21 and set(counts.values()) == {1}, counts
+
+
+class AlwaysWhole(SimpleHTTPRequestHandler):
+    """Answers every GET with the whole body: no 304 (as many servers do), so a revisit
+    reads again what the crawl stored."""
+
+    def send_head(self) -> Any:
+        for name in ("If-Modified-Since", "If-None-Match"):
+            del self.headers[name]
+        return super().send_head()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_revisit_runs_do_not_store_again_what_the_crawl_stored(tmp_path: Path) -> None:
+    """A crawl, then two revisit runs, all with ``--warc-dedup-repeats`` into one folder:
+    each revisit run reads back the earlier runs' files, so every body is stored once
+    over the three runs; the revisits' bodies are revisit records naming the crawl's."""
+    root, db, folder = tmp_path / "site", tmp_path / "c.db", tmp_path / "w"
+    mirror_site(root)
+    settings = crawl_settings(warc_dir=str(folder), warc_dedup_repeats=True)
+    with serve_http(functools.partial(AlwaysWhole, directory=str(root))) as port:
+        async def run() -> list[WarcCounts | None]:
+            await Crawler(db, [f"http://mirror.test:{port}/"], settings).run()
+            counts = []
+            for _ in range(2):
+                stats = await RevisitCrawler(db, RevisitSettings(
+                    policy="uniform", budget=200.0, duration=1.0, day_seconds=0.2),
+                    settings).run()
+                counts.append(stats.warc)
+            return counts
+
+        revisit_runs = asyncio.run(run())
+    assert len(list(folder.glob("*.warc.gz"))) == 3
+    counts = stored_once(folder)
+    assert len(counts) >= 21 and set(counts.values()) == {1}, counts
+    for warc in revisit_runs:  # every refetched body is a revisit record
+        assert warc is not None and warc.revisits == warc.records // 2 > 20, warc
 
 
 def test_recall_reads_up_to_a_torn_record(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ def test_progress_into_a_pipe_is_plain_lines_to_the_end(tmp_path: Path) -> None:
     # Not a terminal: time-stamped lines, no control characters; the last is the end.
     assert "\r" not in text and "\x1b" not in text
     last = text.splitlines()[-1]
-    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d 100.0% 600 records ", last), last
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d 100.0%, 600 records, ", last), last
     assert "600 fetches" in last
 
 
