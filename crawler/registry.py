@@ -146,8 +146,6 @@ class CrawlRegistry:
         _check_depth(depth)
         first_id = len(self._urls)
         ids, new = self._url_id.add_batch(urls, first_id)
-        if not new:  # half a crawl's pages link only to URLs it knows
-            return RegisteredBatch(ids, new, first_id, _NO_HOSTS, [], [], [])
         fresh = list(urls) if len(new) == len(urls) else [urls[k] for k in new]
         hostports = _host_keys(fresh)
         host_id = self._host_id
@@ -295,8 +293,6 @@ def _host_keys(urls: list[str]) -> list[str]:
 
 
 _SECOND, _THIRD = itemgetter(1), itemgetter(2)
-_NO_HOSTS = np.empty(0, dtype=np.int32)
-_NO_HOSTS.flags.writeable = False
 
 
 def _check_depth(depth: int) -> None:
