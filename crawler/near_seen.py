@@ -56,6 +56,8 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from collections import Counter
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -184,30 +186,31 @@ class NearSeen:
         """Join the most resembling leader at the threshold, else lead."""
         keys = _band_keys(sk)
         table = self._table
-        shared: dict[int, int] = {}  # candidate leader -> bands equal to the page's
-        for key in keys:
-            for leader in table.get(key, ()):
-                shared[leader] = shared.get(leader, 0) + 1
-        # Each band that differs holds at least one differing bin: a leader sharing
-        # fewer than _need bands cannot reach the threshold, and is not compared.
-        need = self._need
-        found = [c for c, n in shared.items() if n >= need]
+        buckets = list(map(table.get, keys))  # each band's leaders (None: no leader)
         me = _as_int(sk)
-        if found:
-            lead = self._lead
-            best, leader = max((_equal_bins(me, lead[c]), -c) for c in found)
-            if best >= self._min:  # the most equal bins, then the lowest URL id
-                self._leader[url_id] = -leader
-                self._members[-leader][url_id] = best
-                return
+        hits = [bucket for bucket in buckets if bucket]
+        need = self._need
+        # Each band that differs holds at least one differing bin: a leader sharing
+        # fewer than ``need`` bands cannot reach the threshold, and is not compared.
+        if len(hits) >= need:
+            shared = Counter(chain.from_iterable(hits))  # leader -> bands equal to ours
+            found = [c for c, n in shared.items() if n >= need]
+            if found:
+                lead = self._lead
+                best, leader = max((_equal_bins(me, lead[c]), -c) for c in found)
+                if best >= self._min:  # the most equal bins, then the lowest URL id
+                    self._leader[url_id] = -leader
+                    self._members[-leader][url_id] = best
+                    return
         self._members[url_id] = {}
         self._lead[url_id] = me
-        for key in keys:
-            bucket = table.get(key)
-            if bucket is None:
-                table[key] = [url_id]
-            else:
+        for key, bucket in zip(keys, buckets, strict=True):
+            if bucket is not None:
                 bucket.append(url_id)
+            elif key in table:  # two of the page's bands with one key (chance 2**-57)
+                table[key].append(url_id)
+            else:
+                table[key] = [url_id]
 
     def _leave(self, url_id: int, sk: np.ndarray) -> list[tuple[int, int]]:
         """Take ``url_id`` out of its group; a leader's members (with their equal bins)

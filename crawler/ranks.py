@@ -140,12 +140,27 @@ class RankIndex:
             self._rebuild_tree()
 
     def remove(self, key: _Key) -> None:
+        self._remove(_encode(key))
+
+    def pop_rank(self, key: _Key) -> int:
+        """:meth:`rank` of a key held, then :meth:`remove` it: one search for both
+        (a frontier's take does both)."""
         code = _encode(key)
         i = bisect_left(self._maxes, code)
+        j = int(self._blocks[i].searchsorted(code))
+        rank = self._prefix(i) + j
+        self._remove(code, i, j)
+        return rank
+
+    def _remove(self, code: bytes, i: int | None = None, j: int | None = None) -> None:
+        """Remove the key ``code`` (held), found in block ``i`` at ``j`` if given."""
+        if i is None:
+            i = bisect_left(self._maxes, code)
         block = self._blocks[i]
         self._n -= 1
         if len(block) > 1:
-            j = int(block.searchsorted(code))
+            if j is None:
+                j = int(block.searchsorted(code))
             # concatenate: np.delete costs 5.6 us here, this 2.5 (1,500 keys, 2026-12-06)
             block = self._blocks[i] = np.concatenate((block[:j], block[j + 1:]))
             self._maxes[i] = block[-1:].tobytes()

@@ -68,6 +68,8 @@ class RegisteredBatch:
     host_ids: np.ndarray
     hostports: list[str]
     new_hosts: list[bool]
+    #: the new URLs, in the order of their ids
+    urls: list[str]
 
     def registered(self, k: int) -> Registered:
         """The :class:`Registered` of the ``k``-th new URL."""
@@ -161,7 +163,7 @@ class CrawlRegistry:
         self._depth.extend([depth] * len(fresh))
         self._url_host.extend(hosts)
         host_ids = np.array(hosts, dtype=np.int32)
-        return RegisteredBatch(ids, new, first_id, host_ids, hostports, new_hosts)
+        return RegisteredBatch(ids, new, first_id, host_ids, hostports, new_hosts, fresh)
 
     def record(self, store: CrawlStore, new: Registered, found_by: int,
                outcome: Outcome | None = None) -> None:
@@ -172,6 +174,18 @@ class CrawlRegistry:
             store.add_host(HostRow(new.host_id, new.hostport))
         store.add_url(UrlRow(new.url_id, self._urls[new.url_id], new.host_id,
                              self._depth[new.url_id], found_by, outcome, None))
+
+    def record_batch(self, store: CrawlStore, batch: RegisteredBatch, depth: int,
+                     found_by: int, outcomes: Sequence[Outcome | None]) -> None:
+        """:meth:`record` for each URL :meth:`add_many` just added at ``depth``, in
+        order, ``outcomes[k]`` that of the ``k``-th: the rows of its new hosts, then the
+        URLs' rows at once."""
+        if True in batch.new_hosts:
+            for j, new_host in enumerate(batch.new_hosts):
+                if new_host:
+                    store.add_host(HostRow(int(batch.host_ids[j]), batch.hostports[j]))
+        store.add_new_urls(batch.first_id, batch.urls, batch.host_ids.tolist(), depth,
+                           found_by, outcomes)
 
     def register(self, store: CrawlStore, url: str, depth: int, found_by: int) -> int:
         """The id of ``url``; an unseen URL is added and its rows written."""

@@ -100,9 +100,9 @@ class Scope:
             return False
         if self.max_per_host is not None and self._per_host[hostport] >= self.max_per_host:
             return False
-        if self.traps.check(url, hostport) is not None:
+        if self.traps.check(url, hostport, count=True) is not None:
             return False
-        self.count(hostport, url)
+        self._per_host[hostport] += 1
         return True
 
     def count(self, hostport: str, url: str) -> None:

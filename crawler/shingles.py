@@ -247,20 +247,26 @@ def _batch_sketches(raws: Sequence[bytes], w: int = 2) -> list[np.ndarray | None
     if not raws:
         return []
     power, inverse = _powers()
-    parts = [b"\0" + raw[:MAX_TEXT_BYTES] + b"\0" for raw in raws]
-    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    capped = [raw[:MAX_TEXT_BYTES] for raw in raws]
+    # Each text as "\0" + text + "\0", end to end (one join: no copy a text).
+    lengths = np.fromiter(map(len, capped), dtype=np.int64, count=len(capped)) + 2
     offsets = np.cumsum(lengths) - lengths
-    codes = np.frombuffer(b"".join(parts).translate(_FOLD), dtype=np.uint8)
+    codes = np.frombuffer((b"\0" + b"\0\0".join(capped) + b"\0").translate(_FOLD),
+                          dtype=np.uint8)
     in_word = codes.view(np.bool_)
     keep = np.empty(codes.size, dtype=np.bool_)
     keep[0] = True
     np.logical_or(in_word[1:], in_word[:-1], out=keep[1:])
     keep[offsets] = True  # every text's leading 0, as in shingle_hashes
-    kept = np.flatnonzero(keep)
-    joined = codes[kept]
+    joined = codes[keep]
+    # A text's first code in ``joined``: the codes kept before it (no index array of
+    # the kept codes: a third less time for the whole sketch on fixture pages).
+    kept = np.add.reduceat(keep, offsets, dtype=np.int64)
+    starts = np.cumsum(kept) - kept
     zeros = np.flatnonzero(joined == 0)
-    page = np.searchsorted(offsets, kept[zeros], side="right") - 1
-    prefix = np.cumsum(joined * power[:joined.size])
+    page = np.searchsorted(starts, zeros, side="right") - 1
+    prefix = np.multiply(joined, power[:joined.size])
+    np.cumsum(prefix, out=prefix)
     at_zeros = prefix[zeros]
     shingles = at_zeros[w:] - at_zeros[:-w]
     shingles *= inverse[1:][zeros[:-w]]

@@ -78,14 +78,16 @@ class TrapGuard:
         self._variants: Counter[tuple[str, str]] = Counter()
         self._patterns: Counter[tuple[str, str]] = Counter()
 
-    def check(self, url: str, hostport: str) -> str | None:
-        """The rule ``url`` breaks (counted in :attr:`fired`), or None."""
-        rule = self._rule(url, hostport)
+    def check(self, url: str, hostport: str, *, count: bool = False) -> str | None:
+        """The rule ``url`` breaks (counted in :attr:`fired`), or None; with ``count``,
+        a URL that breaks none is counted as :meth:`count` does (its path and pattern
+        worked out once)."""
+        rule = self._rule(url, hostport, count)
         if rule is not None:
             self.fired[rule] += 1
         return rule
 
-    def _rule(self, url: str, hostport: str) -> str | None:
+    def _rule(self, url: str, hostport: str, count: bool = False) -> str | None:
         if len(url) > self.max_url_length:
             return "url_length"
         path, query = _split(url)
@@ -97,9 +99,13 @@ class TrapGuard:
             if (self.max_variants is not None
                     and self._variants[(hostport, path)] >= self.max_variants):
                 return "query_variants"
-        if (self.max_pattern is not None
-                and self._patterns[(hostport, path_pattern(path, query))] >= self.max_pattern):
-            return "path_pattern"
+        pattern = None
+        if self.max_pattern is not None:
+            pattern = (hostport, path_pattern(path, query))
+            if self._patterns[pattern] >= self.max_pattern:
+                return "path_pattern"
+        if count:
+            self._count(hostport, path, query, pattern)
         return None
 
     def _repeats(self, path: str) -> bool:
@@ -111,7 +117,12 @@ class TrapGuard:
     def count(self, url: str, hostport: str) -> None:
         """Count a URL that was enqueued (after :meth:`check` passed, or on resume)."""
         path, query = _split(url)
+        pattern = None if self.max_pattern is None else (hostport, path_pattern(path, query))
+        self._count(hostport, path, query, pattern)
+
+    def _count(self, hostport: str, path: str, query: str | None,
+               pattern: tuple[str, str] | None) -> None:
         if query is not None and self.max_variants is not None:
             self._variants[(hostport, path)] += 1
-        if self.max_pattern is not None:
-            self._patterns[(hostport, path_pattern(path, query))] += 1
+        if pattern is not None:
+            self._patterns[pattern] += 1

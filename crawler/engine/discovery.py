@@ -49,15 +49,16 @@ class Discovery:
         priorities = crawl.strategy.discovered_many(new_ids, depth)
         admitted: list[int] = []
         crawl.over_budget(crawl.budget.tick(len(batch.new)))
-        outcomes = crawl.stats.outcomes
+        outcomes: list[Outcome | None] = [None] * len(batch.new)
+        admit, hostports = scope.admit, batch.hostports
         for j, k in enumerate(batch.new):
-            new = batch.registered(j)
-            if follow[k] and scope.admit(urls[k], new.hostport, depth):
-                registry.record(store, new, found_by)
+            if follow[k] and admit(urls[k], hostports[j], depth):
                 admitted.append(j)
             else:
-                registry.record(store, new, found_by, Outcome.OUT_OF_SCOPE)
-                outcomes[Outcome.OUT_OF_SCOPE] += 1
+                outcomes[j] = Outcome.OUT_OF_SCOPE
+        registry.record_batch(store, batch, depth, found_by, outcomes)
+        if len(admitted) < len(outcomes):
+            crawl.stats.outcomes[Outcome.OUT_OF_SCOPE] += len(outcomes) - len(admitted)
         if admitted:
             take = np.array(admitted)
             crawl.frontier.add_many(new_ids[take], batch.host_ids[take], priorities[take])

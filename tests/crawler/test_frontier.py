@@ -401,10 +401,14 @@ def test_on_wait_names_each_host_that_starts_waiting() -> None:
     assert f.pop_ready(now=5.0) == 0
 
 
-#: The sizes from which add_many runs its compiled loop: the default (these small
-#: frontiers stay on numpy) and 0 (compiled throughout, when numba is installed).
-PATHS = pytest.mark.parametrize("compiled_from", [frontier_module.COMPILED_MIN, 0],
-                                ids=["numpy", "compiled"])
+#: How add_many runs: the size from which it runs its compiled loop (the default:
+#: these small frontiers stay on numpy; 0: compiled throughout, when numba is
+#: installed), and the largest batch that runs that loop in Python (0: none; 10**9:
+#: every batch).
+PATHS = pytest.mark.parametrize(("compiled_from", "small_batch"),
+                                [(frontier_module.COMPILED_MIN, 0), (0, 0),
+                                 (frontier_module.COMPILED_MIN, 10**9)],
+                                ids=["numpy", "compiled", "python"])
 
 
 @PATHS
@@ -413,13 +417,14 @@ PATHS = pytest.mark.parametrize("compiled_from", [frontier_module.COMPILED_MIN, 
 @pytest.mark.parametrize(("head", "spill_at"), [(1, 0), (3, 2), (17, 5), (64, 0)])
 def test_add_many_takes_what_one_add_at_a_time_takes(
         seed: int, head: int, spill_at: int, host_order: str, compiled_from: int,
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        small_batch: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches of adds (hosts repeated within a batch, ties, URLs before and after
     their host's cut, every host state) against single adds to unbounded heaps, step
     by step: the same hosts, takes, ranks, wake-ups and waiting hosts; the overflows'
     memory and the head entries counted as they change."""
     if compiled_from == 0:
         pytest.importorskip("numba")
+    monkeypatch.setattr(frontier_module, "SMALL_BATCH", small_batch)
     # Buffered URLs handed to overflows and heads often, or after many batches.
     monkeypatch.setattr(frontier_module, "PENDING_MAX", [7, 7, 500][seed])
     # Heads over their limit compacted at once, or left waiting for others (seed 2).

@@ -26,7 +26,10 @@ def test_defaults_are_on() -> None:
     assert s.scope_max_pattern_urls == 10_000
 
 
-def test_each_rule_fires_at_its_bound() -> None:
+@pytest.mark.parametrize("at_once", [False, True], ids=["check-count", "check-counting"])
+def test_each_rule_fires_at_its_bound(at_once: bool) -> None:
+    """Each rule at its bound; the URLs let in counted by ``count`` after ``check`` or
+    by ``check(count=True)`` (the scope's one pass)."""
     g = TrapGuard(CrawlSettings(scope_max_url_length=60, scope_max_path_repeat=2,
                                 scope_max_query_params=3, scope_max_query_variants=4,
                                 scope_max_pattern_urls=5))
@@ -39,14 +42,16 @@ def test_each_rule_fires_at_its_bound() -> None:
     assert g.check("http://a.test/q?a=1&b=2&c=3&d=4", h) == "query_params"
     for i in range(4):
         url = f"http://a.test/s?sid=x{i}y"
-        assert g.check(url, h) is None
-        g.count(url, h)
+        assert g.check(url, h, count=at_once) is None
+        if not at_once:
+            g.count(url, h)
     assert g.check("http://a.test/s?sid=x9y", h) == "query_variants"
     assert g.check("http://b.test/s?sid=x9y", "b.test") is None  # per host
     for month in range(1, 6):
         url = f"http://a.test/calendar/2024/{month}"
-        assert g.check(url, h) is None
-        g.count(url, h)
+        assert g.check(url, h, count=at_once) is None
+        if not at_once:
+            g.count(url, h)
     assert g.check("http://a.test/calendar/2025/1", h) == "path_pattern"
     assert g.check("http://a.test/calendar/", h) is None  # another shape
     assert dict(g.fired) == {rule: 1 for rule in TRAP_RULES} | {"query_variants": 1}

@@ -106,3 +106,21 @@ def test_encoding_round_trips() -> None:
 def test_threshold_out_of_range(bad: float) -> None:
     with pytest.raises(ConfigError):
         NearSeen(bad)
+
+
+def test_two_bands_with_one_key_lead_and_leave() -> None:
+    # Bands 0 and 1 xored with their salts give one table key: the page is entered
+    # under it twice, found by a copy, and leaves cleanly when its text changes.
+    from webcrawl.crawler.near_seen import _BAND_SALTS, _band_keys
+
+    sk = _random()
+    bands = sk.view(np.uint64)
+    bands[1] = bands[0] ^ _BAND_SALTS[0] ^ _BAND_SALTS[1]
+    keys = _band_keys(sk)
+    assert keys[0] == keys[1]
+    seen = NearSeen(0.8)
+    assert seen.see(1, sk) == []
+    copy = _copy(sk, 4)
+    assert seen.see(2, copy) == [(2, 1, 60 / 64)]
+    assert seen.see(1, _random()) == [(2, None, None)]  # the leader left: 2 leads now
+    assert seen.see(3, copy) == [(3, 2, 1.0)]

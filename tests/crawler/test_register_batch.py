@@ -30,13 +30,23 @@ SEED = "http://a.test/"
 
 @dataclass
 class RecordingStore:
+    """The rows a crawl store is given, by table (the store writes each table's rows
+    in the order given, and a batch's tables together)."""
+
     rows: list[Any] = field(default_factory=list)
+    hosts: list[HostRow] = field(default_factory=list)
 
     def add_host(self, row: HostRow) -> None:
-        self.rows.append(row)
+        self.hosts.append(row)
 
     def add_url(self, row: UrlRow) -> None:
         self.rows.append(row)
+
+    def add_new_urls(self, first_id: int, urls: list[str], host_ids: list[int], depth: int,
+                     discovered_seq: int, outcomes: list[Outcome | None]) -> None:
+        self.rows.extend(UrlRow(first_id + k, url, host_id, depth, discovered_seq, outcome)
+                         for k, (url, host_id, outcome)
+                         in enumerate(zip(urls, host_ids, outcomes, strict=True)))
 
     def add_link_cut(self, src_id: int, kept: int, dropped: int) -> None:
         self.rows.append(("cut", src_id, kept, dropped))
@@ -127,6 +137,7 @@ def test_batch_registration_is_one_url_at_a_time(
             for target, priority in c.strategy.fetched(page_id, got[0]):
                 c.frontier.update(target, priority)
     assert batch.store.rows == single.store.rows  # type: ignore[union-attr]
+    assert batch.store.hosts == single.store.hosts  # type: ignore[union-attr]
     assert batch.stats.outcomes == single.stats.outcomes
     assert batch.stats.outcomes[Outcome.OUT_OF_SCOPE] > 0
     assert len(batch.registry) == len(single.registry) > 100

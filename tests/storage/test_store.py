@@ -113,6 +113,29 @@ async def test_records_enqueued_together_commit_together(tmp_path: Path) -> None
     await store.aclose()
 
 
+async def test_new_urls_at_once_are_the_rows_of_one_at_a_time(tmp_path: Path) -> None:
+    """A page's new URLs given together are stored as the same rows, each counted."""
+    rows = [UrlRow(7, "http://a.test/x", 0, 2, 5),
+            UrlRow(8, "http://b.test/y.pdf", 1, 2, 5, Outcome.OUT_OF_SCOPE),
+            UrlRow(9, "http://a.test/z", 0, 2, 5)]
+    tables = []
+    for name, at_once in (("one.db", False), ("many.db", True)):
+        store = await CrawlStore.open(tmp_path / name)
+        store.add_host(HostRow(0, "a.test"))
+        store.add_host(HostRow(1, "b.test"))
+        if at_once:
+            store.add_new_urls(7, [r.url for r in rows], [r.host_id for r in rows], 2, 5,
+                               [r.outcome for r in rows])
+        else:
+            for row in rows:
+                store.add_url(row)
+        assert store.pending == 5
+        await store.aclose()
+        tables.append(_rows(tmp_path / name, "SELECT * FROM urls ORDER BY id"))
+    assert tables[0] == tables[1] and len(tables[0]) == 3
+    assert tables[1][1][:6] == (8, "http://b.test/y.pdf", 1, 2, 5, "out_of_scope")
+
+
 async def test_background_writer_commits_by_size_and_interval(tmp_path: Path) -> None:
     path = tmp_path / "c.db"
     store = await CrawlStore.open(path, batch_size=3, flush_interval=0.05)
