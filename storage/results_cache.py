@@ -70,11 +70,26 @@ def cache_dir(db: str | Path) -> Path:
     return path.with_name(path.name + "-cache")
 
 
-def database_state(db: str | Path, *, now: float | None = None) -> DatabaseState | None:
+def database_state(db: str | Path, *, now: float | None = None,
+                   settle: bool = False) -> DatabaseState | None:
     """The state of ``db``'s files, or None when a result must not be kept or served:
     a writer holds the database (its ``-writer`` sidecar exists), it was written less
-    than :data:`QUIET_SECONDS` ago, or it cannot be read."""
-    path = Path(db)
+    than :data:`QUIET_SECONDS` ago, or it cannot be read.
+
+    ``settle``: a database written less than :data:`QUIET_SECONDS` ago is waited for
+    (once, at most that long) instead, for a caller about to spend far longer on it:
+    ``webcrawl import edges`` then ``analyze pagerank`` typed in a row, or a script.
+    """
+    state = _state(Path(db), now)
+    if isinstance(state, float) and settle and now is None:
+        time.sleep(min(QUIET_SECONDS, QUIET_SECONDS - state + 0.01))
+        state = _state(Path(db), None)
+    return state if isinstance(state, DatabaseState) else None
+
+
+def _state(path: Path, now: float | None) -> DatabaseState | float | None:
+    """:func:`database_state`, or the seconds since the last write if under
+    :data:`QUIET_SECONDS`."""
     if lock_path(path).exists():
         return None
     files = []
@@ -93,8 +108,9 @@ def database_state(db: str | Path, *, now: float | None = None) -> DatabaseState
         files.append((suffix, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
     clock = time.time() if now is None else now
-    if clock - newest / 1e9 < QUIET_SECONDS:
-        return None
+    age = clock - newest / 1e9
+    if age < QUIET_SECONDS:
+        return max(age, 0.0)
     return DatabaseState(tuple(files))
 
 

@@ -17,8 +17,10 @@ the thread count and whether numba is used are part of the key.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,9 +63,25 @@ def load_source_graph(db_path: str | Path, **options: Any) -> tuple[CapturedGrap
     unknown = set(options) - set(_LOAD_DEFAULTS)
     if unknown:
         raise TypeError(f"load_graph() has no option {sorted(unknown)[0]!r}")
-    state = database_state(db_path)
+    state = database_state(db_path, settle=_worth_waiting(db_path))
     graph = loader.load_graph(db_path, **options)
     return graph, GraphSource(Path(db_path), state, {**_LOAD_DEFAULTS, **options})
+
+
+#: A database at least this large is waited for when it was just written (at most
+#: ``QUIET_SECONDS``) so that its PageRank can be kept: loading and ranking it takes
+#: seconds or more (a 2.7 GB import: 80 s), so ``import edges`` then ``analyze
+#: pagerank`` then ``compare`` typed in a row keep and reuse it.  Smaller ones are not
+#: waited for: their PageRank costs less than the wait.
+SETTLE_MIN_BYTES = 64 << 20
+
+
+def _worth_waiting(db_path: str | Path) -> bool:
+    size = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(OSError):
+            size += os.stat(f"{db_path}{suffix}").st_size
+    return size >= SETTLE_MIN_BYTES
 
 
 #: Every keyword option of ``load_graph`` and its default.

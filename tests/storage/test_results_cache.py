@@ -114,6 +114,25 @@ def test_no_state_for_a_file_written_within_the_quiet_period(
     assert database_state(db, now=newest + 1.5) is not None
 
 
+def test_settle_waits_out_the_quiet_period_of_a_file_just_written(
+        db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``import edges`` then ``analyze pagerank`` at once: the large database's reader
+    waits (at most the quiet period) and gets the state it would get a second later."""
+    monkeypatch.setattr(results_cache, "QUIET_SECONDS", 0.3)
+    slept: list[float] = []
+    real_sleep = results_cache.time.sleep
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(results_cache.time, "sleep", sleep)
+    _write(db)
+    state = database_state(db, settle=True)
+    assert state is not None and state == database_state(db)
+    assert len(slept) <= 1 and all(0 < s <= 0.3 for s in slept)
+
+
 def test_an_empty_wal_is_no_part_of_the_state(db: Path) -> None:
     """A reader may create an empty ``-wal``; it holds no commit."""
     wal = db.with_name(db.name + "-wal")
