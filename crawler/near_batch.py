@@ -23,8 +23,8 @@ Contract
   the same calls of :meth:`NearSeen.see <webcrawl.crawler.near_seen.NearSeen.see>` as a
   test page by page, so the same groups.
 * **Sketched elsewhere.**  A page may come with its sketch already made (a shard
-  worker sketches the pages of each answer frame: :func:`sketch_answers`); only texts are
-  sketched here.
+  worker sketches the pages of each answer frame that holds enough of them:
+  :func:`sketch_answers`); only texts are sketched here.
 * Whoever reads :attr:`NearBatch.near` between commits sees the pages tested so far;
   :meth:`NearBatch.flush` tests the waiting ones now.
 """
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from webcrawl.crawler.links import PageLinks
     from webcrawl.storage.store import CrawlStore
 
-__all__ = ["NearBatch", "sketch_answers"]
+__all__ = ["MIN_SKETCH_BATCH", "NearBatch", "sketch_answers"]
 
 #: ``(url id, fetch id or None, text or None, sketch or None, tested)`` of a waiting page
 _Waiting = tuple[int, int | None, str | None, "np.ndarray | None", bool]
@@ -93,14 +93,25 @@ class NearBatch:
                 store.set_near_duplicate(page_id, leader, resemblance)
 
 
+#: Page texts an answer batch must hold for :func:`sketch_answers` to sketch them:
+#: a batch sketch costs mostly numpy's per-call overhead, so fewer texts cost far more
+#: a page there than in the coordinator's commit batch (a sharded fixture crawl's
+#: frames held 1.9 pages each: 258 us a page in the workers against about 40 us in
+#: the coordinator's commits; benchmarks/bench_near_dup.py: 16 texts at once are
+#: within 10 % of 64).
+MIN_SKETCH_BATCH = 16
+
+
 def sketch_answers(answers: Iterable[object]) -> None:
     """Replace the text of each page answer (:class:`~webcrawl.crawler.orders.PageDone`)
-    that has one by its sketch, all in one set of numpy calls: a shard worker sketches
-    the pages of each answer batch it sends (a sketch is 128 bytes, a text up to
-    256 KiB, and the worker's processor is not the coordinator's)."""
+    that has one by its sketch, all in one set of numpy calls, when there are at least
+    :data:`MIN_SKETCH_BATCH` texts (fewer are left to the coordinator, which sketches
+    them with its commit's other pages).  A shard worker calls it on each answer batch
+    it sends: its processor is not the coordinator's, and a sketch is 128 bytes where a
+    text is up to 256 KiB; the sketches are the same wherever they are made."""
     with_text = [a.links for a in answers
                  if isinstance(a, PageDone) and a.links is not None and a.links.text is not None]
-    if not with_text:
+    if len(with_text) < MIN_SKETCH_BATCH:
         return
     for page, sketch in zip(with_text, text_sketches([p.text or "" for p in with_text]),
                             strict=True):

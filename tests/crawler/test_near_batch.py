@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 from webcrawl.crawler.links import PageLinks
-from webcrawl.crawler.near_batch import NearBatch, sketch_answers
+from webcrawl.crawler.near_batch import MIN_SKETCH_BATCH, NearBatch, sketch_answers
 from webcrawl.crawler.near_seen import NearSeen, decode_sketch
 from webcrawl.crawler.orders import PageDone
 from webcrawl.crawler.shingles import text_sketch
@@ -74,7 +74,7 @@ async def test_a_commits_pages_get_the_one_by_one_sketches_and_groups(tmp_path: 
 
 
 def test_sketch_answers_replaces_each_text_by_its_sketch() -> None:
-    texts = _texts(20, seed=9)
+    texts = _texts(MIN_SKETCH_BATCH + 4, seed=9)
     answers: list[object] = [PageDone(i, (), None, PageLinks(text=t), 0.0)
                              for i, t in enumerate(texts)]
     answers.append(PageDone(99, (), None, None, 0.0))  # no HTML page
@@ -86,3 +86,13 @@ def test_sketch_answers_replaces_each_text_by_its_sketch() -> None:
         assert answer.links.text is None
         got = answer.links.sketch
         assert (got is None) if want is None else (got is not None and (got == want).all())
+
+
+def test_sketch_answers_leaves_a_small_batch_to_the_coordinator() -> None:
+    texts = _texts(MIN_SKETCH_BATCH - 1, seed=10)
+    answers: list[object] = [PageDone(i, (), None, PageLinks(text=t), 0.0)
+                             for i, t in enumerate(texts)]
+    sketch_answers(answers)
+    for answer, text in zip(answers, texts, strict=True):
+        assert isinstance(answer, PageDone) and answer.links is not None
+        assert answer.links.text == text and answer.links.sketch is None
