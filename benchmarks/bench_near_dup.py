@@ -24,8 +24,11 @@ itself; to see what the sketch's cost is made of, also the sketch of a fixed 10-
 text after each page's link extraction (what a page pays whatever its text: numpy's
 per-call cost, paid with the caches cold from the parse) and the pages' text
 sketches back to back with no parse between, and the link extraction taking the text,
-sketched 16 or 64 pages at once (``shingles.text_sketches``); ``--html-dir`` adds the same on real
-HTML files.  ``--figure PATH`` writes the threshold curve (PNG).  Run from the repository root::
+sketched 16 or 64 pages at once (``shingles.text_sketches``); the texts sketched 2, 16
+and 64 at once with no parse between (a shard worker's answer frames against a commit's
+pages); the page's text alone after the parse, as :func:`~webcrawl.crawler.shingles.page_text`
+finds the furniture and with the one selector of tags and role values it replaced (the
+same text); ``--html-dir`` adds the same on real HTML files.  ``--figure PATH`` writes the threshold curve (PNG).  Run from the repository root::
 
     PYTHONPATH=. python benchmarks/bench_near_dup.py [--pages 8000 --pairs 1200
         --similar 1000] [--curve 0.5,0.8,...] [--variants] [--html-dir DIR]
@@ -43,11 +46,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
+from webcrawl.crawler.encodings import decode_page, page_encoding
 from webcrawl.crawler.links import extract_links
 from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.shingles import (
+from webcrawl.crawler.shingles import (  # _FURNITURE: the one-selector reference
+    _FURNITURE,
     MIN_WORDS,
     page_text,
     shingle_hashes,
@@ -207,6 +212,24 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
         for text in texts:
             text_sketch(text)
 
+    def sketches_by(size: int) -> Callable[[], None]:
+        def sketches_in_batches() -> None:
+            for start in range(0, len(texts), size):
+                text_sketches(texts[start:start + size])
+        return sketches_in_batches
+
+    html = [decode_page(body, page_encoding(body, None)) for body, _ in pages]
+
+    def parse_only() -> None:
+        for doc in html:
+            LexborHTMLParser(doc)
+
+    def text_by(find_text: Callable[[LexborHTMLParser], str]) -> Callable[[], None]:
+        def parse_and_text() -> None:
+            for doc in html:
+                find_text(LexborHTMLParser(doc))
+        return parse_and_text
+
     def test_only() -> None:
         seen = NearSeen(s.near_min_resemblance)
         for i, sk in enumerate(sketches):
@@ -216,6 +239,9 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
                      "links+text": batched(0), "links+batch16": batched(16),
                      "links+batch64": batched(64),
                      "links+tiny": with_tiny_sketch, "sketches": sketches_only,
+                     "sketches2": sketches_by(2), "sketches16": sketches_by(16),
+                     "sketches64": sketches_by(64), "parse": parse_only,
+                     "text": text_by(page_text), "text-full": text_by(_full_selector_text),
                      "test": test_only}, rounds)
     n = len(pages)
     base, fp = t["links"] / n * 1e6, t["links+sketch"] / n * 1e6
@@ -232,7 +258,27 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
           " (the fixed part)")
     print(f"  text sketches back to back {t['sketches'] / n * 1e6:8.1f} us a page"
           " (no parse between)")
+    for size in (2, 16, 64):
+        print(f"  text sketches, {size:2} at once  {t[f'sketches{size}'] / n * 1e6:8.1f} us a page"
+              " (no parse between)")
+    parse = t["parse"]
+    print(f"  the page's text            {(t['text'] - parse) / n * 1e6:8.1f} us a page"
+          " (after the parse)")
+    print(f"  the text, full selector    {(t['text-full'] - parse) / n * 1e6:8.1f} us a page"
+          " (the five role values in the selector)")
     print(f"  near-duplicate test        {t['test'] / n * 1e6:8.1f} us a page")
+
+
+def _full_selector_text(tree: LexborHTMLParser) -> str:
+    """:func:`page_text` with the furniture found by the one selector :data:`_FURNITURE`
+    (tags and the five role values), as it was found before: the same text."""
+    found = _SELECTOR.find(_FURNITURE, tree.root) if tree.root is not None else []
+    for node in reversed(list({node.mem_id: node for node in found}.values())):
+        node.decompose()
+    return "" if tree.body is None else tree.body.text(deep=True, separator=" ")
+
+
+_SELECTOR = LexborCSSSelector()
 
 
 def html_files(folder: Path, limit: int) -> list[tuple[bytes, str]]:

@@ -9,11 +9,13 @@ import re
 
 import numpy as np
 import pytest
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
 from webcrawl.crawler.shingles import (
+    _FURNITURE,
     MAX_TEXT_BYTES,
     MIN_WORDS,
     SKETCH_SIZE,
+    _furniture,
     page_text,
     resemblance,
     shingle_hashes,
@@ -118,6 +120,33 @@ def test_page_text_leaves_out_the_furniture(markup: str) -> None:
     html = f"<html><body><p>Main text here.</p>{markup}<p>More text.</p></body></html>"
     assert page_text(LexborHTMLParser(html)).split() == ["Main", "text", "here.", "More",
                                                          "text."]
+
+
+#: Pages whose furniture the tag-or-role selector and the Python role test must find as
+#: the one selector of the five role values does (lexbor's own matching is the oracle).
+_ROLE_PAGES = [
+    '<div role="Navigation">case</div><div role=" navigation">space</div>'
+    '<div role="navigation banner">two</div><div data-role="search">data</div>'
+    '<div role="search">search</div>',
+    '<nav role="navigation">both</nav><aside role="note">aside</aside>'
+    '<form role="search"><nav>in</nav></form>',
+    '<svg><a xlink:role="navigation">svg link</a><style>x</style></svg>'
+    '<math><mi xlink:role="search">m</mi></math>',
+    '<svg><a role="presentation" xlink:role="navigation">first</a>'
+    '<a xlink:role="navigation" role="presentation">second</a></svg>',
+    '<div xlink:role="banner" role="navigation">html element</div><p role="banner">b</p>',
+    '<template><nav>t</nav></template><noscript>n</noscript><div role="contentinfo">c</div>',
+]
+
+
+@pytest.mark.parametrize("markup", _ROLE_PAGES)
+def test_furniture_is_what_the_role_value_selector_finds(markup: str) -> None:
+    html = f"<html><body><p>Main text here.</p>{markup}<p>More text.</p></body></html>"
+    tree = LexborHTMLParser(html)
+    oracle = LexborCSSSelector().find(_FURNITURE, tree.root)
+    want = list(dict.fromkeys(node.mem_id for node in oracle))  # lexbor repeats a node
+    assert [node.mem_id for node in _furniture(tree)] == want   # matched twice
+    assert want  # every page has furniture
 
 
 def test_page_text_of_an_empty_document() -> None:
