@@ -26,9 +26,11 @@ per-call cost, paid with the caches cold from the parse) and the pages' text
 sketches back to back with no parse between, and the link extraction taking the text,
 sketched 16 or 64 pages at once (``shingles.text_sketches``); the texts sketched 2, 16
 and 64 at once with no parse between (a shard worker's answer frames against a commit's
-pages); the page's text alone after the parse, as :func:`~webcrawl.crawler.shingles.page_text`
-finds the furniture and with the one selector of tags and role values it replaced (the
-same text); ``--html-dir`` adds the same on real HTML files.  ``--figure PATH`` writes the threshold curve (PNG).  Run from the repository root::
+pages); the page's text alone after the parse, as
+:func:`~webcrawl.crawler.page_text.page_text` finds the furniture and with the one
+selector of tags and role values it replaced (the same text); ``--html-dir`` adds the
+same on real HTML files.  ``--figure PATH`` writes the threshold curve (PNG).  Run from
+the repository root::
 
     PYTHONPATH=. python benchmarks/bench_near_dup.py [--pages 8000 --pairs 1200
         --similar 1000] [--curve 0.5,0.8,...] [--variants] [--html-dir DIR]
@@ -50,9 +52,9 @@ from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
 from webcrawl.crawler.encodings import decode_page, page_encoding
 from webcrawl.crawler.links import extract_links
 from webcrawl.crawler.near_seen import NearSeen
+from webcrawl.crawler.page_text import _FURNITURE  # the one-selector reference
 from webcrawl.crawler.settings import CrawlSettings
-from webcrawl.crawler.shingles import (  # _FURNITURE: the one-selector reference
-    _FURNITURE,
+from webcrawl.crawler.shingles import (
     MIN_WORDS,
     page_text,
     shingle_hashes,

@@ -139,7 +139,7 @@ class PageLinks:
     #: the min-hash sketch of the page's text (:mod:`webcrawl.crawler.shingles`), when
     #: asked for and the page has enough text; else None
     sketch: np.ndarray | None = None
-    #: the page's text (:func:`webcrawl.crawler.shingles.page_text`), when asked for:
+    #: the page's text (:func:`webcrawl.crawler.page_text.page_text`), when asked for:
     #: to be sketched later with other pages' (``shingles.text_sketches``)
     text: str | None = None
 
@@ -253,7 +253,7 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
 
         result.sketch = text_sketch(page_text(tree))
     elif text:
-        from webcrawl.crawler.shingles import MAX_TEXT_BYTES, page_text
+        from webcrawl.crawler.page_text import MAX_TEXT_BYTES, page_text
 
         # no more than the sketch reads (a character is at least one byte)
         result.text = page_text(tree)[:MAX_TEXT_BYTES]

@@ -34,13 +34,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from webcrawl.crawler.near_seen import NearSeen, encode_sketch
 from webcrawl.crawler.orders import PageDone
-from webcrawl.crawler.shingles import text_sketches
 
+# numpy (the sketch and the test) is imported where it is used: a shard worker imports
+# this module for :func:`sketch_answers`, and most of its answer frames go without it.
 if TYPE_CHECKING:
     import numpy as np
     from webcrawl.crawler.links import PageLinks
+    from webcrawl.crawler.near_seen import NearSeen
     from webcrawl.storage.store import CrawlStore
 
 __all__ = ["MIN_SKETCH_BATCH", "NearBatch", "sketch_answers"]
@@ -81,6 +82,9 @@ class NearBatch:
         waiting, self._waiting = self._waiting, []
         if not waiting:
             return
+        from webcrawl.crawler.near_seen import encode_sketch
+        from webcrawl.crawler.shingles import text_sketches
+
         texts = [text for _, _, text, _, _ in waiting if text is not None]
         made = iter(text_sketches(texts) if texts else ())
         store, near = self._store, self.near
@@ -113,6 +117,8 @@ def sketch_answers(answers: Iterable[object]) -> None:
                  if isinstance(a, PageDone) and a.links is not None and a.links.text is not None]
     if len(with_text) < MIN_SKETCH_BATCH:
         return
+    from webcrawl.crawler.shingles import text_sketches
+
     for page, sketch in zip(with_text, text_sketches([p.text or "" for p in with_text]),
                             strict=True):
         page.sketch, page.text = sketch, None

@@ -9,12 +9,9 @@ test over sketches is :mod:`webcrawl.crawler.near_seen`.
 
 Contract
 --------
-* **Text, not markup.**  :func:`page_text` is the text of the parsed page's ``<body>``
-  with what is not the page's own content taken out first: ``script``, ``style``,
-  ``noscript``, ``template``, the HTML5 elements for site furniture (``nav``,
-  ``header``, ``footer``, ``aside``) and elements with the matching ARIA landmark roles
-  (``navigation``, ``banner``, ``contentinfo``, ``complementary``, ``search``).  The
-  tree is changed in place: call it after the links were read.
+* **Text, not markup.**  :func:`page_text` (:mod:`webcrawl.crawler.page_text`, which
+  does not import numpy) is the text of the parsed page's ``<body>`` without the site's
+  furniture.
 * **Shingles.**  Words are runs of ASCII letters and digits and of non-ASCII bytes
   (UTF-8 sequences of other scripts stay inside their words), case-folded (ASCII); the
   features are the *set* of overlapping 2-word shingles.  Measured on the fixture's
@@ -45,12 +42,11 @@ Contract
 * **Deterministic.**  The same text gives the same sketch in every process and on every
   platform: unsigned 64-bit arithmetic wraps the same everywhere, and Python's salted
   ``hash`` is never used.
-* **Cost.**  Measured in ``benchmarks/bench_near_dup.py`` (the results page): one
-  selector pass and the removals of the furniture, one text walk in C, then numpy
-  over the bytes; only the first :data:`MAX_TEXT_BYTES` of the text are read, and the
-  power tables (2 x 2 MiB) are made at the first sketch.  A text with fewer than
-  :data:`MIN_WORDS` words has no sketch (``None``): too little text to call two pages
-  near copies.
+* **Cost.**  Measured in ``benchmarks/bench_near_dup.py`` (the results page): the
+  page's text, then numpy over its bytes; only the first :data:`MAX_TEXT_BYTES` of the
+  text are read, and the power tables (2 x 2 MiB) are made at the first sketch.  A
+  text with fewer than :data:`MIN_WORDS` words has no sketch (``None``): too little text
+  to call two pages near copies.
 
 References
 ----------
@@ -69,36 +65,19 @@ References
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Sequence
 
 import numpy as np
-from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser, LexborNode
+from webcrawl.crawler.page_text import MAX_TEXT_BYTES, page_text
 
 __all__ = ["MAX_TEXT_BYTES", "MIN_WORDS", "SKETCH_SIZE", "page_text", "resemblance",
            "shingle_hashes", "sketch", "text_sketch", "text_sketches"]
 
-#: Bytes of a page's text read for its sketch (the rest is ignored).
-MAX_TEXT_BYTES = 256 * 1024
 #: Fewer words than this: no sketch.
 MIN_WORDS = 8
 #: Bins of a sketch (a power of two: a bin is the top bits of a shingle's hash).
 SKETCH_SIZE = 64
 _BIN_SHIFT = np.uint64(64 - 6)
-#: Elements whose text is not the page's own content.
-_FURNITURE = ("script, style, noscript, template, nav, header, footer, aside, "
-              '[role="navigation"], [role="banner"], [role="contentinfo"], '
-              '[role="complementary"], [role="search"]')
-#: The same elements by their tag, and every element with a ``role`` attribute: one
-#: selector with a single attribute test instead of five value tests (the roles' values
-#: are then read in Python, on the few elements that have one): 11 against 21 us a
-#: fixture page, the same nodes (benchmarks/bench_near_dup.py).
-_FURNITURE_TAGS = frozenset(("script", "style", "noscript", "template", "nav", "header",
-                             "footer", "aside"))
-_TAGS_OR_ROLE = ", ".join(sorted(_FURNITURE_TAGS)) + ", [role]"
-_FURNITURE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary",
-                              "search"))
-
 _U64 = np.uint64
 #: Byte -> its code in a word (ASCII letters folded to lower case), 0 between words.
 _FOLD = bytes(c + 32 if 65 <= c <= 90 else c if 48 <= c <= 57 or 97 <= c <= 122 or c >= 128
@@ -110,62 +89,6 @@ _BASE = 0x9E3779B97F4A7C15
 _MIX = _U64(0x94D049BB133111EB)
 _SHIFT = _U64(31)
 _EMPTY = _U64(0xFFFF_FFFF_FFFF_FFFF)
-
-
-#: One CSS parser per thread (big pages are parsed in worker threads): ``tree.css``
-#: makes a new parser at every call, which cost about 80 us a fixture page against
-#: about 3 us for the match itself (benchmarks/bench_near_dup.py).
-_SELECTORS = threading.local()
-
-
-def _selector() -> LexborCSSSelector:
-    selector: LexborCSSSelector | None = getattr(_SELECTORS, "furniture", None)
-    if selector is None:
-        selector = _SELECTORS.furniture = LexborCSSSelector()  # type: ignore[no-untyped-call]
-    return selector
-
-
-def _furniture(tree: LexborHTMLParser) -> list[LexborNode]:
-    """The furniture elements of ``tree``, in document order: the nodes of the selector
-    :data:`_FURNITURE`, found by :data:`_TAGS_OR_ROLE`.
-
-    A ``role`` element is furniture when its ``role`` is one of the roles, exactly (CSS
-    attribute values are case-sensitive).  CSS ``[role]`` also matches the first
-    attribute whose *local* name is ``role`` (``xlink:role`` in SVG and MathML), which
-    the attribute names in Python do not tell apart: a page with an attribute named
-    ``...:role`` is left to the full selector.
-    """
-    root = tree.root
-    if root is None:
-        return []
-    selector = _selector()
-    found: list[LexborNode] = []
-    seen: set[int] = set()  # lexbor gives an element twice if it matches two selectors
-    for node in selector.find(_TAGS_OR_ROLE, root):
-        if node.mem_id in seen:
-            continue
-        seen.add(node.mem_id)
-        if node.tag in _FURNITURE_TAGS:
-            found.append(node)
-            continue
-        attributes = node.attributes
-        if any(":role" in name for name in attributes):
-            return selector.find(_FURNITURE, root)
-        if attributes.get("role") in _FURNITURE_ROLES:
-            found.append(node)
-    return found
-
-
-def page_text(tree: LexborHTMLParser) -> str:
-    """The text of the page's own content (see the module docstring); changes ``tree``."""
-    # One selector pass; matches come in document order, so in reverse a node's matched
-    # descendants are removed before it (never a node already freed with its ancestor).
-    for node in reversed(_furniture(tree)):
-        node.decompose()
-    body = tree.body
-    if body is None:
-        return ""
-    return body.text(deep=True, separator=" ")
 
 
 @functools.cache

@@ -10,12 +10,11 @@ import re
 import numpy as np
 import pytest
 from selectolax.lexbor import LexborCSSSelector, LexborHTMLParser
+from webcrawl.crawler.page_text import _FURNITURE, _furniture
 from webcrawl.crawler.shingles import (
-    _FURNITURE,
     MAX_TEXT_BYTES,
     MIN_WORDS,
     SKETCH_SIZE,
-    _furniture,
     page_text,
     resemblance,
     shingle_hashes,
