@@ -220,18 +220,6 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
                 text_sketches(texts[start:start + size])
         return sketches_in_batches
 
-    html = [decode_page(body, page_encoding(body, None)) for body, _ in pages]
-
-    def parse_only() -> None:
-        for doc in html:
-            LexborHTMLParser(doc)
-
-    def text_by(find_text: Callable[[LexborHTMLParser], str]) -> Callable[[], None]:
-        def parse_and_text() -> None:
-            for doc in html:
-                find_text(LexborHTMLParser(doc))
-        return parse_and_text
-
     def test_only() -> None:
         seen = NearSeen(s.near_min_resemblance)
         for i, sk in enumerate(sketches):
@@ -242,9 +230,8 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
                      "links+batch64": batched(64),
                      "links+tiny": with_tiny_sketch, "sketches": sketches_only,
                      "sketches2": sketches_by(2), "sketches16": sketches_by(16),
-                     "sketches64": sketches_by(64), "parse": parse_only,
-                     "text": text_by(page_text), "text-full": text_by(_full_selector_text),
-                     "test": test_only}, rounds)
+                     "sketches64": sketches_by(64), "test": test_only}, rounds)
+    text, text_full = text_costs(pages, rounds)
     n = len(pages)
     base, fp = t["links"] / n * 1e6, t["links+sketch"] / n * 1e6
     print(f"\ncost on {label} ({n:,} pages, median of {rounds} interleaved rounds, CPU):")
@@ -263,12 +250,30 @@ def cost(label: str, pages: list[tuple[bytes, str]], rounds: int) -> None:
     for size in (2, 16, 64):
         print(f"  text sketches, {size:2} at once  {t[f'sketches{size}'] / n * 1e6:8.1f} us a page"
               " (no parse between)")
-    parse = t["parse"]
-    print(f"  the page's text            {(t['text'] - parse) / n * 1e6:8.1f} us a page"
-          " (after the parse)")
-    print(f"  the text, full selector    {(t['text-full'] - parse) / n * 1e6:8.1f} us a page"
+    print(f"  the page's text            {text:8.1f} us a page (after the parse and the links)")
+    print(f"  the text, full selector    {text_full:8.1f} us a page"
           " (the five role values in the selector)")
     print(f"  near-duplicate test        {t['test'] / n * 1e6:8.1f} us a page")
+
+
+def text_costs(pages: list[tuple[bytes, str]], rounds: int) -> tuple[float, float]:
+    """Microseconds a page of :func:`page_text` and of :func:`_full_selector_text`, each
+    timed alone on a freshly parsed page whose links were walked, paired page by page
+    (the order alternating): a loop of one function over all pages against a loop of the
+    other moved with the machine's load by more than their difference."""
+    html = [decode_page(body, page_encoding(body, None)) for body, _ in pages]
+    total = [0, 0]
+    fns = (page_text, _full_selector_text)
+    for r in range(rounds):
+        for i, doc in enumerate(html):
+            for k in ((0, 1) if (i + r) % 2 else (1, 0)):
+                tree = LexborHTMLParser(doc)
+                tree.tags("a")
+                t0 = time.thread_time_ns()
+                fns[k](tree)
+                total[k] += time.thread_time_ns() - t0
+    n = rounds * len(html) * 1e3
+    return total[0] / n, total[1] / n
 
 
 def _full_selector_text(tree: LexborHTMLParser) -> str:

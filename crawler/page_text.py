@@ -39,8 +39,8 @@ _FURNITURE = ("script, style, noscript, template, nav, header, footer, aside, "
               '[role="complementary"], [role="search"]')
 #: The same elements by their tag, and every element with a ``role`` attribute: one
 #: selector with a single attribute test instead of five value tests (the roles' values
-#: are then read in Python, on the few elements that have one): the page's text in 18
-#: against 22 us a fixture page, the same nodes (benchmarks/bench_near_dup.py).
+#: are then read in Python, on the few elements that have one): the page's text in 27
+#: against 32 us a fixture page, the same nodes (benchmarks/bench_near_dup.py).
 _FURNITURE_TAGS = frozenset(("script", "style", "noscript", "template", "nav", "header",
                              "footer", "aside"))
 _TAGS_OR_ROLE = ", ".join(sorted(_FURNITURE_TAGS)) + ", [role]"
