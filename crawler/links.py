@@ -51,7 +51,7 @@ class _Resolver:
 
     * the fragment is cut first (WHATWG: it starts at the first ``#``; it is dropped),
       so ``x.html#a`` and ``x.html#b`` share one cache entry;
-    * ``""`` (and so ``#f``): the base itself, normalised once per page;
+    * ``""`` (and so ``#f``): the base itself;
     * ``//host...``: the base's scheme + href; ``/path``: the base's origin + href;
     * ``?q``: the base up to its query + href;
     * ``http(s)://...``: as is;
@@ -66,10 +66,10 @@ class _Resolver:
     Anything else (``http:x``, backslashes, tabs and newlines, a space before the
     fragment ...) goes through ``normalize_url`` itself.  The equivalence is tested
     form by form, on generated hrefs and bases, on the WHATWG URL test data and on the
-    links of real documentation trees in ``tests/crawler/test_links.py``.
+    fixture web's links in ``tests/crawler/test_links.py``.
     """
 
-    __slots__ = ("base", "directory", "encoding", "itself", "origin", "path_end", "scheme")
+    __slots__ = ("base", "directory", "encoding", "origin", "path_end", "scheme")
 
     def __init__(self, base: str, encoding: str | None = None) -> None:
         self.base = base
@@ -86,7 +86,6 @@ class _Resolver:
         self.path_end = path_end
         path = base[:path_end]
         self.directory = path[: path.rfind("/") + 1] if slash >= 0 else path + "/"
-        self.itself = _normalize_absolute(base, encoding)
 
     def __call__(self, raw: str) -> str | None:
         href = raw.strip(_C0_SPACE)  # WHATWG strips C0 controls and space, not NBSP
@@ -98,7 +97,7 @@ class _Resolver:
         if "\\" in href or "\t" in href or "\n" in href or "\r" in href:
             return normalize_url(raw, self.base, self.encoding)  # browser clean-up rules first
         if not href:
-            return self.itself
+            return _normalize_absolute(self.base, self.encoding)
         first = href[0]
         if first == "/":
             if href[1:2] != "/":
