@@ -13,10 +13,10 @@ file of :mod:`webcrawl.storage._pending` keeps batches a stopped writer could no
 from __future__ import annotations
 
 import base64
+import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
 from webcrawl.storage import _testhooks
 from webcrawl.storage.records import FetchRecord
 
@@ -130,34 +130,34 @@ def fetch_row(r: FetchRecord) -> tuple[Any, ...]:
             None if r.changed is None else int(r.changed), r.sketch)
 
 
-async def write_batch(db: aiosqlite.Connection, b: Batch) -> None:
+def write_batch(db: sqlite3.Connection, b: Batch) -> None:
     """Write ``b`` inside the transaction the caller opened (and commits)."""
     if b.meta:
-        await db.executemany(_INSERT_META, list(b.meta.items()))
+        db.executemany(_INSERT_META, list(b.meta.items()))
     if b.hosts:
-        await db.executemany(_INSERT_HOST, b.hosts)
+        db.executemany(_INSERT_HOST, b.hosts)
     for host_id, fields in b.host_updates.items():
         # Column names come from HOST_FIELDS (checked), values are parameters.
         cols = ", ".join(f"{name} = ?" for name in fields)
-        await db.execute(f"UPDATE hosts SET {cols} WHERE id = ?", [*fields.values(), host_id])
+        db.execute(f"UPDATE hosts SET {cols} WHERE id = ?", [*fields.values(), host_id])
     if b.urls:
-        await db.executemany(_INSERT_URL, b.urls)
+        db.executemany(_INSERT_URL, b.urls)
     _testhooks.reached("store_write")  # test-only: lets a kill land mid-transaction
     if b.fetches:
-        await db.executemany(_INSERT_FETCH, b.fetches)
+        db.executemany(_INSERT_FETCH, b.fetches)
     for links in _rounds(b.links):
-        await db.executemany(_KEEP_LINK_VERSION, links)
-        await db.executemany(_INSERT_LINKS, links)
+        db.executemany(_KEEP_LINK_VERSION, links)
+        db.executemany(_INSERT_LINKS, links)
     if b.link_cuts:
-        await db.executemany(_INSERT_LINK_CUT, b.link_cuts)
+        db.executemany(_INSERT_LINK_CUT, b.link_cuts)
     if b.url_sources:
-        await db.executemany(_INSERT_URL_SOURCE, b.url_sources)
+        db.executemany(_INSERT_URL_SOURCE, b.url_sources)
     if b.outcomes:
-        await db.executemany(_SET_OUTCOME, [(o, s, i) for i, (o, s) in b.outcomes.items()])
+        db.executemany(_SET_OUTCOME, [(o, s, i) for i, (o, s) in b.outcomes.items()])
     if b.duplicates:
-        await db.executemany(_SET_DUPLICATE, [(o, i) for i, o in b.duplicates.items()])
+        db.executemany(_SET_DUPLICATE, [(o, i) for i, o in b.duplicates.items()])
     if b.near:
-        await db.executemany(_SET_NEAR, [(o, r, i) for i, (o, r) in b.near.items()])
+        db.executemany(_SET_NEAR, [(o, r, i) for i, (o, r) in b.near.items()])
 
 
 def _rounds(rows: list[LinkRow]) -> list[list[LinkRow]]:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import json
 import secrets
+import sqlite3
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 from webcrawl.storage._batch import Batch, write_batch
 from webcrawl.storage._busy import begin_immediate
 from webcrawl.storage.errors import StoreCorruptError, StoreError
@@ -40,11 +40,10 @@ def pending_path(db: Path) -> Path:
     return db.with_name(db.name + SUFFIX)
 
 
-async def identity(db: aiosqlite.Connection) -> dict[str, Any]:
+def identity(db: sqlite3.Connection) -> dict[str, Any]:
     """The state of the database a pending file continues (see the module docstring)."""
-    created = await (await db.execute(
-        "SELECT value FROM meta WHERE key = 'created_at'")).fetchone()
-    last = await (await db.execute("SELECT ifnull(max(id), 0) FROM fetches")).fetchone()
+    created = db.execute("SELECT value FROM meta WHERE key = 'created_at'").fetchone()
+    last = db.execute("SELECT ifnull(max(id), 0) FROM fetches").fetchone()
     return {"created_at": None if created is None else str(created[0]),
             "last_fetch_id": 0 if last is None else int(last[0])}
 
@@ -69,19 +68,18 @@ def pending_records(db: Path) -> int:
         return 0
 
 
-async def apply(db: aiosqlite.Connection, path: Path, busy_wait: float) -> int:
+async def apply(db: sqlite3.Connection, path: Path, busy_wait: float) -> int:
     """Write ``path``'s pending records into the open writer connection ``db`` and
     remove the file; return how many there were (0: no file)."""
     pending = pending_path(path)
     if not pending.exists():
         return 0
     doc = _load(pending)
-    applied = await (await db.execute("SELECT value FROM meta WHERE key = ?",
-                                      (_APPLIED,))).fetchone()
+    applied = db.execute("SELECT value FROM meta WHERE key = ?", (_APPLIED,)).fetchone()
     if applied is not None and applied[0] == doc["token"]:
         pending.unlink()  # applied by a writer killed before it removed the file
         return 0
-    if await identity(db) != doc.get("continues"):
+    if identity(db) != doc.get("continues"):
         raise StoreError(f"{pending} holds records that do not continue {path} as it is "
                          "now (another database, or written since); move it away to go on")
     try:
@@ -92,12 +90,12 @@ async def apply(db: aiosqlite.Connection, path: Path, busy_wait: float) -> int:
     await begin_immediate(db, path, busy_wait)
     try:
         for batch in batches:
-            await write_batch(db, batch)
-        await db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                         (_APPLIED, doc["token"]))
-        await db.execute("COMMIT")
+            write_batch(db, batch)
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                   (_APPLIED, doc["token"]))
+        db.execute("COMMIT")
     except BaseException:
-        await db.execute("ROLLBACK")
+        db.execute("ROLLBACK")
         raise
     pending.unlink()
     return int(doc.get("records", 0))

@@ -16,7 +16,6 @@ import datetime as _dt
 import sqlite3
 from pathlib import Path
 
-import aiosqlite
 from webcrawl.storage import _pending, _testhooks
 from webcrawl.storage._busy import NOTICE_MS, begin_immediate
 from webcrawl.storage._sqlite import (
@@ -64,49 +63,48 @@ def existing_crawl(path: Path) -> bool:
         conn.close()
 
 
-async def prepare(db: aiosqlite.Connection, path: Path, existing: bool,
+async def prepare(db: sqlite3.Connection, path: Path, existing: bool,
                   busy_wait: float) -> None:
     """Set the connection up, create or upgrade the schema, prove the file writable and
     apply its pending records."""
-    await db.execute("PRAGMA journal_mode = WAL")
-    await db.execute("PRAGMA synchronous = NORMAL")
-    await db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-    await db.execute(f"PRAGMA busy_timeout = {min(NOTICE_MS, int(busy_wait * 1000))}")
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    db.execute(f"PRAGMA busy_timeout = {min(NOTICE_MS, int(busy_wait * 1000))}")
     limit = _testhooks.max_page_count()  # test-only: a full disk without root
     if limit is not None:
-        await db.execute(f"PRAGMA max_page_count = {int(limit)}")
+        db.execute(f"PRAGMA max_page_count = {int(limit)}")
     if not existing:
-        await _create(db)
+        _create(db)
         return
     # Take (and release) the write lock now: a read-only file or a second writer fails
     # here, at open, not at the first commit.
     await begin_immediate(db, path, busy_wait)
     try:
-        await db.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
+        db.execute("UPDATE meta SET value = value WHERE key = 'schema_version'")
     finally:
-        await db.execute("ROLLBACK")
-    cursor = await db.execute("SELECT value FROM meta WHERE key = 'schema_version'")
-    row = await cursor.fetchone()
+        db.execute("ROLLBACK")
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is not None and str(row[0]) in {str(v) for v in MIGRATABLE}:
-        await _upgrade(db, int(row[0]))
+        _upgrade(db, int(row[0]))
     await _pending.apply(db, path, busy_wait)
 
 
-async def _create(db: aiosqlite.Connection) -> None:
+def _create(db: sqlite3.Connection) -> None:
     created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     # One script, one transaction: a file has the whole schema and its version, or
     # nothing.  Both literals are ours (an int and an ISO timestamp), never user data.
-    await db.executescript(
+    db.executescript(
         f"BEGIN IMMEDIATE;\n{schema_sql()}\n"
         f"INSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}'),"
         f" ('created_at', '{created}');\nCOMMIT;"
     )
 
 
-async def _upgrade(db: aiosqlite.Connection, version: int) -> None:
+def _upgrade(db: sqlite3.Connection, version: int) -> None:
     """Upgrade a file of ``version`` in one transaction (see schema.sql, upgrade_script)."""
     columns: dict[str, set[str]] = {}
     for table in {t for _, t, _, _ in ADDED_COLUMNS}:
-        info = await db.execute(f"PRAGMA table_info({table})")
-        columns[table] = {r[1] for r in await info.fetchall()}
-    await db.executescript(f"BEGIN IMMEDIATE;\n{upgrade_script(version, columns)}\nCOMMIT;")
+        info = db.execute(f"PRAGMA table_info({table})").fetchall()
+        columns[table] = {r[1] for r in info}
+    db.executescript(f"BEGIN IMMEDIATE;\n{upgrade_script(version, columns)}\nCOMMIT;")

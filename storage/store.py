@@ -1,4 +1,4 @@
-"""The crawl database writer (aiosqlite, WAL); the schema is in ``schema.sql``.
+"""The crawl database writer (SQLite, WAL); the schema is in ``schema.sql``.
 
 The crawler owns id assignment (it keeps url -> id and host -> id maps in memory and
 asks the store for the next free ids when it opens); the store is a write-behind
@@ -23,6 +23,15 @@ callback: it runs just before a batch is taken, so what it adds for the pages of
 batch lands in the same transaction as their rows (a kill never commits one without
 the other); :meth:`CrawlStore.set_sketch` fills in a fetch row enqueued since the last
 commit.
+
+The writes run in the event loop's thread, a batch's SQL statements with no ``await``
+between them: a commit holds the loop for some tens of milliseconds (a one-process
+crawl of the nginx site in docs/results/crawling.md: commits of about 1,000 records,
+median 28 ms, at most 111 ms, at load 6).  A writer thread was measured to cost more than it saves: while the crawl
+kept the interpreter busy, its ``executemany`` handed the GIL back and forth at every
+row (``sqlite3`` releases it around each step), 83,000 context switches and 2-4 CPU
+seconds more for a 16,000-page crawl that took 15 CPU seconds written inline, and no
+shorter (benchmarks/bench_crawl.py, docs/results/crawling.md).
 
 Errors: after a failed write (disk full, read-only, ...) the background writer stops,
 everything committed before stays intact, and the next ``add_*``, ``set_*``,
@@ -49,7 +58,6 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 from webcrawl.storage import _pending, _testhooks
 from webcrawl.storage._batch import HOST_FIELDS, Batch, fetch_row, write_batch
 from webcrawl.storage._busy import begin_immediate
@@ -76,7 +84,7 @@ class CrawlStore:
     #: read-only file when running as root, where chmod does not stop writes).
     _open_mode = "rwc"
 
-    def __init__(self, db: aiosqlite.Connection, path: Path, batch_size: int,
+    def __init__(self, db: sqlite3.Connection, path: Path, batch_size: int,
                  flush_interval: float, writer: WriterLock, busy_wait: float) -> None:
         """Use :meth:`open`."""
         self._db = db
@@ -330,7 +338,7 @@ class CrawlStore:
                 await self._writer
             try:
                 await self._keep_unwritten()
-                await self._db.close()
+                self._db.close()
             finally:
                 self._writer_lock.release(remove=True)
         if self._error is not None:
@@ -412,11 +420,11 @@ class CrawlStore:
         await begin_immediate(self._db, self.path, wait, self._on_wait)
         try:
             for batch in batches:
-                await write_batch(self._db, batch)
-            await self._db.execute("COMMIT")
+                write_batch(self._db, batch)
+            self._db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(Exception):
-                await self._db.execute("ROLLBACK")
+                self._db.execute("ROLLBACK")
             raise
 
     def _on_wait(self, waiting: bool) -> None:
@@ -440,7 +448,7 @@ class CrawlStore:
         except (StoreError, sqlite3.Error):
             pass
         kept = _pending.pending_path(self.path)
-        state = await _pending.identity(self._db)
+        state = _pending.identity(self._db)
         try:
             records = _pending.save(self.path, state, batches)
         except OSError as exc:
@@ -452,7 +460,7 @@ class CrawlStore:
 
 
 async def _connect(mode: str, path: Path, resume: bool,
-                   busy_wait: float) -> tuple[aiosqlite.Connection, int]:
+                   busy_wait: float) -> tuple[sqlite3.Connection, int]:
     """The prepared writer connection of ``path`` and its next fetch id."""
     existing = await asyncio.to_thread(existing_crawl, path)
     if existing and not resume:
@@ -462,16 +470,17 @@ async def _connect(mode: str, path: Path, resume: bool,
         raise StoreError(f"{_pending.pending_path(path)} holds records of a crawl whose "
                          f"database is not at {path}; move it away to go on")
     try:
-        db = await aiosqlite.connect(sqlite_uri(path, _testhooks.open_mode(mode)), uri=True,
-                                     isolation_level=None)
+        db = sqlite3.connect(sqlite_uri(path, _testhooks.open_mode(mode)), uri=True,
+                             isolation_level=None)
     except sqlite3.Error as exc:
         raise map_error(exc, path, "opening") from exc
     try:
         await prepare(db, path, existing, busy_wait)
-        cursor = await db.execute("SELECT ifnull(max(id), 0) FROM fetches")
-        row = await cursor.fetchone()
+        # From now on a locked database is waited for on the event loop (_busy).
+        db.execute("PRAGMA busy_timeout = 0")
+        row = db.execute("SELECT ifnull(max(id), 0) FROM fetches").fetchone()
     except BaseException as exc:
-        await db.close()
+        db.close()
         if isinstance(exc, sqlite3.Error):
             raise map_error(exc, path, "opening") from exc
         raise

@@ -296,7 +296,7 @@ async def test_disk_full_stops_cleanly_and_keeps_committed_data(tmp_path: Path) 
     await store.flush()
     pages = _rows(path, "PRAGMA page_count")[0][0]
     # The writer connection may not grow the file beyond its current size: SQLITE_FULL.
-    await store._db.execute(f"PRAGMA max_page_count = {pages}")
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
     for i in range(1, 2000):
         store.add_url(UrlRow(i, f"http://a.test/{'x' * 200}{i}", 0, 1, 0))
     with pytest.raises(StoreFullError, match="disk full"):
@@ -314,7 +314,7 @@ async def test_background_write_error_reaches_the_next_call(tmp_path: Path) -> N
     store = await CrawlStore.open(path, batch_size=10, flush_interval=0.01)
     store.add_host(HostRow(0, "a.test"))
     await store.flush()
-    await store._db.execute("PRAGMA query_only = 1")  # the file turns read-only
+    store._db.execute("PRAGMA query_only = 1")  # the file turns read-only
     store.add_url(UrlRow(0, "http://a.test/", 0, 0, -1))
     for _ in range(300):  # the background writer fails on its own
         await asyncio.sleep(0.01)
@@ -473,7 +473,7 @@ async def test_backlog_holds_a_producer_back_until_the_commit(tmp_path: Path) ->
     await store.flush()
     assert seen == [(False, 0)]
     assert _rows(path, "SELECT count(*) FROM urls") == [(DRAIN_BATCHES * 2,)]
-    await store._db.execute("PRAGMA query_only = 1")  # the next commit fails
+    store._db.execute("PRAGMA query_only = 1")  # the next commit fails
     store.add_url(UrlRow(100, "http://a.test/100", 0, 0, -1))
     with pytest.raises(StoreReadOnlyError):
         await store.flush()
