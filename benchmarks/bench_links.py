@@ -4,15 +4,17 @@ Prints links per second for a 3,303-link page shaped like a Sphinx changelog (re
 links, fragments, absolute links to other hosts, queries), parsed from text, and for
 ``normalize_url`` on distinct absolute URLs (cache misses) and relative references.
 
-``--compare REF`` also times ``crawler/links.py`` of git revision ``REF`` against the
-working tree's, in the same process and interleaved round by round (A/B, then B/A ...),
-in microseconds per page on the fixture web's pages (``--pages``, rendered as the
+``--compare REF`` also times ``crawler/links.py`` and ``crawler/urls.py`` of git revision
+``REF`` against the working tree's, in the same process and interleaved round by round
+(A/B, then B/A ...), in microseconds of CPU per page (process time: other work on a
+shared machine does not count) on the fixture web's pages (``--pages``, rendered as the
 fixture server serves them, bytes) and, with ``--html-dir``, on ``--html-files`` real
 HTML files spread evenly over a folder tree (a documentation tree, say); every page's
 ``PageLinks`` must be the same under both, or the script fails.  Before each timed pass
-over the pages the URL caches are emptied (``_normalize_absolute``, ``_parse_base``), as
-a crawl meets each page once: cache hits come only from links shared between pages.
-Ratios within one run are what to compare; run it from the repository root::
+over the pages the URL caches of both revisions are emptied (every ``lru_cache`` of
+``urls.py``), as a crawl meets each page once: cache hits come only from links shared
+between pages.  Ratios within one run are what to compare; run it from the repository
+root::
 
     PYTHONPATH=. python benchmarks/bench_links.py [--compare REF] [--pages 2000]
         [--html-dir DIR] [--html-files 1000] [--rounds 5]
@@ -31,8 +33,9 @@ from pathlib import Path
 from types import ModuleType
 from urllib.parse import quote
 
+from webcrawl.crawler import urls as urls_now
 from webcrawl.crawler.links import extract_links
-from webcrawl.crawler.urls import _normalize_absolute, _parse_base, normalize_url
+from webcrawl.crawler.urls import _normalize_absolute, normalize_url
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "https://docs.example.org/en/stable/changelog.html"
@@ -70,17 +73,38 @@ def best(fn: Callable[[], object], repeat: int = 5) -> float:
     return min(times)
 
 
-def links_of_revision(ref: str) -> ModuleType:
-    """``crawler/links.py`` as of git revision ``ref``, imported as ``_links_<ref>``."""
-    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:crawler/links.py"],
+def module_of_revision(ref: str, path: str) -> ModuleType:
+    """``path`` (``crawler/links.py``) as of git revision ``ref``, imported as
+    ``_links_<ref>`` (its stem, then ``ref``)."""
+    source = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:{path}"],
                             capture_output=True, text=True, check=True).stdout
-    name = "_links_" + "".join(c if c.isalnum() else "_" for c in ref)
+    name = f"_{Path(path).stem}_" + "".join(c if c.isalnum() else "_" for c in ref)
     spec = importlib.util.spec_from_loader(name, loader=None)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up
-    exec(compile(source, f"{ref}:crawler/links.py", "exec"), module.__dict__)
+    exec(compile(source, f"{ref}:{path}", "exec"), module.__dict__)
     return module
+
+
+def links_of_revision(ref: str) -> ModuleType:
+    """``crawler/links.py`` of git revision ``ref`` over that revision's ``urls.py``."""
+    urls_then = module_of_revision(ref, "crawler/urls.py")
+    name = "webcrawl.crawler.urls"
+    current = sys.modules[name]
+    sys.modules[name] = urls_then  # what links.py imports from
+    try:
+        return module_of_revision(ref, "crawler/links.py")
+    finally:
+        sys.modules[name] = current
+
+
+def clear_url_caches(*modules: ModuleType) -> None:
+    """Empty every ``lru_cache`` of these modules (URL normalisation's)."""
+    for module in modules:
+        for value in vars(module).values():
+            if hasattr(value, "cache_clear"):
+                value.cache_clear()
 
 
 def fixture_pages(n: int) -> Pages:
@@ -127,15 +151,14 @@ def compare(label: str, pages: Pages, before: ModuleType, rounds: int) -> None:
     for r in range(rounds):
         order = [("before", old), ("after", new)]
         for which, fn in order if r % 2 == 0 else order[::-1]:
-            _normalize_absolute.cache_clear()
-            _parse_base.cache_clear()
-            t0 = time.perf_counter()
+            clear_url_caches(urls_now, sys.modules[before.__name__.replace("_links_", "_urls_")])
+            t0 = time.process_time()
             for html, url in pages:
                 fn(html, url)
-            per_page[which].append((time.perf_counter() - t0) / len(pages) * 1e6)
+            per_page[which].append((time.process_time() - t0) / len(pages) * 1e6)
     b, a = statistics.median(per_page["before"]), statistics.median(per_page["after"])
     ratios = [x / y for x, y in zip(per_page["before"], per_page["after"], strict=True)]
-    print(f"  before {b:8.1f} µs/page   after {a:8.1f} µs/page   (medians of {rounds} "
+    print(f"  before {b:8.1f} µs/page   after {a:8.1f} µs/page of CPU   (medians of {rounds} "
           f"rounds)   speedup {b / a:.2f}x (per-round {min(ratios):.2f}-{max(ratios):.2f}x)")
 
 

@@ -49,19 +49,24 @@ class _Resolver:
     operations into an absolute URL that ``normalize_url``'s cached absolute form then
     normalises (one cache entry per target, whatever page links to it):
 
-    * ``http(s)://...``: as is;
+    * the fragment is cut first (WHATWG: it starts at the first ``#``; it is dropped),
+      so ``x.html#a`` and ``x.html#b`` share one cache entry;
+    * ``""`` (and so ``#f``): the base itself;
     * ``//host...``: the base's scheme + href; ``/path``: the base's origin + href;
-    * ``?q``: the base up to its query + href; ``""`` and ``#f``: the base itself;
-    * a relative path (``x.html``, ``../x``): the base's directory + href, with the
-      leading ``../`` and ``./`` segments applied to the directory first (RFC 3986
-      5.2.4 removes dot-segments left to right, and the normalised base's directory
-      has none), so ``../x`` from ``/a/b/`` is cached as ``/a/x``, not ``/a/b/../x``;
+    * ``?q``: the base up to its query + href;
+    * ``http(s)://...``: as is;
+    * a relative path (no ``:`` before its first ``/``, so no scheme: ``x.html``,
+      ``_static/x``, ``../x``): the base's directory + href, with the leading ``../``
+      and ``./`` segments applied to the directory first (RFC 3986 5.2.4 removes
+      dot-segments left to right, and the normalised base's directory has none), so
+      ``../x`` from ``/a/b/`` is cached as ``/a/x``, not ``/a/b/../x``;
     * another scheme (``mailto:``, ``javascript:``, ``tel:``, ``data:`` ...): ``None``
       at once, as ``normalize_url`` drops every scheme but http(s).
 
-    Anything else (``http:x``, backslashes, tabs and newlines ...) goes through
-    ``normalize_url`` itself.  The equivalence is tested form by form and on generated
-    hrefs and bases in ``tests/crawler/test_links.py``.
+    Anything else (``http:x``, backslashes, tabs and newlines, a space before the
+    fragment ...) goes through ``normalize_url`` itself.  The equivalence is tested
+    form by form, on generated hrefs and bases, on the WHATWG URL test data and on the
+    fixture web's links in ``tests/crawler/test_links.py``.
     """
 
     __slots__ = ("base", "directory", "encoding", "origin", "path_end", "scheme")
@@ -84,31 +89,36 @@ class _Resolver:
 
     def __call__(self, raw: str) -> str | None:
         href = raw.strip(_C0_SPACE)  # WHATWG strips C0 controls and space, not NBSP
-        enc = self.encoding
+        hash_at = href.find("#")
+        if hash_at >= 0:
+            href = href[:hash_at]
+            if href and href[-1] <= " ":  # 'x #f': the space is the path's, not stripped
+                return normalize_url(raw, self.base, self.encoding)
         if "\\" in href or "\t" in href or "\n" in href or "\r" in href:
-            return normalize_url(raw, self.base, enc)  # browser clean-up rules first
-        first = href[:1]
+            return normalize_url(raw, self.base, self.encoding)  # browser clean-up rules first
+        if not href:
+            return _normalize_absolute(self.base, self.encoding)
+        first = href[0]
         if first == "/":
-            if href[1:2] == "/":
-                if href[2:3] not in ("", "/", "?", "#", "\\"):  # '//host...'
-                    return _normalize_absolute(self.scheme + ":" + href, enc)
-            else:
-                return _normalize_absolute(self.origin + href, enc)
-        elif first == "#" or not href:
-            return _normalize_absolute(self.base, enc)
+            if href[1:2] != "/":
+                return _normalize_absolute(self.origin + href, self.encoding)
+            if href[2:3] not in ("", "/", "?"):  # '//host...'
+                return _normalize_absolute(self.scheme + ":" + href, self.encoding)
         elif first == "?":
-            return _normalize_absolute(self.base[: self.path_end] + href, enc)
-        elif href[:8].lower().startswith(_ABSOLUTE):
-            return _normalize_absolute(href, enc)
-        elif first.isalnum() or first == ".":
+            return _normalize_absolute(self.base[: self.path_end] + href, self.encoding)
+        elif href.startswith(_ABSOLUTE):
+            return _normalize_absolute(href, self.encoding)
+        else:
             colon = href.find(":")
             if colon < 0 or 0 <= href.find("/") < colon:
-                # A relative path: the base's directory + href (RFC 3986 5.2.3 merge).
-                return _normalize_absolute(self._merge(href), enc)
+                # No scheme: a relative path, the base's directory + href (RFC 3986 5.2.3).
+                return _normalize_absolute(self._merge(href), self.encoding)
+            if href[:8].lower().startswith(_ABSOLUTE):
+                return _normalize_absolute(href, self.encoding)
             scheme = _SCHEME.match(href)
             if scheme is not None and scheme.group(1).lower() not in _CRAWLED_SCHEMES:
                 return None
-        return normalize_url(raw, self.base, enc)
+        return normalize_url(raw, self.base, self.encoding)
 
     def _merge(self, href: str) -> str:
         """The directory + a relative path, its leading ``./`` and ``../`` applied."""

@@ -27,11 +27,12 @@ commit.
 The writes run in the event loop's thread, a batch's SQL statements with no ``await``
 between them: a commit holds the loop for some tens of milliseconds (a one-process
 crawl of the nginx site in docs/results/crawling.md: commits of about 1,000 records,
-median 28 ms, at most 111 ms, at load 6).  A writer thread was measured to cost more than it saves: while the crawl
-kept the interpreter busy, its ``executemany`` handed the GIL back and forth at every
-row (``sqlite3`` releases it around each step), 83,000 context switches and 2-4 CPU
-seconds more for a 16,000-page crawl that took 15 CPU seconds written inline, and no
-shorter (benchmarks/bench_crawl.py, docs/results/crawling.md).
+median 28 ms, at most 111 ms, at load 6).  A writer thread was measured to cost more
+than it saves: while the crawl kept the interpreter busy, its ``executemany`` handed
+the GIL back and forth at every row (``sqlite3`` releases it around each step):
+83,000 context switches and 2-4 CPU seconds more for a 16,000-page crawl that took 15
+CPU seconds written inline, and no shorter (benchmarks/bench_crawl.py,
+docs/results/crawling.md).
 
 Errors: after a failed write (disk full, read-only, ...) the background writer stops,
 everything committed before stays intact, and the next ``add_*``, ``set_*``,

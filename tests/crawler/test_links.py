@@ -7,7 +7,9 @@ selectors and ``normalize_url``, the extraction as it was before the tag walks).
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,9 @@ from selectolax.lexbor import LexborHTMLParser
 from webcrawl.crawler.encodings import decode_page, page_encoding, url_encoding
 from webcrawl.crawler.links import PageLinks, _Resolver, extract_links
 from webcrawl.crawler.urls import normalize_url
+from webcrawl.fixtures.config import FixtureConfig
+from webcrawl.fixtures.html import PageRenderer
+from webcrawl.fixtures.web import FixtureWeb
 
 PAGE = "http://site1.test:8400/a/b/page.html?x=1"
 
@@ -255,3 +260,46 @@ def test_uppercase_meta_and_rel() -> None:
     assert links.meta_nofollow and not links.meta_noindex
     assert links.nofollow == {"http://site1.test:8400/x", "http://site1.test:8400/y"}
     assert links == reference_links(html, PAGE)
+
+
+# The resolver against normalize_url on independent hrefs: every input of the WHATWG URL
+# test data (against its own base and the bases above), and every link of the fixture web.
+
+WPT_CASES = json.loads((Path(__file__).parent / "data" / "urltestdata-http.json")
+                       .read_text(encoding="utf-8"))["cases"]
+WPT_BASES = sorted({base for case in WPT_CASES
+                    if (base := normalize_url(case["base"] or "")) is not None})
+
+
+@pytest.mark.parametrize("base", [PAGE, "https://h.test/", "http://[::1]:81/d/e",
+                                  "http://h.test/a/b/c/d;p?q", *WPT_BASES[:20]])
+@pytest.mark.parametrize("encoding", [None, "cp1252"])
+def test_resolver_equals_normalize_url_on_whatwg_inputs(base: str, encoding: str | None) -> None:
+    for case in WPT_CASES:
+        href = case["input"]
+        assert _Resolver(base, encoding)(href) == normalize_url(href, base, encoding), href
+
+
+def test_resolver_equals_normalize_url_against_whatwg_bases() -> None:
+    checked = 0
+    for case in WPT_CASES:
+        base = normalize_url(case["base"] or "")
+        if base is not None:
+            checked += 1
+            assert _Resolver(base)(case["input"]) == normalize_url(case["input"], base), case
+    assert checked > 150
+
+
+def test_resolver_equals_normalize_url_on_fixture_links() -> None:
+    web = FixtureWeb.build(FixtureConfig(pages=400, hosts=5, seed=3))
+    renderer = PageRenderer(web, 8400)
+    hrefs = 0
+    for page in range(web.pages):
+        url = web.url_of(page, 8400)
+        resolve = _Resolver(url, "utf-8")
+        for node in LexborHTMLParser(renderer.render(page, 0)).tags("a"):
+            href = node.attributes.get("href")
+            if href is not None:
+                hrefs += 1
+                assert resolve(href) == normalize_url(href, url, "utf-8"), (url, href)
+    assert hrefs > 4 * web.pages

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from webcrawl.crawler.urls import host_key, normalize_url, remove_dot_segments
+from webcrawl.crawler.urls import (
+    _already_normal,
+    _normalize_parsed,
+    host_key,
+    normalize_url,
+    remove_dot_segments,
+)
 
 
 @pytest.mark.parametrize(
@@ -156,3 +165,61 @@ def test_rfc3986_reference_resolution(ref: str, expected: str) -> None:
 )
 def test_browser_rules_for_http(ref: str, expected: str) -> None:
     assert normalize_url(ref, "http://s.test/dir/page.html") == expected
+
+
+# The normal-form shortcut of absolute URLs (``_already_normal``) against the full parser:
+# whenever it answers, the full parser gives the same URL.
+
+WPT_DATA = Path(__file__).parent / "data" / "urltestdata-http.json"
+WPT_URLS = sorted({u for case in json.loads(WPT_DATA.read_text(encoding="utf-8"))["cases"]
+                   for u in (case["input"], case.get("href"), case.get("base")) if u})
+
+
+def test_already_normal_equals_full_parser_on_whatwg_data() -> None:
+    answered = 0
+    for url in WPT_URLS:
+        fast = _already_normal(url)
+        if fast is not None:
+            answered += 1
+            assert fast == _normalize_parsed(url), url
+    assert answered > 100  # the shortcut is taken on the data's plain URLs
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("http://h.test/a/b.html", "http://h.test/a/b.html"),
+    ("http://h.test", "http://h.test/"),
+    ("https://h.test?q=1", "https://h.test/?q=1"),
+    ("http://h.test/x?", "http://h.test/x"),
+    ("http://h.test/x?#f", "http://h.test/x"),
+    ("http://h.test:8400/x#f g\\h", "http://h.test:8400/x"),
+    ("http://site1.test:8400/view?id=1&lang=en", "http://site1.test:8400/view?id=1&lang=en"),
+    ("http://a-b_c.d1.test/~x/(y);z=1,2@:$!*+", "http://a-b_c.d1.test/~x/(y);z=1,2@:$!*+"),
+], ids=repr)
+def test_already_normal_forms(url: str, expected: str) -> None:
+    assert _already_normal(url) == expected == _normalize_parsed(url)
+
+
+@pytest.mark.parametrize("url", [
+    "HTTP://h.test/", "http://H.test/", "http://h.test./", "http://h..test/", "http://1.2.3.4/",
+    "http://h.0x7f/", "http://h.123/", "http://xn--bcher-kva.example/", "http://h.test:80/",
+    "https://h.test:443/", "http://h.test:0/", "http://h.test:080/", "http://h.test:65536/",
+    "http://u@h.test/", "http://h.test/a/./b", "http://h.test/a/..", "http://h.test/%7e",
+    "http://h.test/a b", "http://h.test/é", "http://h.test/?q='", "http://h.test/?q=é",
+    "http:///h.test/", " http://h.test/", "http://h.test/ ", "http://h.test\\x", "ftp://h.test/",
+    "http://h.test/" + "a" * 8192,
+], ids=repr)
+def test_already_normal_leaves_the_rest_to_the_parser(url: str) -> None:
+    assert _already_normal(url) is None
+
+
+URL_PIECES = ["http://", "https://", "HTTP://", "//", "h", "H", ".", "..", "test", "0x7f", "1",
+              "xn--", "-", "_", ":", ":80", ":443", ":8400", ":0", ":99999", "@", "/", "/.",
+              "/..", "a", "%", "%7e", "%2F", "?", "?q=1", "'", "#", "#f", " ", "\t", "\\", "é",
+              "~", "(", ";", "=", "&", "!", "*", "+", ","]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(URL_PIECES), min_size=1, max_size=12).map("".join))
+def test_already_normal_equals_full_parser_on_generated_urls(url: str) -> None:
+    fast = _already_normal(url)
+    assert fast is None or fast == _normalize_parsed(url)
