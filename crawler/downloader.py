@@ -421,11 +421,15 @@ class LocalDownloader(HostClocks):
         s = self.settings
         if not 200 <= result.status < 300 or result.too_large or not result.is_html:
             return None
+        # With the near-duplicate test in a process of its own, the page goes there and
+        # its text is found there, out of this loop's thread.
+        text = s.near_duplicates and not s.near_process
+        keep_html = s.near_duplicates and s.near_process
         if result.size >= s.links_thread_above:
             return await asyncio.to_thread(extract_links, result.body, url,
                                            max_links=s.links_max_per_page,
                                            agent=s.fetch_robots_agent, charset=result.charset,
-                                           text=s.near_duplicates)
+                                           text=text, keep_html=keep_html)
         return extract_links(result.body, url, max_links=s.links_max_per_page,
                              agent=s.fetch_robots_agent, charset=result.charset,
-                             text=s.near_duplicates)
+                             text=text, keep_html=keep_html)

@@ -152,6 +152,9 @@ class PageLinks:
     #: the page's text (:func:`webcrawl.crawler.page_text.page_text`), when asked for:
     #: to be sketched later with other pages' (``shingles.text_sketches``)
     text: str | None = None
+    #: the decoded page, when asked for: its text is found later, from a parse of its
+    #: own (the near-duplicate test's process, :mod:`webcrawl.crawler.near_process`)
+    html: str | None = None
 
 
 def _link_elements(tree: LexborHTMLParser) -> tuple[list[LexborNode], str | None]:
@@ -210,14 +213,16 @@ def _meta_robots(tree: LexborHTMLParser, agent: str) -> tuple[bool, bool]:
 
 def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
                   agent: str = "webcrawl", charset: str | None = None,
-                  sketch: bool = False, text: bool = False) -> PageLinks:
+                  sketch: bool = False, text: bool = False,
+                  keep_html: bool = False) -> PageLinks:
     """Extract the normalised out-links of an HTML page (see the module docstring).
 
     ``page_url`` is normalised (:func:`normalize_url`), as the crawl's URLs are.
     ``html`` as bytes is decoded as browsers do, with ``charset`` the Content-Type's
     declared charset (``None`` if none); as text, its queries are encoded in UTF-8.
     ``sketch`` also takes the page's text sketch (``PageLinks.sketch``); ``text``, the
-    text that sketch is made from (``PageLinks.text``).
+    text that sketch is made from (``PageLinks.text``); ``keep_html``, the decoded page
+    that text is found in (``PageLinks.html``).
     """
     encoding: str | None = None
     if isinstance(html, bytes):
@@ -267,6 +272,8 @@ def extract_links(html: str | bytes, page_url: str, *, max_links: int = 10_000,
 
         # no more than the sketch reads (a character is at least one byte)
         result.text = page_text(tree)[:MAX_TEXT_BYTES]
+    elif keep_html:
+        result.html = html
     return result
 
 

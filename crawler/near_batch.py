@@ -7,8 +7,11 @@ sketches many texts with one set of numpy calls.  The test's result is not neede
 before the next page (a near copy's links are read either way), so every path that
 fetches or imports a page (the crawl, ``import warc``, revisits) hands the page's text
 (:attr:`PageLinks.text <webcrawl.crawler.links.PageLinks.text>`, from the parse that gave
-its links) to one :class:`NearBatch`, which sketches and tests the pages waiting just
-before the store commits (:meth:`~webcrawl.storage.store.CrawlStore.before_commit`).
+its links, or the page itself for its text to be found there) to one
+:class:`NearBatch`, which sketches and tests the pages waiting just before the store
+commits (:meth:`~webcrawl.storage.store.CrawlStore.before_commit`), or hands them as they
+come to the test's own process (:mod:`~webcrawl.crawler.near_process`, with the setting
+``near_process``) and collects its results then.
 
 Contract
 --------
@@ -24,43 +27,69 @@ Contract
   test page by page, so the same groups.
 * **Sketched elsewhere.**  A page may come with its sketch already made (a shard
   worker sketches the pages of each answer frame that holds enough of them:
-  :func:`sketch_answers`); only texts are sketched here.
-* Whoever reads :attr:`NearBatch.near` between commits sees the pages tested so far;
-  :meth:`NearBatch.flush` tests the waiting ones now.
+  :func:`sketch_answers`), or with its decoded HTML (the crawl's own downloader with
+  ``near_process``: the page's text is found by the test's process, from a parse of
+  its own); only texts and pages are sketched here.
+* **In a process or not, the same.**  :func:`sketch_and_test` is the one path from
+  pages to sketches and group changes, run here or in the test's process on the same
+  pages in the same order.
+* Whoever reads :attr:`NearBatch.near_duplicates` between commits sees the pages tested
+  so far; :meth:`NearBatch.flush` tests the waiting ones now.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from webcrawl.crawler.orders import PageDone
+from webcrawl.crawler.near_process import RUN_PAGES, NearProcess
 
 # numpy (the sketch and the test) is imported where it is used: a shard worker imports
-# this module for :func:`sketch_answers`, and most of its answer frames go without it.
+# this module for :func:`sketch_answers`, and most of its answer frames go without it;
+# the answers' types (asyncio) where they are used: the test's process goes without.
 if TYPE_CHECKING:
     import numpy as np
     from webcrawl.crawler.links import PageLinks
-    from webcrawl.crawler.near_seen import NearSeen
+    from webcrawl.crawler.near_seen import NearSeen, NearUpdate
+    from webcrawl.crawler.settings import CrawlSettings
     from webcrawl.storage.store import CrawlStore
 
-__all__ = ["MIN_SKETCH_BATCH", "NearBatch", "sketch_answers"]
+__all__ = ["MIN_SKETCH_BATCH", "NearBatch", "NearPage", "sketch_and_test", "sketch_answers"]
 
-#: ``(url id, fetch id or None, text or None, sketch or None, tested)`` of a waiting page
-_Waiting = tuple[int, int | None, str | None, "np.ndarray | None", bool]
+#: A page as the test takes it: ``(url id, decoded HTML, text, sketch, tested)``, at most
+#: one of the three set (none: no HTML page)
+NearPage = tuple[int, "str | None", "str | None", "np.ndarray | None", bool]
 
 
 class NearBatch:
     """Pages waiting for their sketch and near-duplicate test (see the module docstring)."""
 
-    __slots__ = ("_store", "_waiting", "near")
+    __slots__ = ("_near", "_outbox", "_process", "_store", "_waiting", "near_duplicates")
 
-    def __init__(self, near: NearSeen, store: CrawlStore) -> None:
-        #: the near-duplicate test's state
-        self.near = near
+    def __init__(self, near: NearSeen | NearProcess, store: CrawlStore) -> None:
+        """Test the pages with ``near`` (the test's state, or the process that holds
+        it) and enqueue the results in ``store`` before each of its commits."""
+        self._near = near if not isinstance(near, NearProcess) else None
+        self._process = near if isinstance(near, NearProcess) else None
         self._store = store
-        self._waiting: list[_Waiting] = []
+        self._waiting: list[int | None] = []  # the waiting pages' fetch ids
+        self._outbox: list[NearPage] = []  # the waiting pages not yet sent
+        #: near copies found by the pages tested so far
+        self.near_duplicates = 0 if self._near is None else self._near.near_duplicates
         store.before_commit(self.flush)
+
+    @classmethod
+    def open(cls, store: CrawlStore, settings: CrawlSettings,
+             db: Path | None = None) -> NearBatch:
+        """The test for a crawl with ``settings``, starting from ``db``'s stored groups
+        (None: a new crawl), in a process of its own with ``near_process``."""
+        r = settings.near_min_resemblance
+        if settings.near_process:
+            return cls(NearProcess(r, db), store)
+        from webcrawl.crawler.near_seen import NearSeen
+
+        return cls(NearSeen.from_db(db, r) if db is not None else NearSeen(r), store)
 
     def __len__(self) -> int:
         """Pages waiting."""
@@ -68,33 +97,79 @@ class NearBatch:
 
     def add(self, url_id: int, fetch_id: int | None, page: PageLinks | None, *,
             tested: bool = True) -> None:
-        """Page ``url_id`` was fetched with ``page``'s text (or sketch; None: not an
-        HTML page).  Its sketch goes to fetch row ``fetch_id`` (None: not stored); the
+        """Page ``url_id`` was fetched with ``page``'s HTML, text or sketch (None: not
+        an HTML page).  Its sketch goes to fetch row ``fetch_id`` (None: not stored); the
         test sees it only if ``tested`` (false: the page is a byte-for-byte copy, which
-        the test skips and which leaves its group)."""
-        text = None if page is None else page.text
-        sketch = None if page is None else page.sketch
-        self._waiting.append((url_id, fetch_id, text, sketch, tested))
+        the test skips and which leaves its group).  The page's HTML is let go here."""
+        if page is None:
+            self._outbox.append((url_id, None, None, None, tested))
+        else:
+            self._outbox.append((url_id, page.html, page.text, page.sketch, tested))
+            page.html = None
+        self._waiting.append(fetch_id)
+        if self._process is not None and len(self._outbox) >= RUN_PAGES:
+            self._process.send(self._outbox)
+            self._outbox = []
 
     def flush(self) -> None:
-        """Sketch the waiting texts at once, test the pages in the order they came and
-        enqueue their sketches and group changes."""
-        waiting, self._waiting = self._waiting, []
-        if not waiting:
+        """Sketch and test the waiting pages (or collect what the test's process made
+        of them) and enqueue their sketches and group changes."""
+        fetch_ids, self._waiting = self._waiting, []
+        pages, self._outbox = self._outbox, []
+        if not fetch_ids:
             return
-        from webcrawl.crawler.near_seen import encode_sketch
-        from webcrawl.crawler.shingles import text_sketches
-
-        texts = [text for _, _, text, _, _ in waiting if text is not None]
-        made = iter(text_sketches(texts) if texts else ())
-        store, near = self._store, self.near
-        for url_id, fetch_id, text, sketch, tested in waiting:
-            if text is not None:
-                sketch = next(made)
+        if self._process is not None:
+            if pages:
+                self._process.send(pages)
+            sketches, updates, self.near_duplicates = self._process.results()
+        else:
+            assert self._near is not None
+            sketches, updates = sketch_and_test(self._near, pages)
+            self.near_duplicates = self._near.near_duplicates
+        store = self._store
+        for fetch_id, sketch in zip(fetch_ids, sketches, strict=True):
             if sketch is not None and fetch_id is not None:
-                store.set_sketch(fetch_id, encode_sketch(sketch))
-            for page_id, leader, resemblance in near.see(url_id, sketch if tested else None):
-                store.set_near_duplicate(page_id, leader, resemblance)
+                store.set_sketch(fetch_id, sketch)
+        for page_id, leader, resemblance in updates:
+            store.set_near_duplicate(page_id, leader, resemblance)
+
+    def close(self) -> None:
+        """Stop the test's process, if it has one (after the store's last commit)."""
+        if self._process is not None:
+            self._process.close()
+
+
+def sketch_and_test(near: NearSeen, pages: Sequence[NearPage]
+                    ) -> tuple[list[bytes | None], list[NearUpdate]]:
+    """Each page's stored sketch (:func:`~webcrawl.crawler.near_seen.encode_sketch`;
+    None: no HTML page, or too little text), its text found and sketched with the
+    others' at once, and the group changes of testing the pages in order."""
+    from webcrawl.crawler.near_seen import encode_sketch
+    from webcrawl.crawler.shingles import text_sketches
+
+    texts: list[str] = []
+    for _, html, text, _, _ in pages:
+        if html is not None:
+            texts.append(_text_of(html))
+        elif text is not None:
+            texts.append(text)
+    made = iter(text_sketches(texts) if texts else ())
+    sketches: list[bytes | None] = []
+    updates: list[NearUpdate] = []
+    for url_id, html, text, sketch, tested in pages:
+        if html is not None or text is not None:
+            sketch = next(made)
+        sketches.append(None if sketch is None else encode_sketch(sketch))
+        updates += near.see(url_id, sketch if tested else None)
+    return sketches, updates
+
+
+def _text_of(html: str) -> str:
+    """A page's text from its decoded HTML, as link extraction takes it with ``text``."""
+    from selectolax.lexbor import LexborHTMLParser
+    from webcrawl.crawler.page_text import MAX_TEXT_BYTES, page_text
+
+    return page_text(LexborHTMLParser(html))[:MAX_TEXT_BYTES]
 
 
 #: Page texts an answer batch must hold for :func:`sketch_answers` to sketch them:
@@ -113,6 +188,8 @@ def sketch_answers(answers: Iterable[object]) -> None:
     them with its commit's other pages).  A shard worker calls it on each answer batch
     it sends: its processor is not the coordinator's, and a sketch is 128 bytes where a
     text is up to 256 KiB; the sketches are the same wherever they are made."""
+    from webcrawl.crawler.orders import PageDone
+
     with_text = [a.links for a in answers
                  if isinstance(a, PageDone) and a.links is not None and a.links.text is not None]
     if len(with_text) < MIN_SKETCH_BATCH:

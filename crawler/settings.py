@@ -213,6 +213,13 @@ class CrawlSettings:
     #: 1997) of two near copies' texts; chosen on the fixture's planted pages
     #: (docs/results/near-duplicates.md)
     near_min_resemblance: float = 0.8
+    #: run the near-duplicate test (the page's text, its sketch, the look-up) in a
+    #: process of its own (webcrawl.crawler.near_process), on another core when there
+    #: is one: the crawl's loop only hands it the pages.  The same sketches and groups
+    #: either way; off, the crawl's own thread does the work (one core, or a machine
+    #: whose cores the crawl's other processes keep busy: the process adds the cost of
+    #: handing the pages over, docs/results/near-duplicates.md)
+    near_process: bool = True
 
     # -- sitemaps_ ----------------------------------------------------------------
     #: read each host's sitemaps (robots.txt ``Sitemap:`` lines, else /sitemap.xml) as a

@@ -50,7 +50,6 @@ from webcrawl.crawler.engine.stats import CrawlStats
 from webcrawl.crawler.engine.windows import HostWindows
 from webcrawl.crawler.frontier import Frontier
 from webcrawl.crawler.near_batch import NearBatch
-from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.resume import (
     merge_seeds,
@@ -137,8 +136,6 @@ class Crawler:
         self.registry = CrawlRegistry(spill_dir=spill)
         #: body digest -> first page with that body (Mercator's content-seen test)
         self.content_seen = ContentSeen()
-        #: text sketches -> near-duplicate groups (the near-duplicate test)
-        self.near_seen = NearSeen(self.settings.near_min_resemblance)
         #: the pages waiting for their sketch and test (with ``near_duplicates``)
         self.near_batch: NearBatch | None = None
         self.tasks = FetchTasks()
@@ -194,8 +191,9 @@ class Crawler:
                     self._restore(await self.store.load_state())
                 else:
                     self._start()
-                if s.near_duplicates:
-                    self.near_batch = NearBatch(self.near_seen, self.store)
+                if s.near_duplicates:  # from the stored groups when resumed
+                    self.near_batch = NearBatch.open(self.store, s,
+                                                     self.db_path if self.resume else None)
                 self.dead_hosts.open()
                 self.over_budget(self.budget.check())
                 await self.dispatch.run()
@@ -210,7 +208,11 @@ class Crawler:
                 self.stats.ended = time.monotonic()
                 self.update_stats()
                 self.stats.state_bytes = max(self.budget.peak, self.budget.used())
-                await self.store.aclose()
+                try:
+                    await self.store.aclose()
+                finally:
+                    if self.near_batch is not None:
+                        self.near_batch.close()
         finally:
             await downloader.aclose()
             self.stats.warc = downloader.warc_counts()
@@ -247,7 +249,6 @@ class Crawler:
         self.stats.resumed_pages = self.stats.pages
         self.stats.links_cut_pages = state.link_cuts  # cuts recorded before this run
         self.content_seen = ContentSeen.from_db(self.db_path)
-        self.near_seen = NearSeen.from_db(self.db_path, self.settings.near_min_resemblance)
         self.windows.taken, self.windows.next_seq = restored.taken, restored.next_seq
         # The crawl that stopped may have had requests in flight whose records were
         # never committed, so the database cannot tell a host's last contact: each

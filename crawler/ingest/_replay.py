@@ -58,7 +58,6 @@ from webcrawl.crawler.fetcher import decode_body, is_html
 from webcrawl.crawler.ingest._records import Record, read_record_at
 from webcrawl.crawler.links import PageLinks, extract_links, link_ids
 from webcrawl.crawler.near_batch import NearBatch
-from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.outcomes import response_outcome
 from webcrawl.crawler.registry import CrawlRegistry
 from webcrawl.crawler.settings import CrawlSettings
@@ -132,8 +131,7 @@ class RecordImporter:
         #: the crawl's content-seen test (a copy of an earlier page's body)
         self.seen = ContentSeen()
         #: the crawl's near-duplicate test (with ``near_duplicates``)
-        self.near = (NearBatch(NearSeen(settings.near_min_resemblance), store)
-                     if settings.near_duplicates else None)
+        self.near = NearBatch.open(store, settings) if settings.near_duplicates else None
         #: the file being read, and where each payload digest's first whole response
         #: record is (file, offset): what an identical-payload revisit refers to
         self.source: Path | None = None
@@ -149,7 +147,7 @@ class RecordImporter:
     def count_near_copies(self) -> None:
         """The near copies found so far (the pages of the next commit not yet tested)."""
         if self.near is not None:
-            self.stats.near_copies = self.near.near.near_duplicates
+            self.stats.near_copies = self.near.near_duplicates
 
     def _handle(self, rec: Record) -> None:
         self.stats.records += 1

@@ -134,8 +134,12 @@ async def _import(paths: list[Path], db: Path, skip_bad: bool, settings: CrawlSe
     finally:
         stats.seconds = time.monotonic() - t0
         try:
-            await store.aclose()
-            importer.count_near_copies()  # the last commit tested the last pages
+            try:
+                await store.aclose()
+                importer.count_near_copies()  # the last commit tested the last pages
+            finally:
+                if importer.near is not None:
+                    importer.near.close()
         finally:
             if status is not None and status.terminal:
                 status.clear()  # the caller prints the summary (or the error) in its place

@@ -26,7 +26,6 @@ from pathlib import Path
 from webcrawl.crawler.content_seen import ContentSeen
 from webcrawl.crawler.links import PageLinks
 from webcrawl.crawler.near_batch import NearBatch
-from webcrawl.crawler.near_seen import NearSeen
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.storage.store import CrawlStore
 
@@ -50,8 +49,7 @@ class RevisitCopies:
         seen = await asyncio.to_thread(ContentSeen.from_db, db)
         near = None
         if settings.near_duplicates:
-            state = await asyncio.to_thread(NearSeen.from_db, db, settings.near_min_resemblance)
-            near = NearBatch(state, store)
+            near = await asyncio.to_thread(NearBatch.open, store, settings, db)
         return cls(seen, near)
 
     def see(self, store: CrawlStore, url_id: int, raw_digest: str | None, fetch_id: int,

@@ -241,7 +241,11 @@ class RevisitCrawler:
                 self.stats.warc = downloader.warc_counts()
                 await self._tasks.cancel()
                 self.stats.ended = time.monotonic()
-                await self.store.aclose()
+                try:
+                    await self.store.aclose()
+                finally:
+                    if self._copies.near is not None:
+                        self._copies.near.close()
         finally:
             await downloader.aclose()  # idempotent: closed above unless the store failed
         return self.stats

@@ -9,7 +9,7 @@ Ray actors.
 
 :class:`PipeTransport` runs ``python -m webcrawl.crawler.shard`` with its stdin and stdout
 as pipes carrying frames: a 4-byte big-endian length, then a pickle of one batch
-(a list).  Pickle is safe here: both ends are this program, on this machine.  The
+(a list: :mod:`webcrawl.crawler.child_pipes`).  The
 worker's stderr is the coordinator's (its log lines show up as the crawl's).
 """
 
@@ -17,29 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import pickle
-import struct
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
+from webcrawl.crawler.child_pipes import HEADER, child_env, encode_frame
 from webcrawl.crawler.shard.protocol import WorkerOrder, WorkerReply
 
 __all__ = ["PipeTransport", "Transport", "encode_frame", "read_frame"]
 
-_HEADER = struct.Struct(">I")
-_PICKLE = pickle.HIGHEST_PROTOCOL
-_SOURCE_ROOT = str(Path(__file__).resolve().parents[2])
 #: Reads from a pipe in chunks of this size at most (asyncio's stream limit).
 _PIPE_LIMIT = 1 << 24
-
-
-def encode_frame(batch: Sequence[Any]) -> bytes:
-    """One frame: length header and pickle of ``batch`` (a list)."""
-    data = pickle.dumps(list(batch), protocol=_PICKLE)
-    return _HEADER.pack(len(data)) + data
 
 
 async def read_frame(reader: asyncio.StreamReader) -> list[Any] | None:
@@ -49,13 +38,13 @@ async def read_frame(reader: asyncio.StreamReader) -> list[Any] | None:
 
 async def _read_sized(reader: asyncio.StreamReader) -> tuple[list[Any] | None, int]:
     try:
-        header = await reader.readexactly(_HEADER.size)
-        (size,) = _HEADER.unpack(header)
+        header = await reader.readexactly(HEADER.size)
+        (size,) = HEADER.unpack(header)
         data = await reader.readexactly(size)
     except asyncio.IncompleteReadError:
         return None, 0
     batch: list[Any] = pickle.loads(data)  # safe: both ends are this program
-    return batch, _HEADER.size + size
+    return batch, HEADER.size + size
 
 
 class Transport(Protocol):
@@ -88,14 +77,10 @@ class PipeTransport:
     @classmethod
     async def spawn(cls, env: dict[str, str] | None = None) -> PipeTransport:
         """Start a worker process (it waits for its :class:`StartWorker` order)."""
-        full = {**os.environ, **(env or {})}
-        # The worker imports this very source tree, installed or not.
-        full["PYTHONPATH"] = os.pathsep.join(
-            p for p in (_SOURCE_ROOT, full.get("PYTHONPATH", "")) if p)
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "webcrawl.crawler.shard",
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            env=full, limit=_PIPE_LIMIT)
+            env=child_env(env), limit=_PIPE_LIMIT)
         return cls(process)
 
     @property

@@ -56,6 +56,11 @@ def worker_downloader(start: StartWorker) -> tuple[LocalDownloader, DownloaderLi
     s = start.settings
     if s.warc_dir is not None:
         s = replace(s, warc_prefix=f"{s.warc_prefix}-w{start.worker}")
+    if s.near_process:
+        # A worker finds its pages' texts in the parse that gave their links, and
+        # sends the texts (or sketches: sketch_answers), not the pages: less to send,
+        # and no second parse in the coordinator's test process.
+        s = replace(s, near_process=False)
     return LocalDownloader(s), DownloaderLink(host_allowed=Scope(s, start.seeds).host_allowed,
                                               resumed=start.resumed or start.generation > 0,
                                               warc_prefix=start.settings.warc_prefix)

@@ -6,8 +6,10 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
-from webcrawl.crawler.links import PageLinks
+import pytest
+from webcrawl.crawler.links import PageLinks, extract_links
 from webcrawl.crawler.near_batch import MIN_SKETCH_BATCH, NearBatch, sketch_answers
+from webcrawl.crawler.near_process import NearProcess
 from webcrawl.crawler.near_seen import NearSeen, decode_sketch
 from webcrawl.crawler.orders import PageDone
 from webcrawl.crawler.shingles import text_sketch
@@ -34,25 +36,45 @@ def _texts(n: int, seed: int = 5) -> list[str]:
     return texts
 
 
-async def test_a_commits_pages_get_the_one_by_one_sketches_and_groups(tmp_path: Path) -> None:
+def _page(url_id: int, text: str) -> PageLinks:
+    """Page ``url_id`` as the test gets it: every 7th sketched already (a shard worker's
+    page), every 5th as its HTML (the crawl's own downloader with ``near_process``), the
+    others as their text; the HTML's text is ``text``."""
+    if url_id % 7 == 0:
+        return PageLinks(sketch=text_sketch(text))
+    if url_id % 5 == 0:
+        html = f"<html><body><nav>menu {url_id}</nav><p>{text}</p></body></html>"
+        page = extract_links(html, f"http://a.test/{url_id}", keep_html=True)
+        assert page.text is None and page.html == html
+        assert extract_links(html, "http://a.test/", text=True).text == text
+        return page
+    return PageLinks(text=text)
+
+
+@pytest.mark.parametrize("process", [False, True], ids=["in-process", "own-process"])
+async def test_a_commits_pages_get_the_one_by_one_sketches_and_groups(
+        tmp_path: Path, process: bool) -> None:
     path = tmp_path / "c.db"
     texts = _texts(90)
     copies = {10, 11, 40}  # byte-for-byte copies: sketch stored, not tested
     store = await CrawlStore.open(path, batch_size=10_000, flush_interval=60)
-    batch = NearBatch(NearSeen(0.8), store)
+    batch = NearBatch(NearProcess(0.8) if process else NearSeen(0.8), store)
     store.add_host(HostRow(0, "a.test"))
+    counts = []
     for url_id, text in enumerate(texts):
         store.add_url(UrlRow(url_id, f"http://a.test/{url_id}", 0, 0, -1))
         fetch_id = store.add_fetch(FetchRecord(url_id=url_id, seq=url_id, started_at=1.0,
                                                ended_at=1.0, outcome=Outcome.FETCHED))
-        # every 7th page came sketched already (a shard worker's page)
-        page = PageLinks(sketch=text_sketch(text)) if url_id % 7 == 0 else PageLinks(text=text)
+        page = _page(url_id, text)
         batch.add(url_id, fetch_id, page, tested=url_id not in copies)
+        assert page.html is None  # let go once handed over
         if url_id in (29, 60):
             assert len(batch) > 0
             await store.flush()  # three commits: 30, 31 and 29 pages
             assert len(batch) == 0
+            counts.append(batch.near_duplicates)
     await store.aclose()
+    batch.close()
 
     one_by_one = NearSeen(0.8)
     expected = {}
@@ -70,6 +92,8 @@ async def test_a_commits_pages_get_the_one_by_one_sketches_and_groups(tmp_path: 
             assert (decode_sketch(stored[url_id]) == sketch).all()
     want = {i: near[0] for i in expected if (near := one_by_one.near_of(i)) is not None}
     assert groups == want
+    assert batch.near_duplicates == one_by_one.near_duplicates
+    assert 0 < counts[0] < counts[1] < batch.near_duplicates  # as of each commit
     assert len(want) >= 20  # most planted copies found (the copies of copies excepted)
 
 

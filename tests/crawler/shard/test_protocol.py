@@ -49,7 +49,8 @@ def test_a_page_answer_round_trips_with_its_links() -> None:
     sketch = np.arange(16, dtype=np.uint32)  # a near-duplicate sketch travels too
     links = _non_default(PageLinks, urls=["http://a.test/1", "http://b.test/2"],
                          nofollow={"http://b.test/2"}, sketch=sketch,
-                         text="a page text to sketch later")
+                         text="a page text to sketch later",
+                         html="<p>a page to find the text of later</p>")
     done = PageDone(7, (_attempt(),), _attempt(), links, 0.125)
     back = pickle.loads(pickle.dumps([done]))[0]
     assert back.links is not None and back.links is not links

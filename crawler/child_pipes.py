@@ -1,0 +1,54 @@
+"""Frames over the pipes between the crawl and its child processes.
+
+The crawl's children (the shard workers, :mod:`webcrawl.crawler.shard`; the
+near-duplicate test's process, :mod:`webcrawl.crawler.near_process`) read from their
+stdin and write to their stdout frames of one format: a 4-byte big-endian length, then
+a pickle of one batch (a list).  Pickle is safe here: both ends are this program, on
+this machine.  This module imports nothing heavy: a child that reads frames does not
+load asyncio or the crawler for it.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["HEADER", "child_env", "encode_frame", "read_frame_from"]
+
+#: A frame's length header.
+HEADER = struct.Struct(">I")
+_PICKLE = pickle.HIGHEST_PROTOCOL
+_SOURCE_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+def encode_frame(batch: Sequence[Any]) -> bytes:
+    """One frame: length header and pickle of ``batch`` (a list)."""
+    data = pickle.dumps(list(batch), protocol=_PICKLE)
+    return HEADER.pack(len(data)) + data
+
+
+def read_frame_from(stream: IO[bytes]) -> list[Any] | None:
+    """The next frame's batch from a blocking stream, or None at its end (also
+    mid-frame: the writer died)."""
+    header = stream.read(HEADER.size)
+    if len(header) < HEADER.size:
+        return None
+    (size,) = HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    batch: list[Any] = pickle.loads(data)  # safe: both ends are this program
+    return batch
+
+
+def child_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child process of the crawl (``env`` added): it imports this
+    very source tree, installed or not."""
+    full = {**os.environ, **(env or {})}
+    full["PYTHONPATH"] = os.pathsep.join(
+        p for p in (_SOURCE_ROOT, full.get("PYTHONPATH", "")) if p)
+    return full
