@@ -1,4 +1,4 @@
-"""Frames over the pipes between the crawl and its child processes.
+"""The crawl's child processes: the frames on their pipes, their environment, their end.
 
 The crawl's children (the shard workers, :mod:`webcrawl.crawler.shard`; the
 near-duplicate test's process, :mod:`webcrawl.crawler.near_process`) read from their
@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import struct
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["HEADER", "child_env", "encode_frame", "read_frame_from"]
+__all__ = ["HEADER", "child_env", "die_with_parent", "encode_frame", "read_frame_from"]
 
 #: A frame's length header.
 HEADER = struct.Struct(">I")
@@ -52,3 +54,17 @@ def child_env(env: dict[str, str] | None = None) -> dict[str, str]:
     full["PYTHONPATH"] = os.pathsep.join(
         p for p in (_SOURCE_ROOT, full.get("PYTHONPATH", "")) if p)
     return full
+
+
+def die_with_parent() -> None:
+    """Linux: SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG); a
+    child elsewhere ends at the end of its input."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass

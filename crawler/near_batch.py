@@ -30,37 +30,32 @@ Contract
   :func:`sketch_answers`), or with its decoded HTML (the crawl's own downloader with
   ``near_process``: the page's text is found by the test's process, from a parse of
   its own); only texts and pages are sketched here.
-* **In a process or not, the same.**  :func:`sketch_and_test` is the one path from
-  pages to sketches and group changes, run here or in the test's process on the same
-  pages in the same order.
+* **In a process or not, the same.**  One function
+  (:func:`~webcrawl.crawler.near_steps.sketch_and_test`) takes pages to sketches and
+  group changes, run here or in the test's process on the same pages in the same order.
 * Whoever reads :attr:`NearBatch.near_duplicates` between commits sees the pages tested
   so far; :meth:`NearBatch.flush` tests the waiting ones now.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from webcrawl.crawler.near_process import RUN_PAGES, NearProcess
+from webcrawl.crawler.near_steps import NearPage, sketch_and_test
 
 # numpy (the sketch and the test) is imported where it is used: a shard worker imports
 # this module for :func:`sketch_answers`, and most of its answer frames go without it;
 # the answers' types (asyncio) where they are used: the test's process goes without.
 if TYPE_CHECKING:
-    import numpy as np
     from webcrawl.crawler.links import PageLinks
-    from webcrawl.crawler.near_seen import NearSeen, NearUpdate
+    from webcrawl.crawler.near_seen import NearSeen
     from webcrawl.crawler.settings import CrawlSettings
     from webcrawl.storage.store import CrawlStore
 
-__all__ = ["MIN_SKETCH_BATCH", "NearBatch", "NearPage", "sketch_and_test", "sketch_answers"]
-
-#: A page as the test takes it: ``(url id, decoded HTML, text, sketch, tested)``, at most
-#: one of the three set (none: no HTML page)
-NearPage = tuple[int, "str | None", "str | None", "np.ndarray | None", bool]
-
+__all__ = ["MIN_SKETCH_BATCH", "NearBatch", "sketch_answers"]
 
 class NearBatch:
     """Pages waiting for their sketch and near-duplicate test (see the module docstring)."""
@@ -137,39 +132,6 @@ class NearBatch:
         """Stop the test's process, if it has one (after the store's last commit)."""
         if self._process is not None:
             self._process.close()
-
-
-def sketch_and_test(near: NearSeen, pages: Sequence[NearPage]
-                    ) -> tuple[list[bytes | None], list[NearUpdate]]:
-    """Each page's stored sketch (:func:`~webcrawl.crawler.near_seen.encode_sketch`;
-    None: no HTML page, or too little text), its text found and sketched with the
-    others' at once, and the group changes of testing the pages in order."""
-    from webcrawl.crawler.near_seen import encode_sketch
-    from webcrawl.crawler.shingles import text_sketches
-
-    texts: list[str] = []
-    for _, html, text, _, _ in pages:
-        if html is not None:
-            texts.append(_text_of(html))
-        elif text is not None:
-            texts.append(text)
-    made = iter(text_sketches(texts) if texts else ())
-    sketches: list[bytes | None] = []
-    updates: list[NearUpdate] = []
-    for url_id, html, text, sketch, tested in pages:
-        if html is not None or text is not None:
-            sketch = next(made)
-        sketches.append(None if sketch is None else encode_sketch(sketch))
-        updates += near.see(url_id, sketch if tested else None)
-    return sketches, updates
-
-
-def _text_of(html: str) -> str:
-    """A page's text from its decoded HTML, as link extraction takes it with ``text``."""
-    from selectolax.lexbor import LexborHTMLParser
-    from webcrawl.crawler.page_text import MAX_TEXT_BYTES, page_text
-
-    return page_text(LexborHTMLParser(html))[:MAX_TEXT_BYTES]
 
 
 #: Page texts an answer batch must hold for :func:`sketch_answers` to sketch them:

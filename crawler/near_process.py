@@ -2,7 +2,7 @@
 come and reads its results at each commit.
 
 The test's work a page (the page's text, its sketch, the look-up among the groups'
-leaders: :func:`~webcrawl.crawler.near_batch.sketch_and_test`) cost 12-16 % of a
+leaders: :func:`~webcrawl.crawler.near_steps.sketch_and_test`) cost 12-16 % of a
 CPU-bound one-process crawl's CPU (docs/results/near-duplicates.md), all of it in the
 event loop's thread.  A :class:`NearProcess` runs it in a child process
 (``python -m webcrawl.crawler.near_process``), on another core when there is one:
@@ -25,7 +25,10 @@ Contract
   it works.
 * **Ends with its parent.**  The child stops at the end of its input: when
   :meth:`NearProcess.close` closes it, and when the crawl's process ends in any way
-  (``kill -9`` included), as the system closes its pipes.
+  (``kill -9`` included), as the system closes its pipes (on Linux it is also killed
+  with its parent).  Ctrl-C does not stop it (it runs in a process group of its own, and
+  ignores SIGINT): the crawl's last commit, after Ctrl-C, still asks it for the last
+  pages' results.
 * **Errors.**  A failure in the child (an unreadable database, a bug) or its loss is
   raised by the next :meth:`NearProcess.results` as a
   :class:`~webcrawl.storage.errors.CrawlError`: the commit waiting for it fails, as a
@@ -40,20 +43,26 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import signal
 import subprocess
 import sys
 import traceback
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from webcrawl.crawler.child_pipes import child_env, encode_frame, read_frame_from
+from webcrawl.crawler.child_pipes import (
+    child_env,
+    die_with_parent,
+    encode_frame,
+    read_frame_from,
+)
 from webcrawl.storage.errors import CrawlError
 
 if TYPE_CHECKING:
-    from webcrawl.crawler.near_batch import NearPage
     from webcrawl.crawler.near_seen import NearUpdate
+    from webcrawl.crawler.near_steps import NearPage
 
-__all__ = ["RUN_PAGES", "NearProcess", "serve"]
+__all__ = ["RUN_PAGES", "NearProcess", "main", "serve"]
 
 #: Pages the child sketches and tests together at least (fewer only at a commit):
 #: numpy's per-call cost makes 16 texts at once cost 1.4 times as much a page as 64
@@ -72,10 +81,15 @@ class NearProcess:
     __slots__ = ("_lost", "_process", "_stdin", "_stdout")
 
     def __init__(self, min_resemblance: float, db: Path | None = None) -> None:
-        """Start the child with the test's state: ``db``'s stored groups, else empty."""
+        """Start the child with the test's state: ``db``'s stored groups, else empty.
+
+        On Linux the child is killed when the thread that started it ends: start it in
+        the thread that runs the crawl (the event loop's), not in a passing one."""
         self._process = subprocess.Popen(
             [sys.executable, "-m", "webcrawl.crawler.near_process"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env())
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env(),
+            # its own process group: Ctrl-C at the terminal does not reach it
+            process_group=0)
         assert self._process.stdin is not None and self._process.stdout is not None
         self._stdin: IO[bytes] = self._process.stdin
         self._stdout: IO[bytes] = self._process.stdout
@@ -107,6 +121,11 @@ class NearProcess:
     def pid(self) -> int:
         """The child's process id."""
         return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The child's exit status (None while it runs)."""
+        return self._process.poll()
 
     def send(self, pages: list[NearPage]) -> None:
         """Hand the child pages to sketch and test, in order."""
@@ -144,8 +163,8 @@ class NearProcess:
 def serve(inp: IO[bytes], out: IO[bytes]) -> None:
     """The child's side: read the test's state and pages from ``inp``, answer on ``out``
     (see the module docstring)."""
-    from webcrawl.crawler.near_batch import sketch_and_test
     from webcrawl.crawler.near_seen import NearSeen
+    from webcrawl.crawler.near_steps import sketch_and_test
 
     start = read_frame_from(inp)
     if start is None:
@@ -198,5 +217,16 @@ def _failure() -> str:
     return f"{kind.__name__ if kind else 'error'}: {value}{at}"
 
 
+def main() -> None:
+    """Entry point of ``python -m webcrawl.crawler.near_process`` (pages on stdin,
+    results on stdout)."""
+    die_with_parent()
+    # The crawl decides when it stops, and its last commit still asks this process for
+    # the last pages' results.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(BrokenPipeError):  # the crawl is gone: nobody reads
+        serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
 if __name__ == "__main__":
-    serve(sys.stdin.buffer, sys.stdout.buffer)
+    main()

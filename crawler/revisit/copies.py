@@ -49,7 +49,9 @@ class RevisitCopies:
         seen = await asyncio.to_thread(ContentSeen.from_db, db)
         near = None
         if settings.near_duplicates:
-            near = await asyncio.to_thread(NearBatch.open, store, settings, db)
+            # In this thread: the test's process is killed when the thread that started
+            # it ends (Linux), and the loop's thread ends last.
+            near = NearBatch.open(store, settings, db)
         return cls(seen, near)
 
     def see(self, store: CrawlStore, url_id: int, raw_digest: str | None, fetch_id: int,

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from webcrawl.crawler import eventloop
+from webcrawl.crawler.child_pipes import die_with_parent
 from webcrawl.crawler.downloader import DownloaderLink, LocalDownloader
 from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots, OnDone
 from webcrawl.crawler.scope import Scope
@@ -138,19 +139,6 @@ async def _take_orders(reader: asyncio.StreamReader, pending: list[WorkerOrder],
         pending = batch
 
 
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 async def _stdio_main() -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 24)
@@ -176,7 +164,7 @@ _LAST_WORDS_WAIT = 5.0
 
 def main() -> None:
     """Entry point of ``python -m webcrawl.crawler.shard`` (orders on stdin, results on stdout)."""
-    _die_with_parent()
+    die_with_parent()
     # Ctrl-C reaches the whole process group: the coordinator decides when the crawl
     # stops (it drains, then closes our input), so a worker ignores SIGINT.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

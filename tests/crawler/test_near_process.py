@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from test_near_batch import _texts
-from webcrawl.crawler.near_batch import NearPage, sketch_and_test
 from webcrawl.crawler.near_process import NearProcess
 from webcrawl.crawler.near_seen import NearSeen
+from webcrawl.crawler.near_steps import NearPage, sketch_and_test
 from webcrawl.storage.errors import CrawlError
 from webcrawl.storage.records import FetchRecord, Outcome
 from webcrawl.storage.store import CrawlStore, HostRow, UrlRow
@@ -74,7 +74,7 @@ async def test_the_child_starts_from_the_stored_groups(tmp_path: Path) -> None:
 def test_an_unreadable_database_is_one_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "not-a-crawl.db"
     bad.write_bytes(b"this is not an SQLite file" * 100)
-    with pytest.raises(CrawlError, match="near-duplicate test failed: .*") as caught:
+    with pytest.raises(CrawlError, match=r"^the near-duplicate test failed: ") as caught:
         NearProcess(0.8, bad)
     assert "\n" not in str(caught.value)
 
@@ -94,4 +94,24 @@ def test_the_child_ends_at_the_end_of_its_input() -> None:
     child = NearProcess(0.8)
     child.send(_pages(_texts(5)))
     child.close()
-    assert child._process.returncode == 0  # noqa: SLF001 (the process's own exit)
+    assert child.returncode == 0
+
+
+def test_ctrl_c_does_not_stop_the_child() -> None:
+    """Ctrl-C reaches the terminal's process group; the crawl's last commit, after it,
+    still needs the child: the child has a group of its own, and ignores SIGINT."""
+    pages = _pages(_texts(20))
+    child = NearProcess(0.8)
+    try:
+        assert os.getpgid(child.pid) == child.pid != os.getpgid(0)
+        child.send(pages[:10])
+        child.results()  # (started: SIGINT ignored from here)
+        os.kill(child.pid, signal.SIGINT)
+        child.send(pages[10:])
+        sketches, updates, _ = child.results()
+    finally:
+        child.close()
+    near = NearSeen(0.8)
+    sketch_and_test(near, pages[:10])
+    assert (sketches, updates) == sketch_and_test(near, pages[10:])
+    assert child.returncode == 0
