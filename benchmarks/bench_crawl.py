@@ -70,10 +70,15 @@ def ensure_nginx() -> str | None:
     return None
 
 
-def start_server(args: argparse.Namespace, work: Path) -> tuple[subprocess.Popen[bytes], int, str]:
+def start_server(args: argparse.Namespace, work: Path, config: Any = None
+                 ) -> tuple[subprocess.Popen[bytes], int, str]:
+    """Serve the fixture web of ``args`` (or of the FixtureConfig ``config``) with nginx,
+    as static files, else with the aiohttp fixture server."""
     from webcrawl.fixtures import FixtureConfig, FixtureWeb
 
-    web = FixtureWeb.build(FixtureConfig(pages=args.pages, hosts=args.hosts, seed=args.seed))
+    if config is None:
+        config = FixtureConfig(pages=args.pages, hosts=args.hosts, seed=args.seed)
+    web = FixtureWeb.build(config)
     port = free_port()
     nginx = ensure_nginx()
     if nginx:
@@ -95,8 +100,10 @@ def start_server(args: argparse.Namespace, work: Path) -> tuple[subprocess.Popen
         print("nginx unavailable: falling back to the aiohttp fixture server "
               "(figures are bound by that server)", file=sys.stderr)
         code = ("import asyncio,sys\nfrom fixtures import FixtureConfig,FixtureWeb,FixtureServer\n"
-                f"web=FixtureWeb.build(FixtureConfig(pages={args.pages},hosts={args.hosts},"
-                f"seed={args.seed}))\n"
+                f"web=FixtureWeb.build(FixtureConfig(pages={config.pages},"
+                f"hosts={config.hosts},seed={config.seed},"
+                f"near_duplicate_pairs={config.near_duplicate_pairs},"
+                f"similar_pages={config.similar_pages}))\n"
                 "async def main():\n"
                 f"    async with FixtureServer(web, port={port}):\n"
                 "        await asyncio.Event().wait()\n"

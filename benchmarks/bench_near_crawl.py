@@ -1,14 +1,16 @@
 """What the near-duplicate test costs a whole crawl: ``crawl --near-duplicates`` against the
 same crawl without it, each run its own process, alternated.
 
-Serves the fixture web with planted near-duplicates (``webcrawl fixture serve --pages
-4000 --hosts 20 --near-pairs 600 --similar-pages 500``, zero politeness delays: the crawl
-is CPU-bound, the case where the test costs most) and runs, round after round, in a
-rotating order, the crawl without the test (``off``), with it in its own process (the
-default, ``on``) and with it in the crawl's own thread (``-s near_process=false``,
-``inline``).  For each it prints the medians of the runs' CPU seconds (user + system of
-the crawl and its child processes), wall seconds and pages a second, and the per-round
-ratios against ``off`` (median, min - max).  ``--workers N`` runs the sharded crawl
+Serves the fixture web with planted near-duplicates (4,000 pages on 20 hosts, 600 planted
+pairs, 500 similar pages) as static files with nginx, as ``bench_crawl.py`` serves its
+site (installed as it says; without nginx, the aiohttp fixture server, whose own CPU then
+shares the machine), and crawls it with zero politeness delays: the crawl is CPU-bound,
+the case where the test costs most.  Round after round, in a rotating order, it runs the
+crawl without the test (``off``), with it in its own process (the default, ``on``) and
+with it in the crawl's own thread (``-s near_process=false``, ``inline``).  For each it
+prints the medians of the runs' CPU seconds (user + system of the crawl and its child
+processes), wall seconds and pages a second, and the per-round ratios against ``off``
+(median, min - max).  ``--workers N`` runs the sharded crawl
 instead.  Run from the repository root::
 
     python benchmarks/bench_near_crawl.py [--rounds 9] [--workers 2]
@@ -19,7 +21,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -28,41 +29,26 @@ import tempfile
 import time
 from pathlib import Path
 
+import bench_crawl
+from webcrawl.fixtures import FixtureConfig
+
+HOSTS = 20
+#: near copies the last run of each mode found
+NEAR_COPIES: dict[str, int] = {}
 MODES = {"off": [], "on": ["--near-duplicates"],
          "inline": ["--near-duplicates", "-s", "near_process=false"]}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def webcrawl() -> list[str]:
     return [sys.executable, "-m", "webcrawl.crawler.cli"]
 
 
-def serve(port: int, args: argparse.Namespace) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen(
-        [*webcrawl(), "fixture", "serve", "--port", str(port), "--pages", str(args.pages),
-         "--hosts", "20", "--near-pairs", str(args.pairs), "--similar-pages",
-         str(args.similar), "-q"], stdout=subprocess.DEVNULL)
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return server
-        except OSError:
-            time.sleep(0.1)
-    server.kill()
-    raise SystemExit("the fixture server did not start")
-
-
 def crawl(port: int, db: Path, mode: str, workers: int) -> tuple[float, float, int]:
     """CPU seconds (the crawl and its children), wall seconds, pages fetched."""
     for leftover in db.parent.glob(db.name + "*"):
         leftover.unlink()
-    cmd = [*webcrawl(), "crawl", f"http://site0.test:{port}/", "--db", str(db),
+    cmd = [*webcrawl(), "crawl", *(f"http://site{h}.test:{port}/" for h in range(HOSTS)),
+           "--db", str(db),
            "--resolve", "*.test=127.0.0.1", "--allow-domain", "test", "--delay-factor",
            "0", "--min-delay", "0", "--max-delay", "0", "-q", *MODES[mode]]
     if workers:
@@ -74,7 +60,9 @@ def crawl(port: int, db: Path, mode: str, workers: int) -> tuple[float, float, i
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     with sqlite3.connect(db) as conn:
-        pages = conn.execute("SELECT count(*) FROM urls WHERE outcome = 'fetched'").fetchone()[0]
+        pages, near = conn.execute("SELECT count(*), count(near_of) FROM urls"
+                                   " WHERE outcome = 'fetched'").fetchone()
+    NEAR_COPIES[mode] = near
     return cpu, wall, pages
 
 
@@ -88,22 +76,25 @@ def main() -> int:
     ap.add_argument("--modes", default="off,on,inline")
     args = ap.parse_args()
     modes = args.modes.split(",")
-    port = free_port()
-    server = serve(port, args)
     runs: dict[str, list[tuple[float, float, int]]] = {m: [] for m in modes}
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
+    config = FixtureConfig(pages=args.pages, hosts=HOSTS, seed=0,
+                           near_duplicate_pairs=args.pairs, similar_pages=args.similar)
+    with tempfile.TemporaryDirectory() as tmp:
+        server, port, kind = bench_crawl.start_server(args, Path(tmp), config)
+        try:
             db = Path(tmp) / "crawl.db"
             for r in range(args.rounds):
                 order = modes[r % len(modes):] + modes[:r % len(modes)]
                 for mode in order:
                     runs[mode].append(crawl(port, db, mode, args.workers))
-    finally:
-        server.terminate()
-        server.wait()
+        finally:
+            server.terminate()
+            server.wait()
     load = os.getloadavg()[0]
-    print(f"{args.rounds} rounds, --workers {args.workers}, load at the end {load:.1f}")
-    print("mode    CPU s   wall s  pages/s  CPU/off (median, min-max)  wall/off")
+    print(f"{args.rounds} rounds, --workers {args.workers}, served by {kind},"
+          f" load at the end {load:.1f}")
+    print("mode    CPU s   wall s  pages/s  CPU/off (median, min-max)  wall/off"
+          "                   near copies")
     for mode in modes:
         cpu = [c for c, _, _ in runs[mode]]
         wall = [w for _, w, _ in runs[mode]]
@@ -114,7 +105,8 @@ def main() -> int:
             rc = [a / b for a, b in zip(cpu, (c for c, _, _ in runs["off"]), strict=True)]
             rw = [a / b for a, b in zip(wall, (w for _, w, _ in runs["off"]), strict=True)]
             line += f"  {statistics.median(rc):.3f} ({min(rc):.2f}-{max(rc):.2f})" \
-                    f"            {statistics.median(rw):.3f} ({min(rw):.2f}-{max(rw):.2f})"
+                    f"            {statistics.median(rw):.3f} ({min(rw):.2f}-{max(rw):.2f})" \
+                    f"  {NEAR_COPIES[mode]}"
         print(line)
     return 0
 
