@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import pickle
+from dataclasses import fields
 
+import numpy as np
 import pytest
 from webcrawl.crawler import orders
 from webcrawl.crawler.links import PageLinks
@@ -34,6 +36,22 @@ MESSAGES: list[orders.FetchOrder | orders.FetchedAnswer] = [
 def test_every_message_pickles_to_an_equal_one(
         message: orders.FetchOrder | orders.FetchedAnswer) -> None:
     assert pickle.loads(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)) == message
+
+
+def test_every_field_of_a_pages_links_travels() -> None:
+    """Each field of :class:`PageLinks` set apart from its default comes back in its
+    own field (they travel as a tuple of field values)."""
+    sketch = np.arange(5, dtype=np.uint64) * 7
+    links = PageLinks(urls=["http://a.test/1", "http://a.test/2"],
+                      nofollow={"http://a.test/2"}, meta_nofollow=True, meta_noindex=True,
+                      cut=4, sketch=sketch, text="the page's words")
+    back = pickle.loads(pickle.dumps(orders.PageDone(3, (), OK, links, 0.5)))
+    assert back.links is not None and back.links.sketch is not None
+    assert np.array_equal(back.links.sketch, sketch)
+    assert {f.name: getattr(back.links, f.name) for f in fields(PageLinks)
+            if f.name != "sketch"} == {
+        "urls": ["http://a.test/1", "http://a.test/2"], "nofollow": {"http://a.test/2"},
+        "meta_nofollow": True, "meta_noindex": True, "cut": 4, "text": "the page's words"}
 
 
 def test_a_kept_response_never_travels() -> None:
