@@ -44,14 +44,16 @@ def test_every_field_of_a_pages_links_travels() -> None:
     sketch = np.arange(5, dtype=np.uint64) * 7
     links = PageLinks(urls=["http://a.test/1", "http://a.test/2"],
                       nofollow={"http://a.test/2"}, meta_nofollow=True, meta_noindex=True,
-                      cut=4, sketch=sketch, text="the page's words")
+                      cut=4, sketch=sketch, text="the page's words",
+                      html="<p>the page's words</p>")
     back = pickle.loads(pickle.dumps(orders.PageDone(3, (), OK, links, 0.5)))
     assert back.links is not None and back.links.sketch is not None
     assert np.array_equal(back.links.sketch, sketch)
     assert {f.name: getattr(back.links, f.name) for f in fields(PageLinks)
             if f.name != "sketch"} == {
         "urls": ["http://a.test/1", "http://a.test/2"], "nofollow": {"http://a.test/2"},
-        "meta_nofollow": True, "meta_noindex": True, "cut": 4, "text": "the page's words"}
+        "meta_nofollow": True, "meta_noindex": True, "cut": 4, "text": "the page's words",
+        "html": "<p>the page's words</p>"}
 
 
 def test_a_kept_response_never_travels() -> None:
