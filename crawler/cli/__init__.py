@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from webcrawl.crawler.child_pipes import one_blas_thread
 from webcrawl.crawler.cli._help import attach_examples, iter_parsers
 from webcrawl.crawler.cli._output import add_output_options, configured_logging
 from webcrawl.storage._version import __version__
@@ -152,6 +153,7 @@ def _missing_command(parser: argparse.ArgumentParser, argv: Sequence[str]) -> No
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    one_blas_thread(os.environ)  # before any command imports numpy
     parser = _parser_for(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
