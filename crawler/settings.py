@@ -206,8 +206,8 @@ class CrawlSettings:
     #: earlier page's is recorded as its near copy (``urls.near_of``); the crawl goes
     #: on as without it (a near copy's links are read), and ``--duplicates near``
     #: collapses the groups; ``import warc`` and revisits run it too.  Off by default:
-    #: it cost 1.3-1.4 times the crawl's CPU on a CPU-bound fixture crawl
-    #: (docs/results/near-duplicates.md)
+    #: it costs 1.2-1.4 times the crawl's CPU over all its processes on a CPU-bound
+    #: fixture crawl (docs/results/near-duplicates.md)
     near_duplicates: bool = False
     #: the least estimated resemblance (shared 2-word shingles over all, Broder et al.
     #: 1997) of two near copies' texts; chosen on the fixture's planted pages
