@@ -219,27 +219,24 @@ class NearSeen:
                 return
         self._members[url_id] = {}
         self._lead[url_id] = me
-        if len(set(keys)) < BANDS:  # two of the page's bands with one key (chance 2**-57)
+        twice = len(set(keys)) < BANDS  # two bands with one key (chance 2**-57)
+        if twice:
             self._twice.add(url_id)
-        self._enter(url_id, keys, buckets)
+        self._enter(url_id, keys, buckets, twice)
 
-    def _enter(self, url_id: int, keys: list[int], buckets: list[_Bucket | None]) -> None:
+    def _enter(self, url_id: int, keys: list[int], buckets: list[_Bucket | None],
+               twice: bool) -> None:
         """Add leader ``url_id`` to the buckets of its band keys (``buckets``: what they
-        held before)."""
+        held before; ``twice``: two of the keys are one)."""
         table = self._table
         for key, bucket in zip(keys, buckets, strict=True):
-            if not isinstance(bucket, list):
-                # No leader or one before: read the bucket again (one of the page's own
-                # earlier bands may have had this key).
-                held = table.get(key)
-                if held is None:
-                    table[key] = url_id
-                    continue
-                if isinstance(held, int):
-                    table[key] = bucket = [held, url_id]
-                else:
-                    bucket = held
-                    bucket.append(url_id)
+            if twice and not isinstance(bucket, list):
+                bucket = table.get(key)  # one of the page's earlier bands had this key?
+            if bucket is None:
+                table[key] = url_id
+                continue
+            if isinstance(bucket, int):
+                table[key] = bucket = [bucket, url_id]
             else:
                 bucket.append(url_id)
             if len(bucket) >= _SET_FROM:
