@@ -262,6 +262,8 @@ class NearSeen:
         buckets themselves.
         """
         need = self._need
+        if BANDS - buckets.count(None) < need:
+            return []
         ones: list[int] = []  # buckets of one leader
         small: list[list[int]] = []
         big: list[int] = []  # keys
@@ -274,24 +276,26 @@ class NearSeen:
                 small.append(bucket)
             else:
                 big.append(key)
-        if len(ones) + len(small) + len(big) < need:
-            return []
         table = self._table
         if len(big) >= need:  # the need - 1 biggest by their sets, the others counted
             big.sort(key=lambda key: len(table[key]))  # type: ignore[arg-type]
             cut = len(big) - need + 1
             small += [table[key] for key in big[:cut]]  # type: ignore[misc]
             del big[:cut]
-        sets = [self._big[key] for key in big]
-        shared = Counter(ones)
-        shared.update(chain.from_iterable(small))
-        found = []
-        for leader, n in shared.items():
-            for members in sets:
-                if leader in members:
-                    n += 1
-            if n >= need:
-                found.append(leader)
+        shared = Counter(chain(ones, *small))
+        if not big:
+            found = [leader for leader, n in shared.items() if n >= need]
+        else:
+            sets = [self._big[key] for key in big]
+            low = need - len(sets)  # fewer counted: not enough even in every set
+            found = []
+            for leader, n in shared.items():
+                if n >= low:
+                    for members in sets:
+                        if leader in members:
+                            n += 1
+                    if n >= need:
+                        found.append(leader)
         if self._twice:  # (chance 2**-57 a leader)
             found = [c for c in found if c not in self._twice]
             found += [c for c in self._twice if _count(buckets, c) >= need]
