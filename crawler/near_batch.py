@@ -77,12 +77,13 @@ class NearBatch:
 
     @classmethod
     def open(cls, store: CrawlStore, settings: CrawlSettings,
-             db: Path | None = None) -> NearBatch:
+             db: Path | None = None, *, workers: int = 1) -> NearBatch:
         """The test for a crawl with ``settings``, starting from ``db``'s stored groups
         (None: a new crawl), in a process of its own with ``near_process`` when that
-        process has a core to run on (:func:`_core_for_the_test`)."""
+        process has a core to run on beside the caller's ``workers`` processes (a
+        sharded crawl's: :func:`_core_for_the_test`)."""
         r = settings.near_min_resemblance
-        if settings.near_process and _core_for_the_test(settings.workers):
+        if settings.near_process and _core_for_the_test(workers):
             return cls(NearProcess(r, db), store)
         from webcrawl.crawler.near_seen import NearSeen
 

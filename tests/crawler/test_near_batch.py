@@ -142,13 +142,18 @@ async def test_a_sharded_crawl_keeps_the_test_in_its_thread_without_a_free_core(
                         raising=False)
     store = await CrawlStore.open(tmp_path / "c.db")
     settings = replace(CrawlSettings(), near_duplicates=True, workers=workers)
-    batch = NearBatch.open(store, settings)
+    batch = NearBatch.open(store, settings, workers=workers)
+    # A caller that runs no workers (a revisit or an import with a sharded crawl's
+    # settings) keeps the process: its downloader hands the test the pages' HTML.
+    alone = NearBatch.open(store, settings)
     try:
         assert (batch._process is not None) == own_process
         assert (batch._near is None) == own_process
+        assert alone._process is not None
         # near_process off: in the thread whatever the cores
-        off = NearBatch.open(store, replace(settings, near_process=False))
+        off = NearBatch.open(store, replace(settings, near_process=False), workers=workers)
         assert off._process is None and off._near is not None
     finally:
         await store.aclose()
         batch.close()
+        alone.close()
