@@ -11,9 +11,11 @@ with it in the crawl's own thread (``-s near_process=false``, ``inline``).  For 
 prints the medians of the runs' CPU seconds (user + system of the crawl and its child
 processes), wall seconds and pages a second, and the per-round ratios against ``off``
 (median, min - max).  ``--workers N`` runs the sharded crawl
-instead.  Run from the repository root::
+instead.  ``--vs PYTHON`` also runs every mode with another interpreter (another source
+tree's virtual environment: its ``webcrawl``), in the same rotation, and prints the
+ratios of this tree's runs to that one's.  Run from the repository root::
 
-    python benchmarks/bench_near_crawl.py [--rounds 9] [--workers 2]
+    python benchmarks/bench_near_crawl.py [--rounds 9] [--workers 2] [--vs ../main/.venv/bin/python]
 """
 
 from __future__ import annotations
@@ -39,18 +41,22 @@ MODES = {"off": [], "on": ["--near-duplicates"],
          "inline": ["--near-duplicates", "-s", "near_process=false"]}
 
 
-def webcrawl() -> list[str]:
-    return [sys.executable, "-m", "webcrawl.crawler.cli"]
+def webcrawl(python: str | None = None) -> list[str]:
+    return [python or sys.executable, "-m", "webcrawl.crawler.cli"]
 
 
-def crawl(port: int, db: Path, mode: str, workers: int) -> tuple[float, float, int]:
-    """CPU seconds (the crawl and its children), wall seconds, pages fetched."""
+def crawl(port: int, db: Path, mode: str, workers: int,
+          python: str | None = None) -> tuple[float, float, int]:
+    """CPU seconds (the crawl and its children), wall seconds, pages fetched; ``mode``
+    ending in ``@vs``: the crawl of ``python``'s tree."""
     for leftover in db.parent.glob(db.name + "*"):
         leftover.unlink()
-    cmd = [*webcrawl(), "crawl", *(f"http://site{h}.test:{port}/" for h in range(HOSTS)),
+    base = mode.removesuffix("@vs")
+    cmd = [*webcrawl(python if mode.endswith("@vs") else None), "crawl",
+           *(f"http://site{h}.test:{port}/" for h in range(HOSTS)),
            "--db", str(db),
            "--resolve", "*.test=127.0.0.1", "--allow-domain", "test", "--delay-factor",
-           "0", "--min-delay", "0", "--max-delay", "0", "-q", *MODES[mode]]
+           "0", "--min-delay", "0", "--max-delay", "0", "-q", *MODES[base]]
     if workers:
         cmd += ["--workers", str(workers)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -74,8 +80,12 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=600)
     ap.add_argument("--similar", type=int, default=500)
     ap.add_argument("--modes", default="off,on,inline")
+    ap.add_argument("--vs", metavar="PYTHON",
+                    help="also run every mode with this interpreter's webcrawl")
     args = ap.parse_args()
     modes = args.modes.split(",")
+    if args.vs:
+        modes += [f"{m}@vs" for m in modes]
     runs: dict[str, list[tuple[float, float, int]]] = {m: [] for m in modes}
     config = FixtureConfig(pages=args.pages, hosts=HOSTS, seed=0,
                            near_duplicate_pairs=args.pairs, similar_pages=args.similar)
@@ -86,7 +96,7 @@ def main() -> int:
             for r in range(args.rounds):
                 order = modes[r % len(modes):] + modes[:r % len(modes)]
                 for mode in order:
-                    runs[mode].append(crawl(port, db, mode, args.workers))
+                    runs[mode].append(crawl(port, db, mode, args.workers, args.vs))
         finally:
             server.terminate()
             server.wait()
@@ -99,16 +109,24 @@ def main() -> int:
         cpu = [c for c, _, _ in runs[mode]]
         wall = [w for _, w, _ in runs[mode]]
         rate = [p / w for _, w, p in runs[mode]]
-        line = f"{mode:7} {statistics.median(cpu):6.2f} {statistics.median(wall):7.2f}" \
+        line = f"{mode:9} {statistics.median(cpu):6.2f} {statistics.median(wall):7.2f}" \
                f" {statistics.median(rate):8.0f}"
-        if mode != "off" and "off" in runs:
-            rc = [a / b for a, b in zip(cpu, (c for c, _, _ in runs["off"]), strict=True)]
-            rw = [a / b for a, b in zip(wall, (w for _, w, _ in runs["off"]), strict=True)]
-            line += f"  {statistics.median(rc):.3f} ({min(rc):.2f}-{max(rc):.2f})" \
-                    f"            {statistics.median(rw):.3f} ({min(rw):.2f}-{max(rw):.2f})" \
-                    f"  {NEAR_COPIES[mode]}"
+        off = "off@vs" if mode.endswith("@vs") else "off"
+        if mode != off and off in runs:
+            line += f"  {_ratios(runs[mode], runs[off], 0)}            " \
+                    f"{_ratios(runs[mode], runs[off], 1)}  {NEAR_COPIES[mode]}"
         print(line)
+    for mode in (m for m in modes if f"{m}@vs" in runs):
+        print(f"{mode} / {mode}@vs: CPU {_ratios(runs[mode], runs[f'{mode}@vs'], 0)},"
+              f" wall {_ratios(runs[mode], runs[f'{mode}@vs'], 1)}")
     return 0
+
+
+def _ratios(runs: list[tuple[float, float, int]], base: list[tuple[float, float, int]],
+            field: int) -> str:
+    """The per-round ratios of one figure (0: CPU, 1: wall): median (min-max)."""
+    r = [a[field] / b[field] for a, b in zip(runs, base, strict=True)]
+    return f"{statistics.median(r):.3f} ({min(r):.2f}-{max(r):.2f})"
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ Contract
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -76,11 +77,13 @@ class NearBatch:
 
     @classmethod
     def open(cls, store: CrawlStore, settings: CrawlSettings,
-             db: Path | None = None) -> NearBatch:
+             db: Path | None = None, *, workers: int = 1) -> NearBatch:
         """The test for a crawl with ``settings``, starting from ``db``'s stored groups
-        (None: a new crawl), in a process of its own with ``near_process``."""
+        (None: a new crawl), in a process of its own with ``near_process`` when that
+        process has a core to run on beside the caller's ``workers`` processes (a
+        sharded crawl's: :func:`_core_for_the_test`)."""
         r = settings.near_min_resemblance
-        if settings.near_process:
+        if settings.near_process and _core_for_the_test(workers):
             return cls(NearProcess(r, db), store)
         from webcrawl.crawler.near_seen import NearSeen
 
@@ -132,6 +135,24 @@ class NearBatch:
         """Stop the test's process, if it has one (after the store's last commit)."""
         if self._process is not None:
             self._process.close()
+
+
+def _core_for_the_test(workers: int) -> bool:
+    """Whether the test's process would have a core of its own: a sharded crawl's
+    coordinator and ``workers`` keep that many cores busy (Ray actors are counted as
+    local processes).  On fewer cores the process only adds its start (numpy's import:
+    about 0.1 CPU-s) and the pages' handing over to the work: ``--workers 2`` on 2
+    cores, 4,000 fixture pages, the test cost 1.21 times the crawl's CPU without it in
+    its process and 1.14 in the coordinator's thread (benchmarks/bench_near_crawl.py,
+    docs/results/near-duplicates.md).  A one-process crawl keeps the process: its
+    pages' HTML is parsed there, not in the crawl's loop."""
+    if workers <= 1:
+        return True
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return cores >= workers + 2
 
 
 #: Page texts an answer batch must hold for :func:`sketch_answers` to sketch them:

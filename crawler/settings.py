@@ -218,7 +218,9 @@ class CrawlSettings:
     #: is one: the crawl's loop only hands it the pages.  The same sketches and groups
     #: either way; off, the crawl's own thread does the work (one core, or a machine
     #: whose cores the crawl's other processes keep busy: the process adds the cost of
-    #: handing the pages over, docs/results/near-duplicates.md)
+    #: handing the pages over, docs/results/near-duplicates.md).  A sharded crawl keeps
+    #: the test in its coordinator's thread when the machine has fewer cores than the
+    #: coordinator, its workers and the test's process (webcrawl.crawler.near_batch)
     near_process: bool = True
 
     # -- sitemaps_ ----------------------------------------------------------------

@@ -193,7 +193,8 @@ class Crawler:
                     self._start()
                 if s.near_duplicates:  # from the stored groups when resumed
                     self.near_batch = NearBatch.open(self.store, s,
-                                                     self.db_path if self.resume else None)
+                                                     self.db_path if self.resume else None,
+                                                     workers=s.workers)
                 self.dead_hosts.open()
                 self.over_budget(self.budget.check())
                 await self.dispatch.run()

@@ -120,3 +120,40 @@ def test_sketch_answers_leaves_a_small_batch_to_the_coordinator() -> None:
     for answer, text in zip(answers, texts, strict=True):
         assert isinstance(answer, PageDone) and answer.links is not None
         assert answer.links.text == text and answer.links.sketch is None
+
+
+@pytest.mark.parametrize(("workers", "cores", "own_process"), [
+    (1, 1, True),    # one process: the child parses the pages' HTML, whatever the cores
+    (1, 2, True),
+    (2, 2, False),   # coordinator and two workers keep both cores busy
+    (2, 3, False),
+    (2, 4, True),    # a core left for the test's process
+    (4, 8, True),
+], ids=lambda v: str(v))
+async def test_a_sharded_crawl_keeps_the_test_in_its_thread_without_a_free_core(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int, cores: int,
+        own_process: bool) -> None:
+    from dataclasses import replace
+
+    from webcrawl.crawler import near_batch
+    from webcrawl.crawler.settings import CrawlSettings
+
+    monkeypatch.setattr(near_batch.os, "sched_getaffinity", lambda _: set(range(cores)),
+                        raising=False)
+    store = await CrawlStore.open(tmp_path / "c.db")
+    settings = replace(CrawlSettings(), near_duplicates=True, workers=workers)
+    batch = NearBatch.open(store, settings, workers=workers)
+    # A caller that runs no workers (a revisit or an import with a sharded crawl's
+    # settings) keeps the process: its downloader hands the test the pages' HTML.
+    alone = NearBatch.open(store, settings)
+    try:
+        assert (batch._process is not None) == own_process
+        assert (batch._near is None) == own_process
+        assert alone._process is not None
+        # near_process off: in the thread whatever the cores
+        off = NearBatch.open(store, replace(settings, near_process=False), workers=workers)
+        assert off._process is None and off._near is not None
+    finally:
+        await store.aclose()
+        batch.close()
+        alone.close()
