@@ -3,7 +3,8 @@
 Ground truth: the fixture's planted pairs (:mod:`webcrawl.fixtures.near`, six kinds) and
 its distinct-but-similar pages.  The crawl stores each page's sketch and its group
 (``urls.near_of``); the groups must be the planted pairs, in two crawl orders, in a
-sharded crawl (``--workers 2``: the workers sketch, the coordinator tests) and in the
+sharded crawl (``--workers 2``: the workers sketch, the coordinator tests, in its thread
+and in the test's process whatever the machine's cores) and in the
 crawl's WARC imported with the test on (``import warc --near-duplicates``), and
 ``--duplicates near`` must merge each planted pair into one node, and nothing else:
 PageRank, the bow-tie, the exported edges and the ordering comparison of the near graph
@@ -24,7 +25,7 @@ from warcio.archiveiterator import ArchiveIterator
 from webcrawl.analysis.graph import bowtie, load_graph, pagerank
 from webcrawl.analysis.graph.loader import graph_edges
 from webcrawl.analysis.ordering.compare import CompareSettings, compare_crawl
-from webcrawl.crawler import crawl
+from webcrawl.crawler import crawl, near_batch
 from webcrawl.crawler.ingest import import_warc
 from webcrawl.crawler.links import extract_links
 from webcrawl.crawler.near_seen import NearSeen, decode_sketch
@@ -51,11 +52,18 @@ def crawls(web: FixtureWeb, tmp_path_factory: pytest.TempPathFactory) -> dict[st
     out = {}
     warcs = tmp_path_factory.mktemp("warcs")
     runs = {"bfs": {"warc_dir": str(warcs)}, "dfs": {"frontier_strategy": "dfs"},
-            "workers": {"workers": 2}}
+            "workers": {"workers": 2}, "workers-process": {"workers": 2}}
+    # A sharded crawl runs the test in its thread unless a core is left for the test's
+    # process (near_batch._core_for_the_test): both, on any machine.
+    cores = {"workers": 2, "workers-process": 4}
     with serve_in_thread(web) as server:
         for name, changes in runs.items():
             db = tmp_path_factory.mktemp(name) / "crawl.db"
-            crawl([server.seed_url], db, dataclasses.replace(BASE, **changes))
+            with pytest.MonkeyPatch.context() as patch:
+                if name in cores:
+                    patch.setattr(near_batch.os, "sched_getaffinity",
+                                  lambda _, n=cores[name]: set(range(n)), raising=False)
+                crawl([server.seed_url], db, dataclasses.replace(BASE, **changes))
             out[name] = db
         out["port"] = Path(str(server.port))
     out["warcs"] = warcs
@@ -78,7 +86,7 @@ def _groups(db: Path) -> tuple[dict[str, str], set[str]]:
                                                    strict=True)}, fetched)
 
 
-@pytest.mark.parametrize("order", ["bfs", "dfs", "workers", "warc"])
+@pytest.mark.parametrize("order", ["bfs", "dfs", "workers", "workers-process", "warc"])
 def test_the_groups_are_the_planted_pairs(web: FixtureWeb, crawls: dict[str, Path],
                                           order: str) -> None:
     port = int(str(crawls["port"]))
