@@ -27,7 +27,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 
 from webcrawl.crawler.settings import CrawlSettings
 
@@ -171,6 +170,9 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     value = value.strip()
     if value.isdigit():
         return float(value)
+    # Imported here: HTTP dates are rare, email.utils costs 4 ms at every start.
+    from email.utils import parsedate_to_datetime
+
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

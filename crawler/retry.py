@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.storage.errors import FetchTimeoutError, HTTPStatusError, NetworkError
 
 __all__ = ["RETRYABLE_ERRORS", "RetryPolicy", "is_retryable_status"]
+
+if TYPE_CHECKING:
+    from tenacity import AsyncRetrying
 
 T = TypeVar("T")
 RETRYABLE_ERRORS = (NetworkError, FetchTimeoutError, HTTPStatusError)
@@ -63,6 +65,14 @@ class RetryPolicy:
 
         It waits ``max(backoff, polite_wait())`` between attempts, sleeping with ``sleep``.
         """
+        # Imported here: only a retry needs it (4-5 ms at every worker's start).
+        from tenacity import (
+            AsyncRetrying,
+            RetryCallState,
+            retry_if_exception_type,
+            stop_after_attempt,
+        )
+
         offset = first_attempt - 1
 
         def wait(state: RetryCallState) -> float:

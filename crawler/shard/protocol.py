@@ -19,10 +19,13 @@ last, :class:`WorkerStopped` once the worker has closed its downloader (its WARC
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from webcrawl.crawler.archive import WarcCounts
 from webcrawl.crawler.orders import FetchedAnswer, FetchFile, FetchPage, FetchRobots
 from webcrawl.crawler.settings import CrawlSettings
+
+if TYPE_CHECKING:  # a worker without --warc never loads the archive
+    from webcrawl.crawler.archive import WarcCounts
 
 __all__ = ["StartWorker", "StopWorker", "WorkerDone", "WorkerOrder", "WorkerReply",
            "WorkerStopped"]

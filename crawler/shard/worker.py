@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -171,6 +172,12 @@ def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="webcrawl worker: %(message)s")
     eventloop.run(_stdio_main())
+    # A clean end (answers sent, WARC files closed): leave without the interpreter's
+    # teardown, which frees every module and object one by one for nobody, about 20 ms
+    # of CPU a worker (2026-12-07).  Only the log lines may still sit in a buffer.
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
