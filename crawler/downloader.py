@@ -52,7 +52,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from webcrawl.crawler.fetcher import Fetcher, FetchResult, FetchTransport
 from webcrawl.crawler.links import PageLinks, extract_links
 from webcrawl.crawler.orders import (
     Attempt,
@@ -74,7 +73,8 @@ from webcrawl.storage.errors import FetchError, HTTPStatusError, ReusedConnectio
 from webcrawl.storage.records import Outcome
 
 if TYPE_CHECKING:
-    from webcrawl.crawler.archive import WarcCounts
+    from webcrawl.crawler.archive import WarcArchive, WarcCounts
+    from webcrawl.crawler.fetcher import FetchResult, FetchTransport
 
 __all__ = ["Downloader", "DownloaderLink", "HostClocks", "LocalDownloader", "attempt_of"]
 
@@ -210,7 +210,13 @@ class LocalDownloader(HostClocks):
         self.settings = settings
         self.slots = HostSlots(settings, clock)
         self.retry = RetryPolicy(settings)
-        self.fetcher: FetchTransport = fetcher or Fetcher(settings)
+        if fetcher is None:
+            # Imported here: the HTTP client is only needed where pages are fetched, not
+            # in the coordinator of worker processes (some 25 ms of its start).
+            from webcrawl.crawler.fetcher import Fetcher
+
+            fetcher = Fetcher(settings)
+        self.fetcher: FetchTransport = fetcher
         self._link = DownloaderLink()
         # The fetcher measures requests on time.monotonic: its end time is used as it
         # is when the slots are on that clock (no post-processing counted as the
@@ -226,7 +232,7 @@ class LocalDownloader(HostClocks):
         """Open the connection pool (bad TLS settings fail here)."""
         self._link = link or DownloaderLink()
         await self.fetcher.__aenter__()
-        archive = self.fetcher.archive if isinstance(self.fetcher, Fetcher) else None
+        archive = self._archive()
         if archive is not None and self._link.resumed:
             archive.recall(self._link.warc_prefix)
 
@@ -251,8 +257,14 @@ class LocalDownloader(HostClocks):
         """Nothing to do: an order in this process answers its own callback."""
 
     def warc_counts(self) -> WarcCounts | None:
-        archive = self.fetcher.archive if isinstance(self.fetcher, Fetcher) else None
+        archive = self._archive()
         return archive.counts if archive is not None else None
+
+    def _archive(self) -> WarcArchive | None:
+        """The fetcher's WARC archive (None: none, or a test's fetcher)."""
+        from webcrawl.crawler.fetcher import Fetcher
+
+        return self.fetcher.archive if isinstance(self.fetcher, Fetcher) else None
 
     # -- the hosts' clocks ------------------------------------------------------------
     def _slot(self, host: str, not_before: float, crawl_delay: float | None) -> HostSlot:

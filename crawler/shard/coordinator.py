@@ -38,9 +38,8 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from webcrawl.crawler.archive import WarcCounts
 from webcrawl.crawler.downloader import DownloaderLink, HostClocks
 from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, RobotsDone
 from webcrawl.crawler.politeness import HostSlots
@@ -48,6 +47,9 @@ from webcrawl.crawler.settings import CrawlSettings
 from webcrawl.crawler.shard.pool import Spawn, WorkerPool
 from webcrawl.crawler.shard.protocol import StartWorker
 from webcrawl.crawler.shard.transport import PipeTransport, Transport
+
+if TYPE_CHECKING:
+    from webcrawl.crawler.archive import WarcCounts
 
 __all__ = ["META_SHARD_HOST", "ShardDownloader", "spawn_process"]
 
@@ -146,6 +148,8 @@ class ShardDownloader(HostClocks):
             log.warning("the WARC counts leave out %d worker process%s lost or not "
                         "stopping in time (the records they wrote are in their files)",
                         missing, "" if missing == 1 else "es")
+        from webcrawl.crawler.archive import WarcCounts  # with --warc only
+
         return self.pool.warc or WarcCounts()
 
     def _start_order(self, worker: int, generation: int) -> StartWorker:

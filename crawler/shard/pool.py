@@ -33,8 +33,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from webcrawl.crawler.archive import WarcCounts
 from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, await_answer
 from webcrawl.crawler.shard.protocol import (
     StartWorker,
@@ -45,6 +45,9 @@ from webcrawl.crawler.shard.protocol import (
 )
 from webcrawl.crawler.shard.transport import Transport
 from webcrawl.storage.errors import CrawlError
+
+if TYPE_CHECKING:  # the archive loads only with --warc (its counts come unpickled)
+    from webcrawl.crawler.archive import WarcCounts
 
 __all__ = ["STOP_WAIT", "WorkerPool"]
 
