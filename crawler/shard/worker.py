@@ -58,7 +58,7 @@ def worker_downloader(start: StartWorker) -> tuple[LocalDownloader, DownloaderLi
     s = start.settings
     if s.warc_dir is not None:
         s = replace(s, warc_prefix=f"{s.warc_prefix}-w{start.worker}")
-    if s.near_process:
+    if s.near_process and s.near_duplicates:  # (without the test the flag is unread)
         # A worker finds its pages' texts in the parse that gave their links, and
         # sends the texts (or sketches: sketch_answers), not the pages: less to send,
         # and no second parse in the coordinator's test process.
