@@ -9,22 +9,13 @@ GIL, so :func:`run_parallel` runs several calls of them at once on plain threads
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from webcrawl.storage._compiled import compiled
+from webcrawl.storage._compiled import compiled, worker_count
 
 __all__ = ["available_memory", "compiled", "parallel_slots", "run_parallel", "worker_count"]
-
-
-def worker_count() -> int:
-    """The CPUs this process may run on (its affinity), at least one."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def available_memory() -> int | None:

@@ -39,13 +39,13 @@ Contract
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from webcrawl.crawler.near_process import RUN_PAGES, NearProcess
 from webcrawl.crawler.near_steps import NearPage, sketch_and_test
+from webcrawl.storage._compiled import worker_count
 
 # numpy (the sketch and the test) is imported where it is used: a shard worker imports
 # this module for :func:`sketch_answers`, and most of its answer frames go without it;
@@ -148,11 +148,7 @@ def _core_for_the_test(workers: int) -> bool:
     pages' HTML is parsed there, not in the crawl's loop."""
     if workers <= 1:
         return True
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return cores >= workers + 2
+    return worker_count() >= workers + 2
 
 
 #: Page texts an answer batch must hold for :func:`sketch_answers` to sketch them:

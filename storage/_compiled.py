@@ -5,17 +5,28 @@ numba is the optional extra ``webcrawl[fast]``; every caller keeps a numpy path 
 when it is missing, and the tests check both paths give the same result.  Compiling
 happens on first use (about a second a function; later processes load the machine
 code numba cached on disk), never at import, so importing the analysis package stays
-light.
+light.  :func:`worker_count` says how many CPUs the callers' threads and processes
+may use (the analyses' threads, the crawl's choice of where its near-duplicate test
+runs).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["compiled"]
+__all__ = ["compiled", "worker_count"]
 
 _cache: dict[Callable[..., Any], Any] = {}
+
+
+def worker_count() -> int:
+    """The CPUs this process may run on (its affinity), at least one."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def compiled(function: Callable[..., Any], *helpers: str) -> Any:

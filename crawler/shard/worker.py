@@ -29,6 +29,7 @@ import contextlib
 import logging
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -165,6 +166,11 @@ _LAST_WORDS_WAIT = 5.0
 
 def main() -> None:
     """Entry point of ``python -m webcrawl.crawler.shard`` (orders on stdin, results on stdout)."""
+    if not (_is_pipe(0) and _is_pipe(1)):
+        # libuv aborts the process on a pipe transport over a file or a terminal.
+        sys.stderr.write("webcrawl worker: stdin and stdout must be pipes from the crawl's "
+                         "coordinator (webcrawl crawl --workers N starts its workers)\n")
+        sys.exit(2)
     die_with_parent()
     # Ctrl-C reaches the whole process group: the coordinator decides when the crawl
     # stops (it drains, then closes our input), so a worker ignores SIGINT.
@@ -178,6 +184,15 @@ def main() -> None:
     logging.shutdown()
     sys.stderr.flush()
     os._exit(0)
+
+
+def _is_pipe(fd: int) -> bool:
+    """Whether ``fd`` is a pipe or a socket (what the event loop's pipe transports take)."""
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 if __name__ == "__main__":

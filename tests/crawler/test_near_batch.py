@@ -138,8 +138,7 @@ async def test_a_sharded_crawl_keeps_the_test_in_its_thread_without_a_free_core(
     from webcrawl.crawler import near_batch
     from webcrawl.crawler.settings import CrawlSettings
 
-    monkeypatch.setattr(near_batch.os, "sched_getaffinity", lambda _: set(range(cores)),
-                        raising=False)
+    monkeypatch.setattr(near_batch, "worker_count", lambda: cores)
     store = await CrawlStore.open(tmp_path / "c.db")
     settings = replace(CrawlSettings(), near_duplicates=True, workers=workers)
     batch = NearBatch.open(store, settings, workers=workers)

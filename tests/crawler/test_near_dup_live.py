@@ -61,8 +61,7 @@ def crawls(web: FixtureWeb, tmp_path_factory: pytest.TempPathFactory) -> dict[st
             db = tmp_path_factory.mktemp(name) / "crawl.db"
             with pytest.MonkeyPatch.context() as patch:
                 if name in cores:
-                    patch.setattr(near_batch.os, "sched_getaffinity",
-                                  lambda _, n=cores[name]: set(range(n)), raising=False)
+                    patch.setattr(near_batch, "worker_count", lambda n=cores[name]: n)
                 crawl([server.seed_url], db, dataclasses.replace(BASE, **changes))
             out[name] = db
         out["port"] = Path(str(server.port))
