@@ -70,9 +70,10 @@ def one_blas_thread(environ: MutableMapping[str, str]) -> None:
     environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """Linux: SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG); a
-    child elsewhere ends at the end of its input."""
+    child elsewhere ends at the end of its input.  A forked child gives ``parent``, the
+    pid it was forked by: if that one died before the request, it exits at once."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes
@@ -81,4 +82,6 @@ def die_with_parent() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass
+        return
+    if parent is not None and os.getppid() != parent:
+        os._exit(0)

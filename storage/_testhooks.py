@@ -26,7 +26,7 @@ import os
 import time
 from pathlib import Path
 
-__all__ = ["PAUSE_SECONDS", "kill_at", "max_page_count", "open_mode", "reached"]
+__all__ = ["PAUSE_SECONDS", "kill_at", "max_page_count", "open_mode", "reached", "reload"]
 
 #: Longest a paused process blocks (the test kills it long before).
 PAUSE_SECONDS = 60.0
@@ -61,6 +61,15 @@ def open_mode(default: str) -> str:
 
 
 _KILL = os.environ.get("WEBCRAWL_TEST_KILL", "")
+
+
+def reload() -> None:
+    """Read the variables again, counts from zero: a process forked off another one
+    (a shard worker) whose environment was changed after the fork."""
+    global _PAUSE, _KILL
+    _PAUSE = os.environ.get("WEBCRAWL_TEST_PAUSE", "")
+    _KILL = os.environ.get("WEBCRAWL_TEST_KILL", "")
+    _counts.clear()
 
 
 def kill_at(point: str) -> None:

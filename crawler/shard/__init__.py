@@ -6,7 +6,8 @@ Roles (Mercator, BUbiNG: hosts are assigned to agents, each host to one):
   :class:`ShardDownloader` (:mod:`webcrawl.crawler.shard.coordinator`): the only SQLite
   writer; owner of the URL registry (dedup, ids, depth), scope, robots.txt rules,
   frontier and strategy, so global rankings (backlink, pagerank, opic) stay global;
-* **workers** (:mod:`webcrawl.crawler.shard.worker`, child processes over pipes, or Ray actors)
+* **workers** (:mod:`webcrawl.crawler.shard.worker`, processes over pipes forked by a fork
+  server, :mod:`webcrawl.crawler.shard.forks`, or Ray actors)
   each own the hosts assigned to them (each new host to the worker owning fewest,
   stored with the crawl): a :class:`~webcrawl.crawler.downloader.LocalDownloader` with their
   politeness clocks, kept-alive connections, the retry loop, decoding, link extraction

@@ -34,6 +34,7 @@ on one worker, and puts 9 of the 13 of the balance test on one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -44,9 +45,11 @@ from webcrawl.crawler.downloader import DownloaderLink, HostClocks
 from webcrawl.crawler.orders import FetchedAnswer, FetchOrder, OnDone, RobotsDone
 from webcrawl.crawler.politeness import HostSlots
 from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shard.forks import ForkServer
 from webcrawl.crawler.shard.pool import Spawn, WorkerPool
 from webcrawl.crawler.shard.protocol import StartWorker
 from webcrawl.crawler.shard.transport import PipeTransport, Transport
+from webcrawl.storage.errors import ConfigError
 
 if TYPE_CHECKING:
     from webcrawl.crawler.archive import WarcCounts
@@ -60,10 +63,11 @@ log = logging.getLogger(__name__)
 META_SHARD_HOST = "shard_host:"
 
 
-async def spawn_process(worker: int, generation: int) -> Transport:
-    """A worker child process; a restarted one never inherits a test kill point."""
-    env = {"WEBCRAWL_TEST_KILL": ""} if generation else None
-    return await PipeTransport.spawn(env)
+async def spawn_process(worker: int, generation: int, forks: ForkServer) -> Transport:
+    """A worker process forked by ``forks``; a restarted one never inherits a test kill
+    point."""
+    env = {"WEBCRAWL_TEST_KILL": ""} if generation else {}
+    return PipeTransport(await forks.start_worker(env))
 
 
 class ShardDownloader(HostClocks):
@@ -80,7 +84,10 @@ class ShardDownloader(HostClocks):
         The crawl's seeds (the workers' scope is built from them).
     spawn : callable, optional
         ``spawn(worker, generation)`` starts one worker and returns its transport
-        (default :func:`spawn_process`; Ray actors: ``ray_transport.spawn_actor``).
+        (Ray actors: ``ray_transport.spawn_actor``).  By default a worker is a process
+        forked by a fork server (:func:`spawn_process`), itself forked off this process
+        at once when that is safe (no event loop running, one thread), else started
+        with the first worker (:mod:`webcrawl.crawler.shard.forks`).
     """
 
     def __init__(self, settings: CrawlSettings, seeds: Sequence[str] = (), *,
@@ -93,7 +100,15 @@ class ShardDownloader(HostClocks):
         self._hosts_of = [0] * settings.workers
         #: the coordinator's clock of each host, from the answers' ready times
         self.slots = HostSlots(settings)
-        self.pool = WorkerPool(settings.workers, self._start_order, spawn or spawn_process,
+        #: the fork server of the worker processes (None: not started, or spawn given)
+        self.forks: ForkServer | None = None
+        self._forks_lock = asyncio.Lock()
+        if spawn is None:
+            if not ForkServer.supported():
+                raise ConfigError("worker processes are forked, and this system has no "
+                                  "fork(): crawl with --workers 1, or on Ray (--ray)")
+            self.forks = ForkServer.fork_here()
+        self.pool = WorkerPool(settings.workers, self._start_order, spawn or self._fork,
                                self._rewait, route=self.worker_of, answered=self._answered)
 
     async def open(self, link: DownloaderLink | None = None) -> None:
@@ -135,7 +150,28 @@ class ShardDownloader(HostClocks):
         self.slots.reported(self.slots.slot(order.host), done.ready_in, elapsed)
 
     async def aclose(self) -> None:
-        await self.pool.close()
+        try:
+            await self.pool.close()
+        finally:
+            if self.forks is not None:
+                await self.forks.aclose()
+
+    async def _fork(self, worker: int, generation: int) -> Transport:
+        """The default ``spawn``: a worker forked by this crawl's fork server (started
+        now if it is not yet, or again if it was lost)."""
+        async with self._forks_lock:  # the workers start together: one server
+            if self.forks is None:
+                self.forks = await ForkServer.exec_new()
+        forks = self.forks
+        try:
+            return await spawn_process(worker, generation, forks)
+        except ConnectionError:
+            async with self._forks_lock:
+                if self.forks is forks:
+                    log.warning("the shard workers' fork server was lost; starting it again")
+                    await forks.aclose()
+                    self.forks = await ForkServer.exec_new()
+            return await spawn_process(worker, generation, self.forks)
 
     def warc_counts(self) -> WarcCounts | None:
         """What the workers' archives wrote, summed from their last messages (after

@@ -7,10 +7,11 @@ worker is gone (killed, crashed), and the coordinator then starts a new one.  Th
 methods, so the same coordinator drives child processes (:class:`PipeTransport`) or
 Ray actors.
 
-:class:`PipeTransport` runs ``python -m webcrawl.crawler.shard`` with its stdin and stdout
-as pipes carrying frames: a 4-byte big-endian length, then a pickle of one batch
-(a list: :mod:`webcrawl.crawler.child_pipes`).  The
-worker's stderr is the coordinator's (its log lines show up as the crawl's).
+:class:`PipeTransport` talks to a worker process (forked by
+:mod:`webcrawl.crawler.shard.forks`) over its stdin and stdout, pipes carrying frames: a
+4-byte big-endian length, then a pickle of one batch (a list:
+:mod:`webcrawl.crawler.child_pipes`).  The worker's stderr is the coordinator's (its log
+lines show up as the crawl's).
 """
 
 from __future__ import annotations
@@ -18,17 +19,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import pickle
-import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from webcrawl.crawler.child_pipes import HEADER, child_env, encode_frame
+from webcrawl.crawler.child_pipes import HEADER, encode_frame
 from webcrawl.crawler.shard.protocol import WorkerOrder, WorkerReply
 
-__all__ = ["PipeTransport", "Transport", "encode_frame", "read_frame"]
-
-#: Reads from a pipe in chunks of this size at most (asyncio's stream limit).
-_PIPE_LIMIT = 1 << 24
+__all__ = ["PipeTransport", "Transport", "WorkerProcess", "encode_frame", "read_frame"]
 
 
 async def read_frame(reader: asyncio.StreamReader) -> list[Any] | None:
@@ -62,10 +59,31 @@ class Transport(Protocol):
         """Stop the worker (if still there) and release the connection."""
 
 
-class PipeTransport:
-    """A worker child process over pipes (``python -m webcrawl.crawler.shard``)."""
+class WorkerProcess(Protocol):
+    """What :class:`PipeTransport` needs of a worker process: an asyncio child process,
+    or a :class:`~webcrawl.crawler.shard.forks.ForkedWorker`."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    @property
+    def stdin(self) -> asyncio.StreamWriter | None: ...
+
+    @property
+    def stdout(self) -> asyncio.StreamReader | None: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def pid(self) -> int: ...
+
+    async def wait(self) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+class PipeTransport:
+    """A worker process over pipes (forked: :mod:`webcrawl.crawler.shard.forks`)."""
+
+    def __init__(self, process: WorkerProcess) -> None:
         self._process = process
         assert process.stdin is not None and process.stdout is not None
         self._stdin = process.stdin
@@ -73,15 +91,6 @@ class PipeTransport:
         #: frame bytes written to and read from the worker (the exchange volume)
         self.bytes_sent = 0
         self.bytes_received = 0
-
-    @classmethod
-    async def spawn(cls, env: dict[str, str] | None = None) -> PipeTransport:
-        """Start a worker process (it waits for its :class:`StartWorker` order)."""
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "webcrawl.crawler.shard",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            env=child_env(env), limit=_PIPE_LIMIT)
-        return cls(process)
 
     @property
     def pid(self) -> int:

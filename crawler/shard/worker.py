@@ -18,8 +18,10 @@ with ``shard_flush_interval`` > 0, within that many seconds of the first one; at
 coordinator closed it, or died), dropping orders in flight; its last message,
 :class:`~webcrawl.crawler.shard.protocol.WorkerStopped`, leaves once its downloader is
 closed (its WARC files whole) and carries its WARC counts.  On Linux it asks the kernel
-to SIGKILL it when its parent dies, so no orphan keeps contacting a host.  Run as
-``python -m webcrawl.crawler.shard`` (the pipe transport does it).
+to SIGKILL it when its parent dies, so no orphan keeps contacting a host.  A crawl forks
+its workers from a server that has this module loaded
+(:mod:`webcrawl.crawler.shard.forks`), which runs :func:`main` on the worker's pipes;
+``python -m webcrawl.crawler.shard`` runs the same on a new interpreter's.
 """
 
 from __future__ import annotations
@@ -144,9 +146,12 @@ async def _take_orders(reader: asyncio.StreamReader, pending: list[WorkerOrder],
 async def _stdio_main() -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 24)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    # The descriptors, not sys.stdin and sys.stdout: a forked worker's sys objects are
+    # its fork server's (a test runner may have replaced them).
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
+                                 os.fdopen(0, "rb", buffering=0))
     # Non-blocking: a coordinator slow to read never stalls this worker's fetches.
-    out, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+    out, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(1, "wb", buffering=0))
 
     def write(data: bytes) -> None:
         out.write(data)
@@ -175,8 +180,9 @@ def main() -> None:
     # Ctrl-C reaches the whole process group: the coordinator decides when the crawl
     # stops (it drains, then closes our input), so a worker ignores SIGINT.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # force: a forked worker has its coordinator's handlers
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
-                        format="webcrawl worker: %(message)s")
+                        format="webcrawl worker: %(message)s", force=True)
     eventloop.run(_stdio_main())
     # A clean end (answers sent, WARC files closed): leave without the interpreter's
     # teardown, which frees every module and object one by one for nobody, about 20 ms

@@ -22,6 +22,7 @@ from webcrawl.crawler.config import (
 from webcrawl.crawler.engine import Crawler, crawl
 from webcrawl.crawler.revisit.loop import RevisitCrawler, RevisitSettings, revisit
 from webcrawl.crawler.settings import CrawlSettings
+from webcrawl.crawler.shard.forks import ForkServer
 from webcrawl.crawler.shard.transport import Transport
 from webcrawl.fixtures import FixtureConfig, FixtureWeb, serve_in_thread
 
@@ -108,9 +109,9 @@ def test_library_crawl_with_workers_starts_worker_processes(
     started: list[tuple[int, int]] = []
     real_spawn = coordinator.spawn_process
 
-    async def counting(worker: int, generation: int) -> Transport:
+    async def counting(worker: int, generation: int, forks: ForkServer) -> Transport:
         started.append((worker, generation))
-        return await real_spawn(worker, generation)
+        return await real_spawn(worker, generation, forks)
 
     monkeypatch.setattr(coordinator, "spawn_process", counting)
     db = tmp_path / "c.db"
