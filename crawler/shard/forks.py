@@ -100,7 +100,12 @@ class ForkServer:
             with contextlib.suppress(Exception):
                 stream.flush()
         parent = os.getpid()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or process left for it: started later, or fails then
+            ours.close()
+            theirs.close()
+            return None
         if pid == 0:  # the server: never returns
             try:
                 ours.close()
@@ -144,13 +149,16 @@ class ForkServer:
                 os.close(orders_read)
                 os.close(results_write)
             answer = b""
-            while len(answer) < _PID.size:
-                chunk = await loop.sock_recv(self._sock, _PID.size - len(answer))
-                if not chunk:
-                    for fd in (orders_write, results_read):
-                        os.close(fd)
-                    raise ConnectionError("the shard workers' fork server is gone")
-                answer += chunk
+            try:
+                while len(answer) < _PID.size:
+                    chunk = await loop.sock_recv(self._sock, _PID.size - len(answer))
+                    if not chunk:
+                        raise ConnectionError("the shard workers' fork server is gone")
+                    answer += chunk
+            except BaseException:  # (cancelled too) a worker forked meanwhile reads EOF
+                for fd in (orders_write, results_read):
+                    os.close(fd)
+                raise
         (pid,) = _PID.unpack(answer)
         return await ForkedWorker.attach(pid, orders_write, results_read)
 
@@ -176,8 +184,8 @@ class ForkedWorker:
     """A worker forked by a :class:`ForkServer`: what
     :class:`~webcrawl.crawler.shard.transport.PipeTransport` needs of a process (its
     pipes as streams, its pid, waiting for its end, killing it).  The coordinator is
-    not its parent, so no exit status: ``returncode`` is 0 once it ended, -9 once
-    killed."""
+    not its parent, so it has no exit status: ``returncode`` is 0 once it has ended
+    (its server takes the status)."""
 
     def __init__(self, pid: int, stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader,
                  stdout_pipe: asyncio.BaseTransport) -> None:
